@@ -1,0 +1,42 @@
+# callpush: two commands on a fresh Debian 12 machine with Swift installed:
+#   make demo   installs missing apt packages, builds release, runs the whole pipeline on the embedded default
+#   make test   installs what the tests need, runs the whole test suite
+SHELL := /bin/bash
+SWIFT ?= swift
+APT_BUILD := pkg-config librdkafka-dev libnghttp2-dev libssl-dev ca-certificates
+APT_TEST := kcat nghttp2-client nghttp2-server prometheus openssl
+PIP_TEST := pyjwt cryptography
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEMO_ARGS ?=
+
+.PHONY: all deps test-deps build release demo test bench clean
+
+all: build
+
+# Installs only the packages that are missing; a no-op taking well under a second when all are present.
+deps:
+	@./scripts/apt-ensure $(APT_BUILD)
+
+test-deps: deps
+	@./scripts/apt-ensure $(APT_TEST)
+	@python3 -c 'import jwt, cryptography' 2>/dev/null || python3 -m pip install --quiet $(PIP_TEST)
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --product callpush
+
+demo: release
+	.build/release/callpush demo $(DEMO_ARGS)
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel --num-workers 2
+
+bench: test-deps
+	$(SWIFT) build -c release --product callpush-bench --product callpush
+	.build/release/callpush-bench
+
+clean:
+	rm -rf .build

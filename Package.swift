@@ -1,0 +1,72 @@
+// swift-tools-version:6.0
+// callpush: call events from Kafka to APNs over HTTP/2, in Swift on Linux.
+// No Swift package dependencies: C libraries come from Debian (librdkafka, nghttp2, OpenSSL).
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "callpush",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "callpush", targets: ["callpush"]),
+        .executable(name: "callpush-bench", targets: ["Benchmarks"]),
+    ],
+    targets: [
+        // MARK: - C libraries (system-library targets; shim headers wrap macros and variadics)
+        .systemLibrary(
+            name: "CRdKafka",
+            pkgConfig: "rdkafka",
+            providers: [.apt(["librdkafka-dev"])]
+        ),
+        .systemLibrary(
+            name: "CNGHTTP2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        // MARK: - Swift modules
+        .target(name: "Telemetry", swiftSettings: swiftSettings),
+        .target(name: "Kafka", dependencies: ["CRdKafka", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
+        .target(name: "HTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "APNs", dependencies: ["HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "APNsMock", dependencies: ["APNs", "HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "Worker", dependencies: ["Kafka", "APNs", "Telemetry"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "callpush",
+            dependencies: ["Worker", "Kafka", "APNs", "APNsMock", "Telemetry"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "Benchmarks",
+            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "Telemetry"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Tests
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"], swiftSettings: swiftSettings),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Telemetry"], swiftSettings: swiftSettings),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "APNsTests",
+            dependencies: ["APNs", "APNsMock", "Crypto", "HTTP2", "Telemetry"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "WorkerTests",
+            dependencies: ["Worker", "Kafka", "APNs", "APNsMock", "Telemetry"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "CLITests", dependencies: ["callpush"], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,1 @@
+// Module APNsMock: see docs/ and the issue that builds it. Filled in by its issue.

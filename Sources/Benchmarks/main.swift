@@ -1,0 +1,1 @@
+print("callpush-bench: not yet built")

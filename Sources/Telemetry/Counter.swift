@@ -1,0 +1,22 @@
+/// A monotonically increasing count. Updates are lock-free and safe from any thread.
+public final class Counter: Sendable {
+    private let integerPart = MetricCell()
+    private let fractionalPart = MetricCell()
+
+    init() {}
+
+    /// Adds `amount` (1 by default).
+    public func increment(by amount: Int = 1) {
+        precondition(amount >= 0, "counters only go up")
+        integerPart.add(integer: UInt64(amount))
+    }
+
+    /// Adds a non-integral amount, e.g. seconds of CPU time.
+    public func increment(by amount: Double) {
+        precondition(amount >= 0, "counters only go up")
+        fractionalPart.add(double: amount)
+    }
+
+    /// The current total.
+    public var value: Double { Double(integerPart.integerValue) + fractionalPart.doubleValue }
+}

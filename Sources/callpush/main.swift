@@ -1,0 +1,2 @@
+// callpush command line; subcommands arrive with their issues.
+print("callpush: not yet built")

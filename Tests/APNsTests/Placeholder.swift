@@ -1,0 +1,1 @@
+// APNsTests: filled in by its issue.

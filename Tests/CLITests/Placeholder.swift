@@ -1,0 +1,1 @@
+// CLITests: filled in by its issue.

@@ -1,0 +1,1 @@
+// CryptoTests: filled in by its issue.

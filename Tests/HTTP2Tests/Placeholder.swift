@@ -1,0 +1,1 @@
+// HTTP2Tests: filled in by its issue.

@@ -1,0 +1,1 @@
+// KafkaTests: filled in by its issue.

@@ -1,0 +1,1 @@
+// WorkerTests: filled in by its issue.
