@@ -1,0 +1,17 @@
+/// The `apns-priority` header: 10 send now, 5 when convenient for the device, 1 never wake it.
+public struct APNsPriority: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int
+
+    public init?(rawValue: Int) {
+        guard [1, 5, 10].contains(rawValue) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    private init(unchecked rawValue: Int) { self.rawValue = rawValue }
+
+    public static let immediate = Self(unchecked: 10)
+    public static let conservePower = Self(unchecked: 5)
+    public static let doNotAwaken = Self(unchecked: 1)
+
+    public var description: String { String(rawValue) }
+}

@@ -1,0 +1,61 @@
+/// The `apns-push-type` header value, with the topic suffix and payload limit each type implies.
+public struct APNsPushType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let alert = Self(rawValue: "alert")
+    public static let background = Self(rawValue: "background")
+    public static let voip = Self(rawValue: "voip")
+    public static let location = Self(rawValue: "location")
+    public static let complication = Self(rawValue: "complication")
+    public static let fileprovider = Self(rawValue: "fileprovider")
+    public static let mdm = Self(rawValue: "mdm")
+    public static let liveactivity = Self(rawValue: "liveactivity")
+    public static let pushtotalk = Self(rawValue: "pushtotalk")
+    public static let widgets = Self(rawValue: "widgets")
+    public static let controls = Self(rawValue: "controls")
+
+    /// Every push type APNs documents.
+    public static let all: [Self] = [
+        .alert, .background, .voip, .location, .complication, .fileprovider, .mdm, .liveactivity, .pushtotalk,
+        .widgets, .controls,
+    ]
+
+    /// The suffix APNs expects on the bundle id in `apns-topic` (empty for alert/background; nil for mdm,
+    /// whose topic comes from the certificate).
+    public var topicSuffix: String? {
+        switch self {
+        case .voip: ".voip"
+        case .location: ".location-query"
+        case .complication: ".complication"
+        case .fileprovider: ".pushkit.fileprovider"
+        case .liveactivity: ".push-type.liveactivity"
+        case .pushtotalk: ".voip-ptt"
+        case .widgets: ".push-type.widgets"
+        case .controls: ".push-type.controls"
+        case .mdm: nil
+        default: ""
+        }
+    }
+
+    /// `bundleID` with this type's suffix (unchanged if it already ends with it).
+    public func topic(forBundleID bundleID: String) -> String {
+        guard let suffix = topicSuffix, !suffix.isEmpty, !bundleID.hasSuffix(suffix) else { return bundleID }
+        return bundleID + suffix
+    }
+
+    /// The largest payload APNs accepts for this type, in bytes: 5120 for VoIP, 4096 for everything else.
+    public var maximumPayloadSize: Int { self == .voip ? 5120 : 4096 }
+
+    /// Whether `priority` is allowed for this type (background: 5 only; liveactivity: 5 or 10).
+    public func allows(_ priority: APNsPriority) -> Bool {
+        switch self {
+        case .background: priority == .conservePower
+        case .liveactivity, .location: priority == .immediate || priority == .conservePower
+        default: true
+        }
+    }
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,85 @@
+/// One push: everything APNs needs for `POST /3/device/<token>`.
+///
+/// Build it with ``init(deviceToken:pushType:topic:payload:priority:expiration:collapseID:apnsID:)``, which
+/// checks every field against APNs' rules so a request that APNs would reject for its shape never leaves.
+public struct APNsRequest: Sendable {
+    public let deviceToken: DeviceToken
+    public let pushType: APNsPushType
+    /// The full `apns-topic`, suffix included (e.g. `com.example.app.voip`).
+    public let topic: String
+    public let priority: APNsPriority
+    public let expiration: APNsExpiration
+    /// `apns-collapse-id`, at most 64 bytes.
+    public let collapseID: String?
+    /// `apns-id`, a lowercase canonical UUID; APNs makes one up when nil.
+    public let apnsID: String?
+    /// The JSON payload bytes.
+    public let payload: [UInt8]
+
+    public static let maximumCollapseIDSize = 64
+
+    public init(
+        deviceToken: DeviceToken,
+        pushType: APNsPushType,
+        topic: String,
+        payload: [UInt8],
+        priority: APNsPriority = .immediate,
+        expiration: APNsExpiration = .none,
+        collapseID: String? = nil,
+        apnsID: String? = nil
+    ) throws(APNsRequestError) {
+        guard !topic.isEmpty else { throw APNsRequestError(.missingTopic, "apns-topic is empty") }
+        if let suffix = pushType.topicSuffix, !suffix.isEmpty, !topic.hasSuffix(suffix) {
+            throw APNsRequestError(.badTopic, "push type \(pushType) needs a topic ending in \(suffix), got \(topic)")
+        }
+        guard pushType.allows(priority) else {
+            throw APNsRequestError(.badPriority, "priority \(priority) is not allowed for push type \(pushType)")
+        }
+        if let collapseID, collapseID.utf8.count > Self.maximumCollapseIDSize {
+            throw APNsRequestError(
+                .badCollapseID,
+                "apns-collapse-id is \(collapseID.utf8.count) bytes, at most \(Self.maximumCollapseIDSize) allowed"
+            )
+        }
+        if case .at(let seconds) = expiration, seconds < 0 {
+            throw APNsRequestError(.badExpiration, "apns-expiration must not be negative")
+        }
+        if let apnsID, !Self.isCanonicalUUID(apnsID) {
+            throw APNsRequestError(.badMessageID, "apns-id must be a lowercase canonical UUID")
+        }
+        guard !payload.isEmpty else { throw APNsRequestError(.payloadEmpty, "payload is empty") }
+        guard payload.count <= pushType.maximumPayloadSize else {
+            throw APNsRequestError(
+                .payloadTooLarge,
+                "payload is \(payload.count) bytes, \(payload.count - pushType.maximumPayloadSize) over the \(pushType.maximumPayloadSize)-byte limit for \(pushType)"
+            )
+        }
+        self.deviceToken = deviceToken
+        self.pushType = pushType
+        self.topic = topic
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+        self.payload = payload
+    }
+
+    /// `:path` for this request.
+    public var path: String { "/3/device/\(deviceToken.hex)" }
+
+    /// True for `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in lowercase hex.
+    public static func isCanonicalUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (index, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                else { return false }
+            }
+        }
+        return true
+    }
+}
