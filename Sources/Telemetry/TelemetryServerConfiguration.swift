@@ -1,0 +1,16 @@
+/// Settings of the `/metrics`, `/healthz`, `/readyz` HTTP/1.1 server.
+public struct TelemetryServerConfiguration: Sendable {
+    /// Address to bind. Default: `0.0.0.0` (every interface, as a scraped container needs).
+    public var host: String = "0.0.0.0"
+    /// Port to bind; 0 picks a free one. Default: 9464.
+    public var port: Int = 9464
+    /// Largest request head (request line + headers) accepted; larger gets 431. Default: 8192 bytes.
+    public var maximumRequestBytes: Int = 8192
+    /// A client that has not sent a full request head within this time gets 408 and is closed,
+    /// so slow clients cannot hold the server. Default: 5 s.
+    public var requestTimeoutSeconds: Double = 5
+    /// Connections held at once; more are accepted and closed at once. Default: 64.
+    public var maximumConnections: Int = 64
+
+    public init() {}
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+@testable import Telemetry
+
+@Suite struct TelemetryServerTests {
+    private func makeServer(
+        timeout: Double = 5,
+        ready: Bool = false
+    ) throws -> (TelemetryServer, MetricsRegistry, ReadinessFlag) {
+        var configuration = TelemetryServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.requestTimeoutSeconds = timeout
+        let registry = MetricsRegistry()
+        let readiness = ReadinessFlag(ready: ready)
+        let server = try TelemetryServer(configuration: configuration, registry: registry, readiness: readiness)
+        return (server, registry, readiness)
+    }
+
+    @Test func metricsOverHTTPPassPromtool() throws {
+        let (server, registry, _) = try makeServer()
+        defer { server.stop() }
+        registry.counter("callpush_http_test_total", help: "Test counter.", labels: ["path": "/x"]).increment()
+        registry.gauge("callpush_http_test_open", help: "Test gauge.").set(3)
+        registry.histogram("callpush_http_test_seconds", help: "Test histogram.", labels: ["k": "v"]).observe(0.1)
+        let response = try RawHTTPClient.request(port: server.port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(response.statusLine == "HTTP/1.1 200 OK")
+        #expect(response.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"))
+        #expect(response.body == registry.exposition())
+        let check = try PromtoolCheck.run(response.body)
+        #expect(check.status == 0, "promtool: \(check.output)")
+    }
+
+    @Test func healthAndReadiness() throws {
+        let (server, _, readiness) = try makeServer()
+        defer { server.stop() }
+        let health = try RawHTTPClient.request(port: server.port, "GET /healthz HTTP/1.1\r\n\r\n")
+        #expect(health.statusLine == "HTTP/1.1 200 OK")
+        let notReady = try RawHTTPClient.request(port: server.port, "GET /readyz HTTP/1.1\r\n\r\n")
+        #expect(notReady.statusLine == "HTTP/1.1 503 Service Unavailable")
+        readiness.set(true)
+        let ready = try RawHTTPClient.request(port: server.port, "GET /readyz?verbose=1 HTTP/1.0\r\n\r\n")
+        #expect(ready.statusLine == "HTTP/1.1 200 OK")
+        #expect(ready.body == "ready\n")
+    }
+
+    @Test func headHasNoBody() throws {
+        let (server, _, _) = try makeServer()
+        defer { server.stop() }
+        let response = try RawHTTPClient.request(port: server.port, "HEAD /healthz HTTP/1.1\r\n\r\n")
+        #expect(response.statusLine == "HTTP/1.1 200 OK")
+        #expect(response.contains("Content-Length: 3\r\n"))
+        #expect(response.body.isEmpty)
+    }
+
+    @Test(arguments: [
+        ("GET /nope HTTP/1.1\r\n\r\n", "HTTP/1.1 404 Not Found"),
+        ("POST /metrics HTTP/1.1\r\nContent-Length: 0\r\n\r\n", "HTTP/1.1 405 Method Not Allowed"),
+        ("DELETE /healthz HTTP/1.1\r\n\r\n", "HTTP/1.1 405 Method Not Allowed"),
+        ("hello there\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+        ("GET /metrics SPDY/3\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+        ("GET metrics HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+        ("\u{01}\u{02}\u{03}\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+    ])
+    func rejectsWhatItDoesNotServe(request: String, status: String) throws {
+        let (server, _, _) = try makeServer()
+        defer { server.stop() }
+        let response = try RawHTTPClient.request(port: server.port, request)
+        #expect(response.statusLine == status)
+        if status.contains("405") { #expect(response.contains("Allow: GET, HEAD\r\n")) }
+    }
+
+    @Test func oversizedHeadIsRefused() throws {
+        let (server, _, _) = try makeServer()
+        defer { server.stop() }
+        let padding = String(repeating: "a", count: 9000)
+        let response = try RawHTTPClient.request(port: server.port, "GET /metrics HTTP/1.1\r\nX-Pad: \(padding)\r\n\r\n")
+        #expect(response.statusLine == "HTTP/1.1 431 Request Header Fields Too Large")
+    }
+
+    @Test func slowClientsDoNotBlockOthersAndTimeOut() throws {
+        let (server, _, _) = try makeServer(timeout: 0.5)
+        defer { server.stop() }
+        let slow = try RawHTTPClient(port: server.port)
+        slow.send("GET /heal")  // never finishes its request
+        let started = Date()
+        let fast = try RawHTTPClient.request(port: server.port, "GET /healthz HTTP/1.1\r\n\r\n")
+        #expect(fast.statusLine == "HTTP/1.1 200 OK")
+        #expect(Date().timeIntervalSince(started) < 0.5)
+        #expect(slow.readAll().statusLine == "HTTP/1.1 408 Request Timeout")
+    }
+
+    @Test func clientThatConnectsAndLeavesIsHarmless() throws {
+        let (server, _, _) = try makeServer()
+        defer { server.stop() }
+        for _ in 0..<20 { _ = try RawHTTPClient(port: server.port) }
+        let response = try RawHTTPClient.request(port: server.port, "GET /healthz HTTP/1.1\r\n\r\n")
+        #expect(response.statusLine == "HTTP/1.1 200 OK")
+    }
+
+    @Test func badBindAddressIsAClearError() {
+        var configuration = TelemetryServerConfiguration()
+        configuration.host = "not-an-address"
+        #expect(throws: TelemetryServerError.self) {
+            _ = try TelemetryServer(configuration: configuration, registry: MetricsRegistry(), readiness: ReadinessFlag())
+        }
+    }
+}
