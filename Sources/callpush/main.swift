@@ -1,2 +1,5 @@
-// callpush command line; subcommands arrive with their issues.
-print("callpush: not yet built")
+import Foundation
+
+let tool = CommandLineTool(commands: [])
+let status = await tool.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
+exit(status)

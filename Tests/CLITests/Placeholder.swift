@@ -1,1 +1,0 @@
-// CLITests: filled in by its issue.
