@@ -51,12 +51,10 @@ public final class APNsMockValidator: Sendable {
         }
         let apnsID = responseID(for: request)
         var decision: APNsMockDecision
-        var token = ""
         switch validate(request, connection: connection) {
         case .failure(let rejection):
             decision = APNsMockDecision(action: .respond(response(rejection, apnsID: apnsID)))
         case .success(let validToken):
-            token = validToken
             let fault = faults.decide(token: validToken)
             decision = APNsMockDecision(action: .respond(success(apnsID: apnsID)), delaySeconds: fault.delaySeconds)
             switch fault.outcome {
@@ -84,7 +82,6 @@ public final class APNsMockValidator: Sendable {
                 }
             }
         }
-        _ = token
         record(request, decision: decision, connection: connection)
         return decision
     }
