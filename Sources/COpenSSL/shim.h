@@ -32,4 +32,15 @@ static inline uint64_t COpenSSL_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO
 static inline int COpenSSL_SSL_TLSEXT_ERR_OK(void) { return SSL_TLSEXT_ERR_OK; }
 static inline int COpenSSL_SSL_TLSEXT_ERR_ALERT_FATAL(void) { return SSL_TLSEXT_ERR_ALERT_FATAL; }
 
+// MARK: Crypto module (ES256 keys, self-signed certificates, PKCS#12)
+
+static inline EVP_PKEY *COpenSSL_EVP_EC_gen(const char *curve) { return EVP_EC_gen(curve); }
+static inline int COpenSSL_EVP_PKEY_EC(void) { return EVP_PKEY_EC; }
+static inline int COpenSSL_MBSTRING_ASC(void) { return MBSTRING_ASC; }
+static inline int COpenSSL_sk_X509_num(const STACK_OF(X509) *stack) { return sk_X509_num(stack); }
+static inline X509 *COpenSSL_sk_X509_value(const STACK_OF(X509) *stack, int index) {
+    return sk_X509_value(stack, index);
+}
+static inline void COpenSSL_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
+
 #endif

@@ -1,0 +1,27 @@
+/// One APNs provider token: an ES256 JWT `{"alg":"ES256","kid":…}.{"iss":…,"iat":…}.signature`.
+public struct APNsProviderToken: Hashable, Sendable, CustomStringConvertible {
+    /// The compact JWT.
+    public let jwt: String
+    /// The 10-character key ID (`kid`).
+    public let keyID: String
+    /// The 10-character team ID (`iss`).
+    public let teamID: String
+    /// `iat`: seconds since the epoch.
+    public let issuedAt: Int64
+
+    public init(jwt: String, keyID: String, teamID: String, issuedAt: Int64) {
+        self.jwt = jwt
+        self.keyID = keyID
+        self.teamID = teamID
+        self.issuedAt = issuedAt
+    }
+
+    /// The `authorization` header value: `bearer <jwt>`.
+    public var authorizationValue: String { "bearer " + jwt }
+
+    /// Age in seconds at `now`.
+    public func age(at now: Double) -> Double { now - Double(issuedAt) }
+
+    /// Never prints the signature: the token is a credential for up to an hour.
+    public var description: String { "APNsProviderToken(kid: \(keyID), iss: \(teamID), iat: \(issuedAt))" }
+}

@@ -1,0 +1,165 @@
+/// An APNs `reason` string (from the error body or GOAWAY debug data), or a transport reason callpush uses when no
+/// response arrived. Unknown strings are kept as they are and classified by status code.
+public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    // MARK: - 400
+    public static let badCollapseId = Self("BadCollapseId")
+    public static let badDeviceToken = Self("BadDeviceToken")
+    public static let badExpirationDate = Self("BadExpirationDate")
+    public static let badMessageId = Self("BadMessageId")
+    public static let badPriority = Self("BadPriority")
+    public static let badTopic = Self("BadTopic")
+    public static let deviceTokenNotForTopic = Self("DeviceTokenNotForTopic")
+    public static let duplicateHeaders = Self("DuplicateHeaders")
+    public static let idleTimeout = Self("IdleTimeout")
+    public static let invalidPushType = Self("InvalidPushType")
+    public static let missingDeviceToken = Self("MissingDeviceToken")
+    public static let missingTopic = Self("MissingTopic")
+    public static let payloadEmpty = Self("PayloadEmpty")
+    public static let topicDisallowed = Self("TopicDisallowed")
+    // MARK: - 403
+    public static let badCertificate = Self("BadCertificate")
+    public static let badCertificateEnvironment = Self("BadCertificateEnvironment")
+    public static let expiredProviderToken = Self("ExpiredProviderToken")
+    public static let forbidden = Self("Forbidden")
+    public static let invalidProviderToken = Self("InvalidProviderToken")
+    public static let missingProviderToken = Self("MissingProviderToken")
+    public static let unrelatedKeyIdInToken = Self("UnrelatedKeyIdInToken")
+    public static let badEnvironmentKeyIdInToken = Self("BadEnvironmentKeyIdInToken")
+    /// Not in Apple's table but observed from APNs (APNSwift PR #229).
+    public static let badEnvironmentKeyInToken = Self("BadEnvironmentKeyInToken")
+    // MARK: - 404, 405, 410, 413, 429, 5xx
+    public static let badPath = Self("BadPath")
+    public static let methodNotAllowed = Self("MethodNotAllowed")
+    public static let expiredToken = Self("ExpiredToken")
+    public static let unregistered = Self("Unregistered")
+    public static let payloadTooLarge = Self("PayloadTooLarge")
+    public static let tooManyProviderTokenUpdates = Self("TooManyProviderTokenUpdates")
+    public static let tooManyRequests = Self("TooManyRequests")
+    public static let internalServerError = Self("InternalServerError")
+    public static let serviceUnavailable = Self("ServiceUnavailable")
+    public static let shutdown = Self("Shutdown")
+
+    // MARK: - Broadcast / channel management only (A-BERR)
+    public static let featureNotEnabled = Self("FeatureNotEnabled")
+    public static let missingChannelId = Self("MissingChannelId")
+    public static let badChannelId = Self("BadChannelId")
+    public static let channelNotRegistered = Self("ChannelNotRegistered")
+    public static let badRequestParams = Self("BadRequestParams")
+    public static let badRequestPayload = Self("BadRequestPayload")
+    public static let missingPushType = Self("MissingPushType")
+    public static let cannotCreateChannelConfig = Self("CannotCreateChannelConfig")
+    public static let topicMismatch = Self("TopicMismatch")
+
+    // MARK: - Transport (callpush's own; APNs never sends these)
+    /// The deadline passed before a response arrived. Delivery is unknown.
+    public static let timeout = Self("Timeout")
+    /// The connection broke while the stream was open. Delivery is unknown.
+    public static let connectionLost = Self("ConnectionLost")
+    /// APNs did not process the stream (above GOAWAY's last stream id, or REFUSED_STREAM): safe to resend.
+    public static let notProcessed = Self("NotProcessed")
+
+    /// Every reason APNs documents or has been seen sending for device pushes (facts §6).
+    public static let allDevicePushReasons: [Self] = [
+        .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
+        .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken, .missingTopic,
+        .payloadEmpty, .topicDisallowed, .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden,
+        .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken,
+        .badEnvironmentKeyInToken, .badPath, .methodNotAllowed, .expiredToken, .unregistered, .payloadTooLarge,
+        .tooManyProviderTokenUpdates, .tooManyRequests, .internalServerError, .serviceUnavailable, .shutdown,
+    ]
+
+    /// Reasons only the broadcast/channel APIs send.
+    public static let allBroadcastReasons: [Self] = [
+        .featureNotEnabled, .missingChannelId, .badChannelId, .channelNotRegistered, .badRequestParams,
+        .badRequestPayload, .missingPushType, .cannotCreateChannelConfig, .topicMismatch,
+    ]
+
+    /// Transport reasons callpush uses when no response arrived.
+    public static let allTransportReasons: [Self] = [.timeout, .connectionLost, .notProcessed]
+
+    /// Whether this string is one of the reasons above.
+    public var isKnown: Bool {
+        Self.allDevicePushReasons.contains(self) || Self.allBroadcastReasons.contains(self)
+            || Self.allTransportReasons.contains(self)
+    }
+
+    /// The status APNs sends with this reason (nil for transport reasons and unknown strings).
+    public var documentedStatus: Int? {
+        switch self {
+        case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
+            .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken,
+            .topicMismatch:
+            403
+        case .badPath, .channelNotRegistered: 404
+        case .methodNotAllowed: 405
+        case .expiredToken, .unregistered: 410
+        case .payloadTooLarge: 413
+        case .tooManyProviderTokenUpdates, .tooManyRequests: 429
+        case .internalServerError: 500
+        case .serviceUnavailable, .shutdown: 503
+        case _ where Self.allTransportReasons.contains(self): nil
+        case _ where isKnown: 400
+        default: nil
+        }
+    }
+
+    /// APNs rejected the provider token as too old: mint a new one (``APNsTokenCache/invalidate(ifMatches:)``) and
+    /// retry once.
+    public var needsTokenRefresh: Bool { self == .expiredProviderToken }
+
+    /// The connection that got this answer should be replaced (drained, then closed; new pushes go to a new
+    /// connection): `InternalServerError` (connections can get stuck returning 500), `Shutdown`, `IdleTimeout`,
+    /// `UnrelatedKeyIdInToken` (the connection is bound to another key), `TooManyProviderTokenUpdates` (unusable
+    /// until 20 min pass) and `ExpiredProviderToken` (APNs may wedge the connection); also the transport reasons
+    /// `ConnectionLost` and `Timeout`.
+    public var needsNewConnection: Bool {
+        switch self {
+        case .internalServerError, .shutdown, .idleTimeout, .unrelatedKeyIdInToken, .tooManyProviderTokenUpdates,
+            .expiredProviderToken, .connectionLost, .timeout:
+            true
+        default:
+            false
+        }
+    }
+
+    /// The disposition for this reason, or nil when the reason alone does not decide it (unknown strings, and
+    /// reasons whose meaning depends on nothing but the status).
+    public var disposition: APNsDisposition? {
+        switch self {
+        case .unregistered, .expiredToken, .badDeviceToken, .deviceTokenNotForTopic:
+            .tokenInvalid
+        case .tooManyRequests, .idleTimeout, .internalServerError, .serviceUnavailable, .shutdown, .timeout,
+            .connectionLost, .notProcessed:
+            .retryLater
+        case .expiredProviderToken, .invalidProviderToken, .missingProviderToken, .badCertificate,
+            .badCertificateEnvironment, .forbidden, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken,
+            .badEnvironmentKeyInToken, .tooManyProviderTokenUpdates, .topicMismatch, .featureNotEnabled:
+            .fixCredentials
+        case _ where isKnown:
+            .permanent
+        default:
+            nil
+        }
+    }
+
+    /// The disposition for a status code alone (used for unknown or missing reasons): 200 delivered, 410 token
+    /// invalid, 403 fix credentials, 429 and 5xx retry later, other 4xx permanent; anything else (1xx, 3xx, odd codes)
+    /// retry later, since it says nothing about the push.
+    public static func disposition(forStatus status: Int) -> APNsDisposition {
+        switch status {
+        case 200: .delivered
+        case 410: .tokenInvalid
+        case 403: .fixCredentials
+        case 429, 500...599: .retryLater
+        case 400...499: .permanent
+        default: .retryLater
+        }
+    }
+
+    public var description: String { rawValue }
+}

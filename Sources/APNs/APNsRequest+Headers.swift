@@ -1,0 +1,39 @@
+/// One HTTP/2 header field for the transport: name, value, and whether HPACK must never index it
+/// (`NGHTTP2_NV_FLAG_NO_INDEX`).
+public typealias APNsHeaderField = (name: String, value: String, neverIndex: Bool)
+
+extension APNsRequest {
+    /// The HTTP/2 header list for this request, in order: `:method`, `:scheme`, `:path`, `:authority`, then
+    /// `authorization` (token auth only), `apns-push-type`, `apns-topic`, `apns-priority`, `apns-expiration`,
+    /// `apns-collapse-id`, `apns-id` (each only when set), `content-type`, `content-length`.
+    ///
+    /// `:path` and `apns-id` are unique per request, so they are never indexed; `authorization` is indexed, as
+    /// Apple's newer connection article advises (the value changes at most every 20 minutes).
+    /// - Parameters:
+    ///   - authority: `:authority`, usually ``APNsEndpoint/authority``.
+    ///   - bearerToken: the JWT (without `bearer `), or nil for certificate auth.
+    public func headerFields(authority: String, bearerToken: String?) -> [APNsHeaderField] {
+        var fields: [APNsHeaderField] = [
+            (":method", "POST", false),
+            (":scheme", "https", false),
+            (":path", path, true),
+            (":authority", authority, false),
+        ]
+        fields.reserveCapacity(14)
+        if let bearerToken { fields.append(("authorization", "bearer " + bearerToken, false)) }
+        fields.append(("apns-push-type", pushType.rawValue, false))
+        fields.append(("apns-topic", topic, false))
+        fields.append(("apns-priority", priority.description, false))
+        if let expiration = expiration.headerValue { fields.append(("apns-expiration", expiration, false)) }
+        if let collapseID { fields.append(("apns-collapse-id", collapseID, false)) }
+        if let apnsID { fields.append(("apns-id", apnsID, true)) }
+        fields.append(("content-type", "application/json", false))
+        fields.append(("content-length", String(payload.count), false))
+        return fields
+    }
+
+    /// ``headerFields(authority:bearerToken:)`` for `endpoint` and an optional provider token.
+    public func headerFields(endpoint: APNsEndpoint, token: APNsProviderToken?) -> [APNsHeaderField] {
+        headerFields(authority: endpoint.authority, bearerToken: token?.jwt)
+    }
+}

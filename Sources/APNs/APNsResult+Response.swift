@@ -1,0 +1,75 @@
+internal import Foundation
+
+extension APNsResult {
+    /// Builds the result for one APNs response.
+    ///
+    /// Reads `{"reason":…,"timestamp":…}` from `body` (anything unparseable is treated as no body), the `apns-id`
+    /// header (lowercased: APNs answers in uppercase) and `apns-unique-id`. The disposition comes from the reason
+    /// when it is a known one (``APNsReason/disposition``), else from the status
+    /// (``APNsReason/disposition(forStatus:)``). A 200 is always delivered.
+    /// - Parameters:
+    ///   - status: `:status`.
+    ///   - headers: response headers; names compared case-insensitively.
+    ///   - body: the DATA bytes (empty on success).
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        var apnsID: String?
+        var uniqueID: String?
+        for header in headers {
+            switch header.name.lowercased() {
+            case "apns-id": apnsID = header.value.lowercased()
+            case "apns-unique-id": uniqueID = header.value.lowercased()
+            default: break
+            }
+        }
+        let parsed = Self.parseErrorBody(body)
+        let reason = parsed.reason.map(APNsReason.init(rawValue:))
+        let disposition: APNsDisposition =
+            if status == 200 { .delivered } else { reason?.disposition ?? APNsReason.disposition(forStatus: status) }
+        self.init(
+            disposition: disposition,
+            status: status,
+            reason: parsed.reason,
+            apnsID: apnsID,
+            apnsUniqueID: uniqueID,
+            timestampMilliseconds: parsed.timestamp
+        )
+    }
+
+    /// A push that got no response: ``APNsReason/timeout``, ``APNsReason/connectionLost`` or
+    /// ``APNsReason/notProcessed``. Always ``APNsDisposition/retryLater``, with no status.
+    public static func transportFailure(reason: APNsReason, apnsID: String? = nil) -> APNsResult {
+        APNsResult(disposition: .retryLater, status: nil, reason: reason.rawValue, apnsID: apnsID?.lowercased())
+    }
+
+    /// ``reason`` as an ``APNsReason``.
+    public var apnsReason: APNsReason? { reason.map(APNsReason.init(rawValue:)) }
+
+    /// See ``APNsReason/needsTokenRefresh``.
+    public var needsTokenRefresh: Bool { apnsReason?.needsTokenRefresh ?? false }
+
+    /// See ``APNsReason/needsNewConnection``; also true for a 500 without a reason.
+    public var needsNewConnection: Bool {
+        if let reason = apnsReason { return reason.needsNewConnection }
+        return status == 500
+    }
+
+    /// The `reason` and `timestamp` of an APNs error body; nil fields when missing or not JSON.
+    static func parseErrorBody(_ body: [UInt8]) -> (reason: String?, timestamp: Int64?) {
+        guard !body.isEmpty, body.count <= 64 * 1024,
+            let object = try? JSONSerialization.jsonObject(with: Data(body), options: []),
+            let dictionary = object as? [String: Any]
+        else { return (nil, nil) }
+        let reason = (dictionary["reason"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        var timestamp: Int64?
+        switch dictionary["timestamp"] {
+        case let number as NSNumber where !(number is Bool):
+            let value = number.doubleValue
+            if value.isFinite, abs(value) < 9e15 { timestamp = Int64(value) }
+        case let text as String:
+            timestamp = Int64(text)
+        default:
+            break
+        }
+        return (reason, timestamp)
+    }
+}

@@ -1,0 +1,30 @@
+import Synchronization
+
+/// Per-connection state the validator needs: the key bound on the first authenticated push, the current provider
+/// token and when it was first used, and the stream count (for "GOAWAY after N streams").
+///
+/// A server creates one per accepted connection and passes it to every ``APNsMockValidator/handle(_:connection:)``
+/// call for that connection. Thread-safe.
+public final class APNsMockConnectionState: Sendable {
+    struct State {
+        var boundKeyID: String?
+        var currentToken: String?
+        var currentTokenSince: Double = 0
+        var tokenUpdates = 0
+        var streams = 0
+        var goAwaySent = false
+    }
+
+    /// An identifier for logs and the recorder.
+    public let id: Int
+    let state = Mutex(State())
+
+    public init(id: Int = 0) { self.id = id }
+
+    /// Streams handled so far on this connection.
+    public var streamCount: Int { state.withLock { $0.streams } }
+    /// The `kid` bound to this connection by its first authenticated push.
+    public var boundKeyID: String? { state.withLock { $0.boundKeyID } }
+    /// How many times the connection switched to a new token after the first.
+    public var tokenUpdateCount: Int { state.withLock { $0.tokenUpdates } }
+}

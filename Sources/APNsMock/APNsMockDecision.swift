@@ -1,0 +1,37 @@
+/// What a server handler must do with one stream, as decided by ``APNsMockValidator/handle(_:connection:)``.
+///
+/// In order: wait ``delaySeconds``; then perform ``action``; then, when ``sendGoAwayAfter`` is set, send GOAWAY
+/// (NO_ERROR, last stream id = this stream, debug data ``goAwayDebugData``) and stop accepting streams on the
+/// connection.
+public struct APNsMockDecision: Sendable {
+    public enum Action: Sendable {
+        /// Send this response (HEADERS, then DATA with END_STREAM when the body is not empty).
+        case respond(APNsMockResponse)
+        /// Never answer this stream (the client's deadline must fire). The handler may reset it when the
+        /// connection closes.
+        case stall
+        /// Close the TCP connection without GOAWAY (simulates a lost connection); every open stream is lost.
+        case dropConnection
+    }
+
+    public var action: Action
+    /// Latency to add before acting. Default: 0.
+    public var delaySeconds: Double
+    /// Send GOAWAY after this stream (the "GOAWAY after N streams" fault). Default: false.
+    public var sendGoAwayAfter: Bool
+    /// GOAWAY debug data: JSON `{"reason":"Shutdown"}` as Apple describes.
+    public var goAwayDebugData: [UInt8]
+
+    public init(action: Action, delaySeconds: Double = 0, sendGoAwayAfter: Bool = false, goAwayDebugData: [UInt8] = []) {
+        self.action = action
+        self.delaySeconds = delaySeconds
+        self.sendGoAwayAfter = sendGoAwayAfter
+        self.goAwayDebugData = goAwayDebugData
+    }
+
+    /// The response, when the action is `.respond`.
+    public var response: APNsMockResponse? {
+        if case .respond(let response) = action { return response }
+        return nil
+    }
+}

@@ -1,0 +1,56 @@
+/// A fault plan for the mock APNs server. All probabilities are per stream, in 0...1, and are drawn from the
+/// injector's seeded generator, so a fixed seed gives the same faults in the same order.
+public struct APNsMockFaults: Sendable, Hashable {
+    /// Tokens (lowercase hex) answered with `410 Unregistered` and a timestamp. Default: empty.
+    public var unregisteredTokens: Set<String>
+    /// The 410 timestamp in ms since the epoch. Default: nil (the clock's now).
+    public var unregisteredTimestampMilliseconds: Int64?
+    /// Tokens (lowercase hex) answered with `400 BadDeviceToken`. Default: empty.
+    public var badTokens: Set<String>
+    /// Chance of `429 TooManyRequests`. Default: 0.
+    public var tooManyRequestsProbability: Double
+    /// Chance of `500 InternalServerError`. Default: 0.
+    public var internalServerErrorProbability: Double
+    /// Chance of `503 ServiceUnavailable`. Default: 0.
+    public var serviceUnavailableProbability: Double
+    /// Latency added to every answer: uniform in `latencySeconds ... latencySeconds + latencyJitterSeconds`.
+    /// Default: 0.
+    public var latencySeconds: Double
+    /// Default: 0.
+    public var latencyJitterSeconds: Double
+    /// Send GOAWAY after this many streams on a connection. Default: nil (never).
+    public var goAwayAfterStreams: Int?
+    /// Chance of closing the connection without answering. Default: 0.
+    public var dropConnectionProbability: Double
+    /// Chance of never answering a stream. Default: 0.
+    public var stallProbability: Double
+
+    public init(
+        unregisteredTokens: Set<String> = [],
+        unregisteredTimestampMilliseconds: Int64? = nil,
+        badTokens: Set<String> = [],
+        tooManyRequestsProbability: Double = 0,
+        internalServerErrorProbability: Double = 0,
+        serviceUnavailableProbability: Double = 0,
+        latencySeconds: Double = 0,
+        latencyJitterSeconds: Double = 0,
+        goAwayAfterStreams: Int? = nil,
+        dropConnectionProbability: Double = 0,
+        stallProbability: Double = 0
+    ) {
+        self.unregisteredTokens = Set(unregisteredTokens.map { $0.lowercased() })
+        self.unregisteredTimestampMilliseconds = unregisteredTimestampMilliseconds
+        self.badTokens = Set(badTokens.map { $0.lowercased() })
+        self.tooManyRequestsProbability = tooManyRequestsProbability
+        self.internalServerErrorProbability = internalServerErrorProbability
+        self.serviceUnavailableProbability = serviceUnavailableProbability
+        self.latencySeconds = latencySeconds
+        self.latencyJitterSeconds = latencyJitterSeconds
+        self.goAwayAfterStreams = goAwayAfterStreams
+        self.dropConnectionProbability = dropConnectionProbability
+        self.stallProbability = stallProbability
+    }
+
+    /// No faults.
+    public static let none = Self()
+}

@@ -1,0 +1,256 @@
+public import APNs
+internal import Foundation
+
+/// Decides APNs' answer to one request, the way Apple validates (facts §2–§7), plus injected faults.
+///
+/// Checks, in this order (the first failure answers):
+/// 1. `:method` is POST, else `405 MethodNotAllowed`.
+/// 2. `:path` is `/3/device/<token>`, else `404 BadPath`; an empty token is `400 MissingDeviceToken`.
+/// 3. No regular header appears twice, else `400 DuplicateHeaders`.
+/// 4. The token is an even number (16–200) of hex digits, else `400 BadDeviceToken`.
+/// 5. Token auth only: `authorization` present (`403 MissingProviderToken`); `bearer <JWT>` with `alg` ES256, a
+///    known `kid`, `iss` = team, integer `iat` not too far in the future, and a valid signature (raw r‖s or DER, both
+///    of which APNs accepts), else `403 InvalidProviderToken`; `iat` at most an hour old, else
+///    `403 ExpiredProviderToken`; the same `kid` as the connection's first token, else `403 UnrelatedKeyIdInToken`;
+///    a new token at least 20 minutes after the connection's previous one, else `429 TooManyProviderTokenUpdates`.
+/// 6. `apns-push-type` is known (absent means `alert`), else `400 InvalidPushType`.
+/// 7. `apns-topic` present (`400 MissingTopic`; with certificate auth and exactly one allowed bundle ID it defaults
+///    to that, like a single-topic certificate), well formed (`400 BadTopic`), for an allowed bundle ID
+///    (`400 TopicDisallowed`).
+/// 8. The topic's suffix matches the push type (`.voip` for voip, none for alert, …), else
+///    `400 DeviceTokenNotForTopic`. Choice: a VoIP token pushed on the bare bundle topic (or an alert token on
+///    `.voip`) is a token that is not registered for that topic, which is what APNs answers in practice.
+/// 9. `apns-priority` is 1, 5 or 10 and allowed for the push type (background: 5 only), else `400 BadPriority`.
+/// 10. `apns-expiration` is a non-negative integer, else `400 BadExpirationDate`.
+/// 11. `apns-collapse-id` is at most 64 bytes, else `400 BadCollapseId`.
+/// 12. `apns-id` is a canonical UUID (either case), else `400 BadMessageId`.
+/// 13. The body is not empty (`400 PayloadEmpty`), at most 4096 bytes (5120 for voip) (`413 PayloadTooLarge`), and a
+///     JSON object, else `400 PayloadEmpty`. Choice: Apple documents no reason for malformed JSON; `PayloadEmpty`
+///     ("no usable payload") is the closest documented one.
+/// 14. Faults (``APNsMockFaults``): bad tokens, unregistered tokens, then random drop/stall/429/500/503.
+public final class APNsMockValidator: Sendable {
+    public let configuration: APNsMockConfiguration
+    public let faults: APNsMockFaultInjector
+    public let recorder: APNsMockRecorder
+
+    public init(
+        configuration: APNsMockConfiguration = APNsMockConfiguration(),
+        faults: APNsMockFaultInjector = APNsMockFaultInjector(),
+        recorder: APNsMockRecorder = APNsMockRecorder()
+    ) {
+        self.configuration = configuration
+        self.faults = faults
+        self.recorder = recorder
+    }
+
+    /// The full decision for one stream: validation, faults, latency, GOAWAY; recorded in ``recorder``.
+    public func handle(_ request: APNsMockRequest, connection: APNsMockConnectionState) -> APNsMockDecision {
+        let streamNumber = connection.state.withLock { state -> Int in
+            state.streams += 1
+            return state.streams
+        }
+        let apnsID = responseID(for: request)
+        var decision: APNsMockDecision
+        switch validate(request, connection: connection) {
+        case .failure(let rejection):
+            decision = APNsMockDecision(action: .respond(response(rejection, apnsID: apnsID)))
+        case .success(let validToken):
+            let fault = faults.decide(token: validToken)
+            decision = APNsMockDecision(action: .respond(success(apnsID: apnsID)), delaySeconds: fault.delaySeconds)
+            switch fault.outcome {
+            case .none: break
+            case .badDeviceToken: decision.action = .respond(response(.init(400, .badDeviceToken), apnsID: apnsID))
+            case .unregistered(let timestamp):
+                let milliseconds = timestamp ?? Int64((configuration.clock.now() * 1000).rounded(.down))
+                decision.action = .respond(response(.init(410, .unregistered, timestamp: milliseconds), apnsID: apnsID))
+            case .tooManyRequests: decision.action = .respond(response(.init(429, .tooManyRequests), apnsID: apnsID))
+            case .internalServerError:
+                decision.action = .respond(response(.init(500, .internalServerError), apnsID: apnsID))
+            case .serviceUnavailable:
+                decision.action = .respond(response(.init(503, .serviceUnavailable), apnsID: apnsID))
+            case .stall: decision.action = .stall
+            case .dropConnection: decision.action = .dropConnection
+            }
+            if let limit = fault.goAwayAfterStreams, limit > 0, streamNumber >= limit {
+                let first = connection.state.withLock { state -> Bool in
+                    defer { state.goAwaySent = true }
+                    return !state.goAwaySent
+                }
+                if first {
+                    decision.sendGoAwayAfter = true
+                    decision.goAwayDebugData = Array(#"{"reason":"Shutdown"}"#.utf8)
+                }
+            }
+        }
+        record(request, decision: decision, connection: connection)
+        return decision
+    }
+
+    // MARK: - Validation
+
+    /// A rejection: status, reason, and the 410 timestamp.
+    public struct Rejection: Error, Sendable, Hashable {
+        public let status: Int
+        public let reason: APNsReason
+        public let timestampMilliseconds: Int64?
+
+        public init(_ status: Int, _ reason: APNsReason, timestamp: Int64? = nil) {
+            self.status = status
+            self.reason = reason
+            self.timestampMilliseconds = timestamp
+        }
+    }
+
+    /// Validation only (no faults, no recording): the device token (lowercase hex) when the request is valid.
+    /// Updates `connection`'s token state as APNs would.
+    public func validate(_ request: APNsMockRequest, connection: APNsMockConnectionState) -> Result<String, Rejection> {
+        guard request.method == "POST" else { return .failure(.init(405, .methodNotAllowed)) }
+        let prefix = "/3/device/"
+        guard request.path.hasPrefix(prefix) else { return .failure(.init(404, .badPath)) }
+        let token = String(request.path.dropFirst(prefix.count))
+        guard !token.isEmpty else { return .failure(.init(400, .missingDeviceToken)) }
+        guard !token.contains("/"), !token.contains("?") else { return .failure(.init(404, .badPath)) }
+
+        var seen = Set<String>()
+        for header in request.headers where !header.name.hasPrefix(":") {
+            guard seen.insert(header.name.lowercased()).inserted else {
+                return .failure(.init(400, .duplicateHeaders))
+            }
+        }
+        guard let deviceToken = try? DeviceToken(token) else { return .failure(.init(400, .badDeviceToken)) }
+
+        if case .providerToken(let keys, let teamID) = configuration.authentication {
+            if let rejection = checkProviderToken(request.header("authorization"), keys: keys, teamID: teamID, connection: connection) {
+                return .failure(rejection)
+            }
+        }
+
+        let pushType: APNsPushType
+        if let value = request.header("apns-push-type") {
+            pushType = APNsPushType(rawValue: value)
+            guard APNsPushType.all.contains(pushType) else { return .failure(.init(400, .invalidPushType)) }
+        } else {
+            pushType = .alert
+        }
+
+        var topic = request.header("apns-topic")
+        if topic == nil, case .certificate = configuration.authentication, configuration.allowedBundleIDs.count == 1 {
+            topic = configuration.allowedBundleIDs.first
+        }
+        guard let topic else { return .failure(.init(400, .missingTopic)) }
+        guard Self.isWellFormedTopic(topic) else { return .failure(.init(400, .badTopic)) }
+        let (bundleID, suffix) = Self.splitTopic(topic)
+        if !configuration.allowedBundleIDs.isEmpty, !configuration.allowedBundleIDs.contains(bundleID) {
+            return .failure(.init(400, .topicDisallowed))
+        }
+        if pushType != .mdm, suffix != (pushType.topicSuffix ?? "") {
+            return .failure(.init(400, .deviceTokenNotForTopic))
+        }
+
+        if let value = request.header("apns-priority") {
+            guard let number = Int(value), let priority = APNsPriority(rawValue: number), pushType.allows(priority) else {
+                return .failure(.init(400, .badPriority))
+            }
+        } else if pushType == .background {
+            return .failure(.init(400, .badPriority))  // the default, 10, is not allowed for background
+        }
+        if let value = request.header("apns-expiration") {
+            guard let seconds = Int64(value), seconds >= 0 else { return .failure(.init(400, .badExpirationDate)) }
+        }
+        if let value = request.header("apns-collapse-id"), value.utf8.count > APNsRequest.maximumCollapseIDSize {
+            return .failure(.init(400, .badCollapseId))
+        }
+        if let value = request.header("apns-id"), !APNsRequest.isCanonicalUUID(value.lowercased()) {
+            return .failure(.init(400, .badMessageId))
+        }
+
+        guard !request.body.isEmpty else { return .failure(.init(400, .payloadEmpty)) }
+        guard request.body.count <= pushType.maximumPayloadSize else { return .failure(.init(413, .payloadTooLarge)) }
+        guard (try? JSONSerialization.jsonObject(with: Data(request.body))) is [String: Any] else {
+            return .failure(.init(400, .payloadEmpty))
+        }
+        return .success(deviceToken.hex)
+    }
+
+    /// Known suffixes, longest first so `.voip-ptt` wins over `.voip`.
+    private static let knownSuffixes: [String] = APNsPushType.all.compactMap(\.topicSuffix).filter { !$0.isEmpty }
+        .sorted { $0.count > $1.count }
+
+    /// Splits `com.example.app.voip` into (`com.example.app`, `.voip`).
+    static func splitTopic(_ topic: String) -> (bundleID: String, suffix: String) {
+        for suffix in knownSuffixes where topic.hasSuffix(suffix) && topic.count > suffix.count {
+            return (String(topic.dropLast(suffix.count)), suffix)
+        }
+        return (topic, "")
+    }
+
+    /// Letters, digits, `.`, `-`, `_`; no leading or trailing dot; at most 255 bytes.
+    static func isWellFormedTopic(_ topic: String) -> Bool {
+        let bytes = Array(topic.utf8)
+        guard !bytes.isEmpty, bytes.count <= 255, bytes.first != UInt8(ascii: "."), bytes.last != UInt8(ascii: ".") else {
+            return false
+        }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                true
+            default:
+                false
+            }
+        }
+    }
+
+    // MARK: - Responses
+
+    private func responseID(for request: APNsMockRequest) -> String {
+        let id = request.header("apns-id").flatMap { APNsRequest.isCanonicalUUID($0.lowercased()) ? $0 : nil }
+            ?? UUID().uuidString
+        return configuration.uppercasesAPNsID ? id.uppercased() : id.lowercased()
+    }
+
+    private func success(apnsID: String) -> APNsMockResponse {
+        var headers = ["apns-id": apnsID]
+        if configuration.sendsUniqueID { headers["apns-unique-id"] = UUID().uuidString.lowercased() }
+        return APNsMockResponse(status: 200, headers: headers, body: [], reason: nil)
+    }
+
+    private func response(_ rejection: Rejection, apnsID: String) -> APNsMockResponse {
+        var body = #"{"reason":"# + "\"\(rejection.reason.rawValue)\""
+        if let timestamp = rejection.timestampMilliseconds { body += #","timestamp":"# + String(timestamp) }
+        body += "}"
+        return APNsMockResponse(
+            status: rejection.status,
+            headers: ["apns-id": apnsID, "content-type": "application/json"],
+            body: Array(body.utf8),
+            reason: rejection.reason.rawValue
+        )
+    }
+
+    private func record(_ request: APNsMockRequest, decision: APNsMockDecision, connection: APNsMockConnectionState) {
+        let status: Int?
+        let outcome: String
+        switch decision.action {
+        case .respond(let response):
+            status = response.status
+            outcome = response.reason ?? "Success"
+        case .stall:
+            status = nil
+            outcome = "Stalled"
+        case .dropConnection:
+            status = nil
+            outcome = "Dropped"
+        }
+        recorder.record(
+            APNsMockRecorder.Entry(
+                connectionID: connection.id,
+                method: request.method,
+                path: request.path,
+                headers: request.headers,
+                payload: request.body,
+                status: status,
+                outcome: outcome
+            )
+        )
+    }
+}

@@ -1,1 +1,0 @@
-// Module Crypto: see docs/ and the issue that builds it. Filled in by its issue.

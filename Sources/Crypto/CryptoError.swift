@@ -1,0 +1,78 @@
+/// An error from the Crypto module: a key that cannot be read or used, a signature or certificate OpenSSL
+/// refused to make, a file that cannot be written.
+///
+/// Crypto errors are never retriable: the same input gives the same failure. The OpenSSL error queue at the
+/// time of the failure is attached as text (``openSSLErrors``).
+public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong, as an extensible set of static values.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Hashable, Sendable {
+            case fileUnreadable, fileUnwritable, invalidPEM, unsupportedKey, keyGenerationFailed, signingFailed
+            case invalidSignature, certificateGenerationFailed, invalidPKCS12, invalidBase64
+        }
+
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// A key, certificate or archive file could not be opened or read.
+        public static let fileUnreadable = Self(.fileUnreadable)
+        /// A file could not be written (directory missing, permissions).
+        public static let fileUnwritable = Self(.fileUnwritable)
+        /// The text is not a PEM key or certificate OpenSSL can parse.
+        public static let invalidPEM = Self(.invalidPEM)
+        /// The key parsed but is not an EC P-256 key (ES256 needs P-256).
+        public static let unsupportedKey = Self(.unsupportedKey)
+        /// OpenSSL could not generate a key.
+        public static let keyGenerationFailed = Self(.keyGenerationFailed)
+        /// OpenSSL could not sign.
+        public static let signingFailed = Self(.signingFailed)
+        /// A signature is not 64 bytes of r‖s.
+        public static let invalidSignature = Self(.invalidSignature)
+        /// OpenSSL could not build or sign an X.509 certificate.
+        public static let certificateGenerationFailed = Self(.certificateGenerationFailed)
+        /// A PKCS#12 archive could not be parsed (corrupt, or wrong password).
+        public static let invalidPKCS12 = Self(.invalidPKCS12)
+        /// Text is not base64url.
+        public static let invalidBase64 = Self(.invalidBase64)
+
+        public var description: String { value.rawValue }
+    }
+
+    public let code: Code
+    /// A human-readable reason.
+    public let reason: String
+    /// OpenSSL's error queue (`ERR_get_error` + `ERR_error_string_n`), oldest first; empty when not from OpenSSL.
+    public let openSSLErrors: [String]
+    public let file: String
+    public let line: Int
+
+    public init(
+        _ code: Code,
+        _ reason: String,
+        openSSLErrors: [String] = [],
+        file: String = #fileID,
+        line: Int = #line
+    ) {
+        self.code = code
+        self.reason = reason
+        self.openSSLErrors = openSSLErrors
+        self.file = file
+        self.line = line
+    }
+
+    /// Crypto failures are deterministic: retrying the same call cannot help.
+    public var isRetriable: Bool { false }
+
+    public var description: String {
+        var text = "Crypto.\(code): \(reason) \(file):\(line)"
+        if !openSSLErrors.isEmpty { text += " [openssl: \(openSSLErrors.joined(separator: "; "))]" }
+        return text
+    }
+}
+
+extension CryptoError {
+    /// An error carrying (and clearing) the current thread's OpenSSL error queue.
+    static func openSSL(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) -> CryptoError {
+        CryptoError(code, reason, openSSLErrors: OpenSSLErrorStack.drain(), file: file, line: line)
+    }
+}

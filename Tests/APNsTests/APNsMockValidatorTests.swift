@@ -1,0 +1,270 @@
+import APNs
+import APNsMock
+import Crypto
+import Foundation
+import Testing
+
+@Suite struct APNsMockValidatorTests {
+    static let token = String(repeating: "ab", count: 32)
+    static let keyID = "ABC123DEFG"
+    static let teamID = "DEF123GHIJ"
+
+    let clock = APNsManualClock()
+    let key: ES256PrivateKey
+    let signer: JWTSigner
+    let validator: APNsMockValidator
+
+    init() throws {
+        key = try ES256PrivateKey.generate()
+        signer = JWTSigner(privateKey: key, keyID: Self.keyID, teamID: Self.teamID)
+        validator = APNsMockValidator(
+            configuration: APNsMockConfiguration(
+                authentication: .providerToken(keys: [Self.keyID: key.publicKey], teamID: Self.teamID),
+                allowedBundleIDs: ["com.example.app"],
+                clock: clock
+            )
+        )
+    }
+
+    func jwt(issuedAt: Int64? = nil, signer: JWTSigner? = nil) throws -> String {
+        try (signer ?? self.signer).makeToken(issuedAt: issuedAt ?? Int64(clock.now())).jwt
+    }
+
+    /// A valid alert request with `changes` applied to its headers (nil value removes the header).
+    func request(
+        method: String = "POST",
+        path: String? = nil,
+        set changes: [String: String?] = [:],
+        extra: [(name: String, value: String)] = [],
+        body: [UInt8] = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
+    ) throws -> APNsMockRequest {
+        var headers: [String: String] = [
+            "authorization": "bearer " + (try jwt()), "apns-push-type": "alert", "apns-topic": "com.example.app",
+            "apns-priority": "10",
+        ]
+        for (name, value) in changes { headers[name] = value }
+        let list = headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) } + extra
+        return APNsMockRequest(method: method, path: path ?? "/3/device/\(Self.token)", headers: list, body: body)
+    }
+
+    func answer(_ request: APNsMockRequest, connection: APNsMockConnectionState = APNsMockConnectionState()) -> (Int, String?) {
+        let response = validator.handle(request, connection: connection).response
+        return (response?.status ?? -1, response?.reason)
+    }
+
+    @Test func validAlertAndVoipPushesSucceed() throws {
+        let decision = validator.handle(try request(set: ["apns-id": "8d7f0a52-3c1e-4b6a-9f00-123456789abc"]), connection: .init())
+        let response = try #require(decision.response)
+        #expect(response.status == 200)
+        #expect(response.body.isEmpty)
+        #expect(response.apnsID == "8D7F0A52-3C1E-4B6A-9F00-123456789ABC")  // echoed, uppercase like APNs
+        #expect(response.headers["apns-unique-id"] != nil)
+        #expect(!decision.sendGoAwayAfter)
+        let voip = try request(set: ["apns-push-type": "voip", "apns-topic": "com.example.app.voip"], body: Array(repeating: 0x20, count: 5000) + Array("{}".utf8))
+        #expect(answer(voip).0 == 200)
+        // A generated apns-id when the request has none, parsed by the client side into a lowercase UUID.
+        let generated = try #require(validator.handle(try request(), connection: .init()).response)
+        let result = APNsResult(status: generated.status, headers: generated.headers.map { ($0.key, $0.value) }, body: generated.body)
+        #expect(result.disposition == .delivered)
+        #expect(APNsRequest.isCanonicalUUID(try #require(result.apnsID)))
+    }
+
+    @Test func rejectionsTable() throws {
+        let long = String(repeating: "x", count: 65)
+        let cases: [(String, APNsMockRequest, Int, APNsReason)] = [
+            ("GET", try request(method: "GET"), 405, .methodNotAllowed),
+            ("bad path", try request(path: "/2/device/\(Self.token)"), 404, .badPath),
+            ("no token", try request(path: "/3/device/"), 400, .missingDeviceToken),
+            ("token not hex", try request(path: "/3/device/zz" + String(Self.token.dropFirst(2))), 400, .badDeviceToken),
+            ("token odd length", try request(path: "/3/device/abc"), 400, .badDeviceToken),
+            ("duplicate", try request(extra: [("apns-topic", "com.example.app")]), 400, .duplicateHeaders),
+            ("duplicate, other case", try request(extra: [("APNS-Priority", "10")]), 400, .duplicateHeaders),
+            ("no topic", try request(set: ["apns-topic": nil]), 400, .missingTopic),
+            ("malformed topic", try request(set: ["apns-topic": "com example"]), 400, .badTopic),
+            ("other app", try request(set: ["apns-topic": "com.other.app"]), 400, .topicDisallowed),
+            ("unknown push type", try request(set: ["apns-push-type": "fax"]), 400, .invalidPushType),
+            ("voip on bundle topic", try request(set: ["apns-push-type": "voip"]), 400, .deviceTokenNotForTopic),
+            ("alert on voip topic", try request(set: ["apns-topic": "com.example.app.voip"]), 400, .deviceTokenNotForTopic),
+            ("priority 7", try request(set: ["apns-priority": "7"]), 400, .badPriority),
+            ("priority text", try request(set: ["apns-priority": "high"]), 400, .badPriority),
+            ("background with 10", try request(set: ["apns-push-type": "background"]), 400, .badPriority),
+            ("background default 10", try request(set: ["apns-push-type": "background", "apns-priority": nil]), 400, .badPriority),
+            ("expiration text", try request(set: ["apns-expiration": "tomorrow"]), 400, .badExpirationDate),
+            ("expiration negative", try request(set: ["apns-expiration": "-1"]), 400, .badExpirationDate),
+            ("collapse id 65 bytes", try request(set: ["apns-collapse-id": long]), 400, .badCollapseId),
+            ("apns-id not a uuid", try request(set: ["apns-id": "123"]), 400, .badMessageId),
+            ("empty body", try request(body: []), 400, .payloadEmpty),
+            ("bad json", try request(body: Array("{\"aps\":".utf8)), 400, .payloadEmpty),
+            ("json array", try request(body: Array("[1]".utf8)), 400, .payloadEmpty),
+            ("4097 bytes alert", try request(body: Array("{}".utf8) + Array(repeating: 0x20, count: 4095)), 413, .payloadTooLarge),
+            ("5121 bytes voip", try request(set: ["apns-push-type": "voip", "apns-topic": "com.example.app.voip"], body: Array("{}".utf8) + Array(repeating: 0x20, count: 5119)), 413, .payloadTooLarge),
+            ("no authorization", try request(set: ["authorization": nil]), 403, .missingProviderToken),
+            ("not bearer", try request(set: ["authorization": "basic abc"]), 403, .invalidProviderToken),
+            ("garbage jwt", try request(set: ["authorization": "bearer a.b.c"]), 403, .invalidProviderToken),
+        ]
+        for (name, request, status, reason) in cases {
+            let (gotStatus, gotReason) = answer(request)
+            #expect(gotStatus == status, "\(name)")
+            #expect(gotReason == reason.rawValue, "\(name)")
+            // The client-side classification agrees with the mock's reason.
+            let response = try #require(validator.handle(request, connection: .init()).response)
+            let result = APNsResult(status: response.status, headers: response.headers.map { ($0.key, $0.value) }, body: response.body)
+            #expect(result.reason == reason.rawValue, "\(name)")
+        }
+        #expect(validator.recorder.count("PayloadTooLarge") == 4)
+    }
+
+    @Test func providerTokenRules() throws {
+        let otherKey = try ES256PrivateKey.generate()
+        let wrongKey = JWTSigner(privateKey: otherKey, keyID: Self.keyID, teamID: Self.teamID)
+        let unknownKid = JWTSigner(privateKey: key, keyID: "ZZZZZZZZZZ", teamID: Self.teamID)
+        let wrongTeam = JWTSigner(privateKey: key, keyID: Self.keyID, teamID: "WRONGTEAM1")
+        let now = Int64(clock.now())
+        var tampered = try jwt()
+        tampered.removeLast(2)
+        tampered += tampered.hasSuffix("AA") ? "BB" : "AA"
+        let header = Base64URL.encode(#"{"alg":"HS256","kid":"ABC123DEFG"}"#)
+        let claims = Base64URL.encode(#"{"iss":"DEF123GHIJ","iat":\#(now)}"#)
+        let signature = try key.signature(for: Array("\(header).\(claims)".utf8))
+        let hs256 = "\(header).\(claims).\(Base64URL.encode(signature))"
+        let cases: [(String, String, Int, APNsReason)] = [
+            ("signed by another key", try jwt(signer: wrongKey), 403, .invalidProviderToken),
+            ("unknown kid", try jwt(signer: unknownKid), 403, .invalidProviderToken),
+            ("wrong team", try jwt(signer: wrongTeam), 403, .invalidProviderToken),
+            ("tampered signature", tampered, 403, .invalidProviderToken),
+            ("not ES256", hs256, 403, .invalidProviderToken),
+            ("from the future", try jwt(issuedAt: now + 3600), 403, .invalidProviderToken),
+            ("61 minutes old", try jwt(issuedAt: now - 3660), 403, .expiredProviderToken),
+            ("59 minutes old", try jwt(issuedAt: now - 3540), 200, .init("")),
+        ]
+        for (name, token, status, reason) in cases {
+            let (gotStatus, gotReason) = answer(try request(set: ["authorization": "bearer " + token]))
+            #expect(gotStatus == status, "\(name)")
+            if status != 200 { #expect(gotReason == reason.rawValue, "\(name)") }
+        }
+        // DER signatures are accepted too, as APNs does.
+        let der = try key.derSignature(for: Array("\(Base64URL.encode(#"{"alg":"ES256","kid":"ABC123DEFG"}"#)).\(claims)".utf8))
+        let derToken = "\(Base64URL.encode(#"{"alg":"ES256","kid":"ABC123DEFG"}"#)).\(claims).\(Base64URL.encode(der))"
+        #expect(answer(try request(set: ["authorization": "bearer " + derToken])).0 == 200)
+    }
+
+    @Test func tooManyProviderTokenUpdatesIsPerConnection() throws {
+        let connection = APNsMockConnectionState(id: 1)
+        let first = try jwt()
+        #expect(answer(try request(set: ["authorization": "bearer " + first]), connection: connection).0 == 200)
+        clock.advance(by: 5 * 60)
+        let second = try jwt()
+        #expect(second != first)
+        let (status, reason) = answer(try request(set: ["authorization": "bearer " + second]), connection: connection)
+        #expect(status == 429)
+        #expect(reason == APNsReason.tooManyProviderTokenUpdates.rawValue)
+        // The old token still works on that connection, and the new token works on a fresh connection.
+        #expect(answer(try request(set: ["authorization": "bearer " + first]), connection: connection).0 == 200)
+        #expect(answer(try request(set: ["authorization": "bearer " + second]), connection: APNsMockConnectionState(id: 2)).0 == 200)
+        // 20 minutes after the first token, the switch is accepted.
+        clock.advance(by: 15 * 60)
+        #expect(answer(try request(set: ["authorization": "bearer " + second]), connection: connection).0 == 200)
+        #expect(connection.tokenUpdateCount == 1)
+        // Another key ID on the same connection is unrelated.
+        let otherKey = try ES256PrivateKey.generate()
+        let twoKeys = APNsMockValidator(
+            configuration: APNsMockConfiguration(
+                authentication: .providerToken(keys: [Self.keyID: key.publicKey, "KEY2KEY2KE": otherKey.publicKey], teamID: Self.teamID),
+                clock: clock
+            )
+        )
+        let bound = APNsMockConnectionState()
+        #expect(twoKeys.handle(try request(), connection: bound).response?.status == 200)
+        let other = try JWTSigner(privateKey: otherKey, keyID: "KEY2KEY2KE", teamID: Self.teamID).makeToken(issuedAt: Int64(clock.now()))
+        let answer = twoKeys.handle(try request(set: ["authorization": other.authorizationValue]), connection: bound).response
+        #expect(answer?.status == 403)
+        #expect(answer?.reason == APNsReason.unrelatedKeyIdInToken.rawValue)
+        #expect(bound.boundKeyID == Self.keyID)
+    }
+
+    @Test func certificateModeIgnoresAuthorizationAndDefaultsTopic() throws {
+        let certificate = APNsMockValidator(configuration: APNsMockConfiguration(allowedBundleIDs: ["com.example.app"], clock: clock))
+        let response = certificate.handle(try request(set: ["authorization": nil, "apns-topic": nil]), connection: .init()).response
+        #expect(response?.status == 200)
+    }
+
+    @Test func faultsWithFixedSeedAreReproducible() throws {
+        func run(seed: UInt64) throws -> [String] {
+            let injector = APNsMockFaultInjector(
+                faults: APNsMockFaults(
+                    tooManyRequestsProbability: 0.1, internalServerErrorProbability: 0.1,
+                    serviceUnavailableProbability: 0.1, latencySeconds: 0.01, latencyJitterSeconds: 0.02,
+                    dropConnectionProbability: 0.05, stallProbability: 0.05
+                ),
+                seed: seed
+            )
+            let mock = APNsMockValidator(configuration: APNsMockConfiguration(clock: clock), faults: injector)
+            let connection = APNsMockConnectionState()
+            var outcomes: [String] = []
+            for _ in 0..<400 {
+                let decision = mock.handle(try request(set: ["authorization": nil]), connection: connection)
+                #expect(decision.delaySeconds >= 0.01 && decision.delaySeconds <= 0.03)
+                switch decision.action {
+                case .respond(let response): outcomes.append(response.reason ?? "Success")
+                case .stall: outcomes.append("Stalled")
+                case .dropConnection: outcomes.append("Dropped")
+                }
+            }
+            let counts = mock.recorder.countsByOutcome
+            #expect(counts.values.reduce(0, +) == 400)
+            #expect(mock.recorder.totalCount == 400)
+            return outcomes
+        }
+        let first = try run(seed: 42)
+        #expect(try run(seed: 42) == first)
+        #expect(try run(seed: 43) != first)
+        let counts = Dictionary(grouping: first, by: { $0 }).mapValues(\.count)
+        for outcome in ["TooManyRequests", "InternalServerError", "ServiceUnavailable"] {
+            #expect((20...70).contains(counts[outcome, default: 0]), "\(outcome): \(counts)")
+        }
+        for outcome in ["Stalled", "Dropped"] { #expect((5...40).contains(counts[outcome, default: 0]), "\(outcome): \(counts)") }
+        #expect((200...320).contains(counts["Success", default: 0]), "\(counts)")
+    }
+
+    @Test func tokenFaultsAndGoAway() throws {
+        let dead = String(repeating: "cd", count: 32)
+        let bad = String(repeating: "ef", count: 32)
+        let injector = APNsMockFaultInjector()
+        let mock = APNsMockValidator(configuration: APNsMockConfiguration(clock: clock), faults: injector)
+        injector.faults = APNsMockFaults(unregisteredTokens: [dead.uppercased()], badTokens: [bad], goAwayAfterStreams: 3)
+        let connection = APNsMockConnectionState()
+        let unregistered = try #require(mock.handle(try request(path: "/3/device/\(dead)", set: ["authorization": nil]), connection: connection).response)
+        let result = APNsResult(status: unregistered.status, headers: unregistered.headers.map { ($0.key, $0.value) }, body: unregistered.body)
+        #expect(result.status == 410)
+        #expect(result.disposition == .tokenInvalid)
+        #expect(result.timestampMilliseconds == Int64(clock.now() * 1000))
+        let badAnswer = mock.handle(try request(path: "/3/device/\(bad)", set: ["authorization": nil]), connection: connection)
+        #expect(badAnswer.response?.reason == "BadDeviceToken")
+        #expect(!badAnswer.sendGoAwayAfter)
+        let third = mock.handle(try request(set: ["authorization": nil]), connection: connection)
+        #expect(third.response?.status == 200)
+        #expect(third.sendGoAwayAfter)
+        #expect(String(decoding: third.goAwayDebugData, as: UTF8.self) == #"{"reason":"Shutdown"}"#)
+        #expect(!mock.handle(try request(set: ["authorization": nil]), connection: connection).sendGoAwayAfter)
+        #expect(connection.streamCount == 4)
+        // Changing the plan at run time.
+        injector.update { $0.unregisteredTokens = [] }
+        #expect(mock.handle(try request(path: "/3/device/\(dead)", set: ["authorization": nil]), connection: .init()).response?.status == 200)
+        let entries = mock.recorder.entries
+        #expect(entries.count == 5)
+        #expect(entries[0].outcome == "Unregistered" && entries[0].status == 410)
+        #expect(entries[0].path == "/3/device/\(dead)")
+        #expect(String(decoding: entries[0].payload, as: UTF8.self).contains("aps"))
+        #expect(mock.recorder.count("Success") == 3)
+    }
+
+    @Test func recorderIsBounded() throws {
+        let recorder = APNsMockRecorder(capacity: 3)
+        let mock = APNsMockValidator(configuration: APNsMockConfiguration(clock: clock), recorder: recorder)
+        for _ in 0..<10 { _ = mock.handle(try request(set: ["authorization": nil]), connection: .init()) }
+        #expect(recorder.entries.count == 3)
+        #expect(recorder.totalCount == 10)
+        recorder.reset()
+        #expect(recorder.totalCount == 0)
+    }
+}

@@ -1,1 +1,0 @@
-// APNsTests: filled in by its issue.

@@ -1,1 +1,0 @@
-// CryptoTests: filled in by its issue.
