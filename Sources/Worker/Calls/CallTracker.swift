@@ -1,0 +1,211 @@
+import Synchronization
+
+/// Per-call ordering and cancellation: the dispatcher's memory of which calls have a push in flight, which
+/// events wait behind it, and which calls have recently ended.
+///
+/// Rules:
+/// - **One at a time, in order.** Events of one call id are sent one at a time in arrival order: ``admit(_:)``
+///   answers `sendNow` only when nothing of that call is in flight; otherwise the event is `queued` and is
+///   handed back by ``complete(callID:)`` when the one in front finishes. A hang-up never overtakes its incoming.
+/// - **Expired.** An `incoming` event at or past its ring deadline is never sent (`expired`), checked on admission
+///   and again when it leaves the queue.
+/// - **Cancelled.** A stop-ringing event (hangup, missed, answered_elsewhere) cancels every `incoming` of the same
+///   call still waiting in the queue, and is remembered (bounded LRU by count and age), so an `incoming` that
+///   arrives later (e.g. from a retry tier) is `cancelled` instead of ringing after the caller hung up. The
+///   stop-ringing event itself is always sent (an earlier incoming may already be ringing).
+/// - The one in flight is never recalled; if its outcome would be a retry, ask ``hasEnded(callID:)`` and route
+///   it as cancelled instead (``OutcomeRouter`` takes that flag).
+///
+/// Dispatcher protocol: `admit` each decoded event → send the ones answered `sendNow`, record `expired`/`cancelled`
+/// outcomes for the rest (including ``Admission/cancelledWaiting``); when a sent event's outcome is final, call
+/// `complete(callID:)` and handle every returned ``Release`` the same way.
+///
+/// - Important: thread-safe; all state is behind one `Mutex`, and no callback runs under it.
+public final class CallTracker<Item: Sendable>: Sendable {
+    /// Limits of the tracker's memory.
+    public struct Configuration: Sendable, Hashable {
+        /// How many ended call ids to remember. Default: 100000.
+        public var endedCallCapacity: Int = 100_000
+        /// How long to remember an ended call id, in milliseconds (longer than the longest retry tier plus its
+        /// ring timeout). Default: 600000 (10 minutes).
+        public var endedCallRetentionMilliseconds: Int64 = 600_000
+
+        public init() {}
+    }
+
+    /// One event as the tracker sees it; `item` is whatever the dispatcher needs back (record, request, …).
+    public struct Entry: Sendable {
+        public var item: Item
+        public var callID: String
+        public var type: CallEventType
+        public var ringDeadlineMilliseconds: Int64
+
+        public init(item: Item, callID: String, type: CallEventType, ringDeadlineMilliseconds: Int64) {
+            self.item = item
+            self.callID = callID
+            self.type = type
+            self.ringDeadlineMilliseconds = ringDeadlineMilliseconds
+        }
+
+        public init(item: Item, event: CallEvent) {
+            self.init(
+                item: item, callID: event.callID, type: event.type,
+                ringDeadlineMilliseconds: event.ringDeadlineMilliseconds
+            )
+        }
+    }
+
+    /// What to do with an event now.
+    public enum Decision: String, Hashable, Sendable {
+        /// Send it; it is now the call's in-flight event. Call ``complete(callID:)`` when its outcome is final.
+        case sendNow
+        /// Another event of the call is in flight; it comes back from ``complete(callID:)``.
+        case queued
+        /// Past its ring deadline: record outcome `expired`, do not send.
+        case expired
+        /// The call already ended: record outcome `cancelled`, do not send.
+        case cancelled
+    }
+
+    public struct Admission: Sendable {
+        public var decision: Decision
+        /// Incoming events of the same call that were waiting and are now `cancelled` (record their outcome).
+        public var cancelledWaiting: [Item]
+    }
+
+    public struct Release: Sendable {
+        public var item: Item
+        /// `sendNow`, `expired` or `cancelled`.
+        public var decision: Decision
+    }
+
+    private struct CallState {
+        var inFlight = false
+        var waiting: [Entry] = []
+    }
+
+    private struct State {
+        var calls: [String: CallState] = [:]
+        var ended: [String: Int64] = [:]
+        var endedOrder: [(callID: String, at: Int64)] = []
+        var endedOrderHead = 0
+    }
+
+    public let configuration: Configuration
+    private let clock: any WorkerClock
+    private let state = Mutex(State())
+
+    public init(configuration: Configuration = Configuration(), clock: any WorkerClock = SystemWorkerClock()) {
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    /// Decides whether `entry` may be sent now.
+    public func admit(_ entry: Entry) -> Admission {
+        let now = clock.nowMilliseconds()
+        return state.withLock { state in
+            Self.evict(&state, now: now, configuration: configuration)
+            var cancelled: [Item] = []
+            if entry.type == .incoming {
+                if state.ended[entry.callID] != nil { return Admission(decision: .cancelled, cancelledWaiting: []) }
+                if now >= entry.ringDeadlineMilliseconds {
+                    return Admission(decision: .expired, cancelledWaiting: [])
+                }
+            } else {
+                Self.remember(entry.callID, now: now, in: &state)
+                if var call = state.calls[entry.callID] {
+                    call.waiting.removeAll { waiting in
+                        guard waiting.type == .incoming else { return false }
+                        cancelled.append(waiting.item)
+                        return true
+                    }
+                    state.calls[entry.callID] = call
+                }
+            }
+            var call = state.calls[entry.callID, default: CallState()]
+            let decision: Decision
+            if call.inFlight {
+                call.waiting.append(entry)
+                decision = .queued
+            } else {
+                call.inFlight = true
+                decision = .sendNow
+            }
+            state.calls[entry.callID] = call
+            return Admission(decision: decision, cancelledWaiting: cancelled)
+        }
+    }
+
+    /// The in-flight event of `callID` has its final outcome. Returns the waiting events now decided, in order:
+    /// at most one `sendNow` (the new in-flight event), preceded by any that expired or were cancelled meanwhile.
+    public func complete(callID: String) -> [Release] {
+        let now = clock.nowMilliseconds()
+        return state.withLock { state in
+            guard var call = state.calls[callID] else { return [] }
+            call.inFlight = false
+            var releases: [Release] = []
+            while !call.waiting.isEmpty {
+                let next = call.waiting.removeFirst()
+                if next.type == .incoming && state.ended[callID] != nil {
+                    releases.append(Release(item: next.item, decision: .cancelled))
+                } else if next.type == .incoming && now >= next.ringDeadlineMilliseconds {
+                    releases.append(Release(item: next.item, decision: .expired))
+                } else {
+                    call.inFlight = true
+                    releases.append(Release(item: next.item, decision: .sendNow))
+                    break
+                }
+            }
+            state.calls[callID] = call.inFlight || !call.waiting.isEmpty ? call : nil
+            return releases
+        }
+    }
+
+    /// Whether a stop-ringing event of `callID` was seen recently (a retry of its incoming must be cancelled).
+    public func hasEnded(callID: String) -> Bool {
+        let now = clock.nowMilliseconds()
+        return state.withLock { state in
+            Self.evict(&state, now: now, configuration: configuration)
+            return state.ended[callID] != nil
+        }
+    }
+
+    /// Records that `callID` ended without an event passing through ``admit(_:)`` (e.g. learned elsewhere).
+    public func markEnded(callID: String) {
+        let now = clock.nowMilliseconds()
+        state.withLock { state in
+            Self.evict(&state, now: now, configuration: configuration)
+            Self.remember(callID, now: now, in: &state)
+        }
+    }
+
+    /// Calls with an event in flight or waiting, and remembered ended calls (for gauges and tests).
+    public var counts: (activeCalls: Int, waitingEvents: Int, endedCalls: Int) {
+        state.withLock { state in
+            (state.calls.count, state.calls.values.reduce(0) { $0 + $1.waiting.count }, state.ended.count)
+        }
+    }
+
+    // MARK: - Ended-call memory
+
+    private static func remember(_ callID: String, now: Int64, in state: inout State) {
+        state.ended[callID] = now
+        state.endedOrder.append((callID, now))
+    }
+
+    private static func evict(_ state: inout State, now: Int64, configuration: Configuration) {
+        while state.endedOrderHead < state.endedOrder.count {
+            let oldest = state.endedOrder[state.endedOrderHead]
+            let isCurrent = state.ended[oldest.callID] == oldest.at
+            let tooOld = now - oldest.at >= configuration.endedCallRetentionMilliseconds
+            let tooMany = state.ended.count > configuration.endedCallCapacity
+            guard !isCurrent || tooOld || tooMany else { break }
+            if isCurrent { state.ended[oldest.callID] = nil }
+            state.endedOrderHead += 1
+        }
+        if state.endedOrderHead > 1024 && state.endedOrderHead * 2 > state.endedOrder.count {
+            state.endedOrder.removeFirst(state.endedOrderHead)
+            state.endedOrderHead = 0
+        }
+    }
+}

@@ -1,0 +1,286 @@
+import APNs
+
+/// A specialised, allocation-light decoder for the call event shape (design.md "Events").
+///
+/// It scans the UTF-8 bytes once with a strict RFC 8259 scanner, in any key order, ignoring unknown keys
+/// (which are still validated), then checks the fields in a fixed order, so the reported reason does not
+/// depend on key order. Rules:
+/// - required strings: `event_id`, `type`, `call_id`, `device_token`, `push`, `topic`, `environment`;
+///   absent or `null` → `missing_field:<name>`, not a string → `wrong_type:<name>`, `event_id`/`call_id`/`topic`
+///   empty → `empty_field:<name>`.
+/// - `created_at` (required) and `ring_timeout_s` (optional, default
+///   ``Configuration/defaultRingTimeoutSeconds``): whole numbers (`30`, `30.0`, `3e1` alike) of magnitude ≤ 2^53.
+/// - optional: `caller {name,id}`, `alert {title,subtitle,body}`, `category`, `sound`, `custom {}`; `null` is the
+///   same as absent; unknown keys inside `caller`/`alert` are ignored.
+/// - `custom` is kept as raw JSON members (validated), duplicates resolved last-wins.
+///
+/// Thread-safe: a value type with no shared state.
+public struct CallEventDecoder: Sendable {
+    /// Decoder limits.
+    public struct Configuration: Sendable, Hashable {
+        /// Largest record value accepted, in bytes. Default: 16384.
+        public var maximumEventSize: Int = 16384
+        /// Deepest nesting accepted (the event object is depth 1). Default: 32.
+        public var maximumNestingDepth: Int = 32
+        /// Accepted `ring_timeout_s` values. Default: 1...600.
+        public var ringTimeoutRange: ClosedRange<Int> = 1...600
+        /// Used when `ring_timeout_s` is absent or null. Default: 30.
+        public var defaultRingTimeoutSeconds: Int = 30
+
+        public init() {}
+    }
+
+    public var configuration: Configuration
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Decodes one record value.
+    /// - Throws: ``EventDecodingError`` with a precise reason code.
+    public func decode(_ bytes: [UInt8]) throws(EventDecodingError) -> CallEvent {
+        guard bytes.count <= configuration.maximumEventSize else {
+            throw EventDecodingError(
+                .eventTooLarge,
+                "event is \(bytes.count) bytes, at most \(configuration.maximumEventSize) allowed"
+            )
+        }
+        var fields = Fields()
+        let depth = configuration.maximumNestingDepth
+        let syntaxError: JSONSyntaxError? = bytes.withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(buffer: buffer, maximumDepth: depth)
+            do throws(JSONSyntaxError) {
+                try Self.scan(&scanner, into: &fields)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let syntaxError {
+            switch syntaxError.kind {
+            case .tooDeep:
+                throw EventDecodingError(.nestingTooDeep, "nested deeper than \(depth) at byte \(syntaxError.offset)")
+            case .syntax:
+                throw EventDecodingError(.invalidJSON, "\(syntaxError.message) at byte \(syntaxError.offset)")
+            }
+        }
+        return try validate(fields)
+    }
+
+    // MARK: - Scanning
+
+    enum Slot: Sendable {
+        case absent
+        case string(String)
+        case number(JSONNumber)
+        /// An object member scanned in place (caller, alert, custom).
+        case object
+        case wrongType
+    }
+
+    struct Fields {
+        var isObject = false
+        var eventID = Slot.absent, type = Slot.absent, callID = Slot.absent, deviceToken = Slot.absent
+        var push = Slot.absent, topic = Slot.absent, environment = Slot.absent
+        var createdAt = Slot.absent, ringTimeout = Slot.absent
+        var category = Slot.absent, sound = Slot.absent
+        var caller = Slot.absent, callerName = Slot.absent, callerID = Slot.absent
+        var alert = Slot.absent, alertTitle = Slot.absent, alertSubtitle = Slot.absent, alertBody = Slot.absent
+        var custom = Slot.absent
+        var customFields = CustomFields()
+    }
+
+    static func scan(_ scanner: inout JSONScanner, into fields: inout Fields) throws(JSONSyntaxError) {
+        scanner.skipByteOrderMark()
+        scanner.skipWhitespace()
+        if scanner.peek() == UInt8(ascii: "{") {
+            fields.isObject = true
+            try scanner.forEachMember(depth: 1) { (scanner, key) throws(JSONSyntaxError) in
+                switch key {
+                case "event_id": fields.eventID = try readString(&scanner)
+                case "type": fields.type = try readString(&scanner)
+                case "call_id": fields.callID = try readString(&scanner)
+                case "device_token": fields.deviceToken = try readString(&scanner)
+                case "push": fields.push = try readString(&scanner)
+                case "topic": fields.topic = try readString(&scanner)
+                case "environment": fields.environment = try readString(&scanner)
+                case "created_at": fields.createdAt = try readNumber(&scanner)
+                case "ring_timeout_s": fields.ringTimeout = try readNumber(&scanner)
+                case "category": fields.category = try readString(&scanner)
+                case "sound": fields.sound = try readString(&scanner)
+                case "caller":
+                    fields.callerName = .absent
+                    fields.callerID = .absent
+                    fields.caller = try readObject(&scanner) { (scanner, key) throws(JSONSyntaxError) in
+                        switch key {
+                        case "name": fields.callerName = try readString(&scanner)
+                        case "id": fields.callerID = try readString(&scanner)
+                        default: try scanner.skipValue(depth: 2)
+                        }
+                    }
+                case "alert":
+                    fields.alertTitle = .absent
+                    fields.alertSubtitle = .absent
+                    fields.alertBody = .absent
+                    fields.alert = try readObject(&scanner) { (scanner, key) throws(JSONSyntaxError) in
+                        switch key {
+                        case "title": fields.alertTitle = try readString(&scanner)
+                        case "subtitle": fields.alertSubtitle = try readString(&scanner)
+                        case "body": fields.alertBody = try readString(&scanner)
+                        default: try scanner.skipValue(depth: 2)
+                        }
+                    }
+                case "custom":
+                    fields.customFields = CustomFields()
+                    fields.custom = try readObject(&scanner) { (scanner, key) throws(JSONSyntaxError) in
+                        let range = try scanner.skipValue(depth: 2)
+                        let raw = [UInt8](UnsafeBufferPointer(rebasing: scanner.buffer[range]))
+                        fields.customFields.set(CustomFields.Member(key: key, rawValue: raw))
+                    }
+                default:
+                    try scanner.skipValue(depth: 1)
+                }
+            }
+        } else {
+            try scanner.skipValue(depth: 0)
+        }
+        scanner.skipWhitespace()
+        guard scanner.isAtEnd else { throw scanner.error("trailing characters") }
+    }
+
+    private static func readString(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Slot {
+        switch scanner.peek() {
+        case UInt8(ascii: "\""): return .string(try scanner.readString())
+        case UInt8(ascii: "n"):
+            try scanner.readLiteral("null")
+            return .absent
+        default:
+            try scanner.skipValue(depth: 1)
+            return .wrongType
+        }
+    }
+
+    private static func readNumber(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Slot {
+        switch scanner.peek() ?? 0 {
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try scanner.readNumber())
+        case UInt8(ascii: "n"):
+            try scanner.readLiteral("null")
+            return .absent
+        default:
+            try scanner.skipValue(depth: 1)
+            return .wrongType
+        }
+    }
+
+    private static func readObject(
+        _ scanner: inout JSONScanner,
+        _ member: (inout JSONScanner, String) throws(JSONSyntaxError) -> Void
+    ) throws(JSONSyntaxError) -> Slot {
+        switch scanner.peek() {
+        case UInt8(ascii: "{"):
+            try scanner.forEachMember(depth: 2, member)
+            return .object
+        case UInt8(ascii: "n"):
+            try scanner.readLiteral("null")
+            return .absent
+        default:
+            try scanner.skipValue(depth: 1)
+            return .wrongType
+        }
+    }
+
+    // MARK: - Validation (fixed order)
+
+    private func validate(_ fields: Fields) throws(EventDecodingError) -> CallEvent {
+        guard fields.isObject else { throw EventDecodingError(.notAnObject, "the event must be a JSON object") }
+        let eventID = try Self.requiredString(fields.eventID, "event_id", allowEmpty: false)
+        let typeText = try Self.requiredString(fields.type, "type", allowEmpty: true)
+        guard let type = CallEventType(rawValue: typeText) else {
+            throw EventDecodingError(.unknownType, "type must be incoming, hangup, missed or answered_elsewhere")
+        }
+        let callID = try Self.requiredString(fields.callID, "call_id", allowEmpty: false)
+        let tokenText = try Self.requiredString(fields.deviceToken, "device_token", allowEmpty: true)
+        let deviceToken: DeviceToken
+        do {
+            deviceToken = try DeviceToken(tokenText)
+        } catch {
+            throw EventDecodingError(.badDeviceToken, error.message)
+        }
+        let pushText = try Self.requiredString(fields.push, "push", allowEmpty: true)
+        guard let push = CallPushKind(rawValue: pushText) else {
+            throw EventDecodingError(.unknownPush, "push must be alert or voip")
+        }
+        let topic = try Self.requiredString(fields.topic, "topic", allowEmpty: false)
+        let environmentText = try Self.requiredString(fields.environment, "environment", allowEmpty: true)
+        guard let environment = CallEnvironment(rawValue: environmentText) else {
+            throw EventDecodingError(.unknownEnvironment, "environment must be production or sandbox")
+        }
+        guard case .absent = fields.createdAt else {
+            let createdAt = try Self.integer(fields.createdAt, "created_at")
+            guard createdAt >= 0 else { throw EventDecodingError(.badCreatedAt, "created_at must not be negative") }
+            var ringTimeout = configuration.defaultRingTimeoutSeconds
+            if case .absent = fields.ringTimeout {
+            } else {
+                let value = try Self.integer(fields.ringTimeout, "ring_timeout_s")
+                let range = configuration.ringTimeoutRange
+                guard value >= Int64(range.lowerBound), value <= Int64(range.upperBound) else {
+                    throw EventDecodingError(.badRingTimeout, "ring_timeout_s must be in \(range), got \(value)")
+                }
+                ringTimeout = Int(value)
+            }
+            try Self.objectSlot(fields.caller, "caller")
+            let caller = CallEvent.Caller(
+                name: try Self.optionalString(fields.callerName, "caller.name"),
+                id: try Self.optionalString(fields.callerID, "caller.id")
+            )
+            try Self.objectSlot(fields.alert, "alert")
+            let alert = CallEvent.AlertText(
+                title: try Self.optionalString(fields.alertTitle, "alert.title"),
+                subtitle: try Self.optionalString(fields.alertSubtitle, "alert.subtitle"),
+                body: try Self.optionalString(fields.alertBody, "alert.body")
+            )
+            let category = try Self.optionalString(fields.category, "category")
+            let sound = try Self.optionalString(fields.sound, "sound")
+            try Self.objectSlot(fields.custom, "custom")
+            return CallEvent(
+                eventID: eventID, type: type, callID: callID, deviceToken: deviceToken, push: push, topic: topic,
+                environment: environment, createdAtMilliseconds: createdAt, ringTimeoutSeconds: ringTimeout,
+                caller: caller, alert: alert, category: category, sound: sound, custom: fields.customFields
+            )
+        }
+        throw EventDecodingError(.missingField("created_at"), "created_at is required")
+    }
+
+    private static func requiredString(_ slot: Slot, _ name: String, allowEmpty: Bool) throws(EventDecodingError)
+        -> String
+    {
+        switch slot {
+        case .absent: throw EventDecodingError(.missingField(name), "\(name) is required")
+        case .string(let value):
+            guard allowEmpty || !value.isEmpty else {
+                throw EventDecodingError(.emptyField(name), "\(name) must not be empty")
+            }
+            return value
+        default: throw EventDecodingError(.wrongType(name), "\(name) must be a string")
+        }
+    }
+
+    private static func optionalString(_ slot: Slot, _ name: String) throws(EventDecodingError) -> String? {
+        switch slot {
+        case .absent: return nil
+        case .string(let value): return value
+        default: throw EventDecodingError(.wrongType(name), "\(name) must be a string or null")
+        }
+    }
+
+    private static func objectSlot(_ slot: Slot, _ name: String) throws(EventDecodingError) {
+        if case .wrongType = slot { throw EventDecodingError(.wrongType(name), "\(name) must be an object or null") }
+    }
+
+    private static func integer(_ slot: Slot, _ name: String) throws(EventDecodingError) -> Int64 {
+        guard case .number(let number) = slot, let value = number.exactInteger else {
+            throw EventDecodingError(.wrongType(name), "\(name) must be a whole number")
+        }
+        return value
+    }
+}

@@ -1,0 +1,47 @@
+/// What happened to a call: `incoming` makes the phone ring; every other type stops it.
+///
+/// `missed` and `answered_elsewhere` are accepted as "stop ringing" types and mapped exactly like `hangup`
+/// (alert `"pushType": 2`, same collapse id), each with its own default alert text. Any other string is
+/// rejected by the decoder with `unknown_type`.
+public struct CallEventType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "incoming", "hangup", "missed", "answered_elsewhere": self.rawValue = rawValue
+        default: return nil
+        }
+    }
+
+    private init(unchecked rawValue: String) { self.rawValue = rawValue }
+
+    /// The phone should start ringing.
+    public static let incoming = Self(unchecked: "incoming")
+    /// The caller hung up: stop ringing.
+    public static let hangup = Self(unchecked: "hangup")
+    /// The call timed out unanswered: stop ringing.
+    public static let missed = Self(unchecked: "missed")
+    /// Another device of the callee answered: stop ringing.
+    public static let answeredElsewhere = Self(unchecked: "answered_elsewhere")
+
+    public static let all: [Self] = [.incoming, .hangup, .missed, .answeredElsewhere]
+
+    /// True for every type that ends the ringing (hangup, missed, answered_elsewhere).
+    public var stopsRinging: Bool { self != .incoming }
+
+    public var description: String { rawValue }
+}
+
+/// Which kind of push the device token belongs to.
+public enum CallPushKind: String, Hashable, Sendable, CaseIterable {
+    /// A UserNotifications token: alert push with `mutable-content`, the Notification Service Extension rings.
+    case alert
+    /// A PushKit VoIP token: `apns-push-type: voip`, topic `<bundle>.voip`, CallKit rings.
+    case voip
+}
+
+/// The APNs environment the token was issued for.
+public enum CallEnvironment: String, Hashable, Sendable, CaseIterable {
+    case production
+    case sandbox
+}

@@ -1,0 +1,322 @@
+/// Why the scanner stopped: the bytes are not JSON (RFC 8259), or they nest deeper than allowed.
+struct JSONSyntaxError: Error, Sendable {
+    enum Kind: Sendable { case syntax, tooDeep }
+    var kind: Kind
+    /// Byte offset where the problem was found.
+    var offset: Int
+    var message: StaticString
+}
+
+/// A number as the scanner read it.
+enum JSONNumber: Sendable, Equatable {
+    /// An integer literal (no fraction, no exponent) that fits in 18 digits.
+    case integer(Int64)
+    /// Anything else, as the nearest finite Double.
+    case double(Double)
+
+    /// The value when it is a whole number with magnitude at most 2^53 (exact in a Double), else nil.
+    var exactInteger: Int64? {
+        switch self {
+        case .integer(let value):
+            return value.magnitude <= JSONNumber.maximumExactInteger ? value : nil
+        case .double(let value):
+            guard value.rounded(.towardZero) == value, value.magnitude <= Double(JSONNumber.maximumExactInteger)
+            else { return nil }
+            return Int64(value)
+        }
+    }
+
+    static let maximumExactInteger: UInt64 = 1 << 53
+}
+
+/// A strict RFC 8259 scanner over UTF-8 bytes, for hand-written decoders of fixed shapes.
+///
+/// - Strings: escapes including `\uXXXX` and surrogate pairs (a lone surrogate is an error), raw control
+///   characters rejected, invalid UTF-8 rejected.
+/// - Numbers: the JSON grammar exactly (no leading zeros, no `1.`, no `.5`); a number whose value overflows
+///   a Double is rejected, as Foundation does.
+/// - Trailing commas are rejected (Foundation accepts them; this scanner follows the RFC).
+///
+/// - Important: the scanner borrows `buffer`; use it only inside the `withUnsafeBufferPointer` that made it.
+struct JSONScanner {
+    let buffer: UnsafeBufferPointer<UInt8>
+    var index: Int
+    let maximumDepth: Int
+
+    init(buffer: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+        self.buffer = buffer
+        self.index = 0
+        self.maximumDepth = maximumDepth
+    }
+
+    // MARK: - Structure
+
+    @inline(__always)
+    var isAtEnd: Bool { index >= buffer.count }
+
+    @inline(__always)
+    func peek() -> UInt8? { index < buffer.count ? buffer[index] : nil }
+
+    /// Skips a UTF-8 byte order mark at the very start (Foundation accepts one).
+    mutating func skipByteOrderMark() {
+        if buffer.count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { index = 3 }
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while index < buffer.count {
+            switch buffer[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    @inline(__always)
+    func error(_ message: StaticString) -> JSONSyntaxError {
+        JSONSyntaxError(kind: .syntax, offset: index, message: message)
+    }
+
+    /// Skips whitespace, then consumes `byte` or throws.
+    @inline(__always)
+    mutating func expect(_ byte: UInt8, _ message: StaticString) throws(JSONSyntaxError) {
+        skipWhitespace()
+        guard index < buffer.count, buffer[index] == byte else { throw error(message) }
+        index += 1
+    }
+
+    /// Iterates the members of an object: call at `{`; `body` is called with each key, positioned at its
+    /// value (after the colon and whitespace), and must consume exactly that value.
+    mutating func forEachMember(
+        depth: Int,
+        _ body: (inout JSONScanner, String) throws(JSONSyntaxError) -> Void
+    ) throws(JSONSyntaxError) {
+        guard depth <= maximumDepth else { throw JSONSyntaxError(kind: .tooDeep, offset: index, message: "too deep") }
+        try expect(UInt8(ascii: "{"), "expected {")
+        skipWhitespace()
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\"") else { throw error("expected a key") }
+            let key = try readString()
+            try expect(UInt8(ascii: ":"), "expected :")
+            skipWhitespace()
+            try body(&self, key)
+            skipWhitespace()
+            guard let next = peek() else { throw error("unterminated object") }
+            index += 1
+            if next == UInt8(ascii: "}") { return }
+            guard next == UInt8(ascii: ",") else { throw error("expected , or }") }
+        }
+    }
+
+    // MARK: - Values
+
+    /// Validates and skips any value; returns the range of bytes it occupied.
+    @discardableResult
+    mutating func skipValue(depth: Int) throws(JSONSyntaxError) -> Range<Int> {
+        skipWhitespace()
+        let start = index
+        guard let byte = peek() else { throw error("expected a value") }
+        switch byte {
+        case UInt8(ascii: "\""):
+            _ = try readString()
+        case UInt8(ascii: "{"):
+            try forEachMember(depth: depth + 1) { (scanner, _) throws(JSONSyntaxError) in
+                try scanner.skipValue(depth: depth + 1)
+            }
+        case UInt8(ascii: "["):
+            guard depth + 1 <= maximumDepth else {
+                throw JSONSyntaxError(kind: .tooDeep, offset: index, message: "too deep")
+            }
+            index += 1
+            skipWhitespace()
+            if peek() == UInt8(ascii: "]") {
+                index += 1
+            } else {
+                while true {
+                    try skipValue(depth: depth + 1)
+                    skipWhitespace()
+                    guard let next = peek() else { throw error("unterminated array") }
+                    index += 1
+                    if next == UInt8(ascii: "]") { break }
+                    guard next == UInt8(ascii: ",") else { throw error("expected , or ]") }
+                }
+            }
+        case UInt8(ascii: "t"): try readLiteral("true")
+        case UInt8(ascii: "f"): try readLiteral("false")
+        case UInt8(ascii: "n"): try readLiteral("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            _ = try readNumber()
+        default:
+            throw error("expected a value")
+        }
+        return start..<index
+    }
+
+    /// Consumes `null` if it is next; returns whether it did.
+    mutating func consumeNull() throws(JSONSyntaxError) -> Bool {
+        guard peek() == UInt8(ascii: "n") else { return false }
+        try readLiteral("null")
+        return true
+    }
+
+    mutating func readLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
+        let count = literal.utf8CodeUnitCount
+        guard buffer.count - index >= count else { throw error("bad literal") }
+        let base = literal.utf8Start
+        for offset in 0..<count where buffer[index + offset] != base[offset] {
+            throw error("bad literal")
+        }
+        index += count
+    }
+
+    /// Reads a number at the current position.
+    mutating func readNumber() throws(JSONSyntaxError) -> JSONNumber {
+        let start = index
+        var negative = false
+        if peek() == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        var value: Int64 = 0
+        var digits = 0
+        guard let first = peek(), first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") else {
+            throw error("expected a digit")
+        }
+        if first == UInt8(ascii: "0") {
+            index += 1
+            digits = 1
+            if let next = peek(), next >= UInt8(ascii: "0"), next <= UInt8(ascii: "9") {
+                throw error("leading zero")
+            }
+        } else {
+            while let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                if digits < 18 { value = value &* 10 &+ Int64(byte &- UInt8(ascii: "0")) }
+                digits += 1
+                index += 1
+            }
+        }
+        var isInteger = true
+        if peek() == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            var fractionDigits = 0
+            while let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                fractionDigits += 1
+                index += 1
+            }
+            guard fractionDigits > 0 else { throw error("expected a fraction digit") }
+        }
+        if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { index += 1 }
+            var exponentDigits = 0
+            while let byte = peek(), byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                exponentDigits += 1
+                index += 1
+            }
+            guard exponentDigits > 0 else { throw error("expected an exponent digit") }
+        }
+        if isInteger && digits <= 18 { return .integer(negative ? -value : value) }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self)
+        guard let double = Double(text), double.isFinite else { throw error("number out of range") }
+        return .double(double)
+    }
+
+    /// Reads a string at the current position (which must be its opening quote).
+    mutating func readString() throws(JSONSyntaxError) -> String {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected a string") }
+        index += 1
+        let start = index
+        var high: UInt8 = 0
+        while index < buffer.count {
+            let byte = buffer[index]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: buffer[start..<index])
+                index += 1
+                if high & 0x80 == 0 { return String(decoding: slice, as: UTF8.self) }
+                guard let string = String(validating: slice, as: UTF8.self) else {
+                    throw JSONSyntaxError(kind: .syntax, offset: start, message: "invalid UTF-8")
+                }
+                return string
+            }
+            if byte == UInt8(ascii: "\\") { return try readEscapedString(from: start) }
+            guard byte >= 0x20 else { throw error("control character in string") }
+            high |= byte
+            index += 1
+        }
+        throw error("unterminated string")
+    }
+
+    private mutating func readEscapedString(from start: Int) throws(JSONSyntaxError) -> String {
+        var bytes = [UInt8](UnsafeBufferPointer(rebasing: buffer[start..<index]))
+        bytes.reserveCapacity(bytes.count + 32)
+        while index < buffer.count {
+            let byte = buffer[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let string = String(validating: bytes, as: UTF8.self) else {
+                    throw JSONSyntaxError(kind: .syntax, offset: start, message: "invalid UTF-8")
+                }
+                return string
+            case UInt8(ascii: "\\"):
+                guard index < buffer.count else { throw error("unterminated escape") }
+                let escape = buffer[index]
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(escape)
+                case UInt8(ascii: "b"): bytes.append(0x08)
+                case UInt8(ascii: "f"): bytes.append(0x0C)
+                case UInt8(ascii: "n"): bytes.append(0x0A)
+                case UInt8(ascii: "r"): bytes.append(0x0D)
+                case UInt8(ascii: "t"): bytes.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = UInt32(try readHex4())
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        guard buffer.count - index >= 2, buffer[index] == UInt8(ascii: "\\"),
+                            buffer[index + 1] == UInt8(ascii: "u")
+                        else { throw error("lone high surrogate") }
+                        index += 2
+                        let low = UInt32(try readHex4())
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error("bad low surrogate") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(scalar) {
+                        throw error("lone low surrogate")
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw error("bad scalar") }
+                    bytes.append(contentsOf: UTF8.encode(unicode)!)
+                default:
+                    throw error("bad escape")
+                }
+            default:
+                guard byte >= 0x20 else { throw error("control character in string") }
+                bytes.append(byte)
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    private mutating func readHex4() throws(JSONSyntaxError) -> UInt16 {
+        guard buffer.count - index >= 4 else { throw error("short \\u escape") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = buffer[index]
+            let nibble: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): nibble = byte - UInt8(ascii: "A") + 10
+            default: throw error("bad hex digit")
+            }
+            value = value << 4 | UInt16(nibble)
+            index += 1
+        }
+        return value
+    }
+}

@@ -1,0 +1,191 @@
+import APNs
+
+/// Maps a ``CallEvent`` to an ``APNsRequest`` exactly as design.md describes, with a hand-written payload
+/// encoder (no Foundation on the hot path).
+///
+/// Alert pushes (`push: alert`): `apns-push-type: alert`, priority 10, collapse id = call id, payload
+/// `{"pushType":1|2,"callId":…,"caller":{…},"aps":{"alert":{…},"mutable-content":1,"category":…,
+/// "interruption-level":…}}` plus `custom` members at the top level (`pushType` 1 = incoming, 2 = every
+/// stop-ringing type).
+///
+/// VoIP pushes (`push: voip`): `apns-push-type: voip`, topic `<bundle>.voip`, priority 10, no collapse id,
+/// call fields at the top level and no `aps` (PushKit hands the whole dictionary to the app):
+/// `{"pushType":…,"type":…,"callId":…,"eventId":…,"createdAt":…,"ringDeadline":…,"caller":{…}}` + custom.
+///
+/// Expiration: incoming → the ring deadline (`created_at/1000 + ring_timeout_s`) when
+/// ``MappingConfiguration/expireAtRingDeadline``; stop-ringing → `created_at/1000 +`
+/// ``MappingConfiguration/stopPushLifetimeSeconds``.
+///
+/// Thread-safe: an immutable value.
+public struct PushMapper: Sendable {
+    public let configuration: MappingConfiguration
+
+    public init(configuration: MappingConfiguration = MappingConfiguration()) {
+        self.configuration = configuration
+    }
+
+    /// Keys written at the top level of alert payloads; `custom` may not use them.
+    public static let reservedAlertKeys: Set<String> = ["aps", "pushType", "callId", "caller"]
+    /// Keys written at the top level of VoIP payloads; `custom` may not use them.
+    public static let reservedVoIPKeys: Set<String> = [
+        "aps", "pushType", "type", "callId", "eventId", "createdAt", "ringDeadline", "caller",
+    ]
+
+    /// - Throws: ``PushMappingError`` (dead-letter reason in its code).
+    public func map(_ event: CallEvent) throws(PushMappingError) -> MappedPush {
+        let bundleID = configuration.bundleIDOverride ?? event.topic
+        if let allowed = configuration.allowedBundleIDs, !allowed.contains(bundleID) {
+            throw PushMappingError(.topicNotAllowed, "bundle id \(bundleID) is not allowed")
+        }
+        let pushType: APNsPushType = event.push == .voip ? .voip : .alert
+        let reserved = event.push == .voip ? Self.reservedVoIPKeys : Self.reservedAlertKeys
+        var skipped: [String] = []
+        for member in event.custom.members where reserved.contains(member.key) {
+            if configuration.rejectReservedCustomKeys {
+                throw PushMappingError(.reservedCustomKey, "custom key \(member.key) is reserved")
+            }
+            skipped.append(member.key)
+        }
+        let payload = event.push == .voip ? voipPayload(event, reserved: reserved) : alertPayload(event)
+        let expiration: APNsExpiration
+        let createdAtSeconds = event.createdAtMilliseconds / 1000
+        if event.type == .incoming {
+            expiration =
+                configuration.expireAtRingDeadline ? .at(secondsSinceEpoch: createdAtSeconds + Int64(event.ringTimeoutSeconds)) : .none
+        } else if let lifetime = configuration.stopPushLifetimeSeconds {
+            expiration = .at(secondsSinceEpoch: createdAtSeconds + Int64(lifetime))
+        } else {
+            expiration = .none
+        }
+        do {
+            let request = try APNsRequest(
+                deviceToken: event.deviceToken,
+                pushType: pushType,
+                topic: pushType.topic(forBundleID: bundleID),
+                payload: payload,
+                priority: .immediate,
+                expiration: expiration,
+                collapseID: event.push == .alert && configuration.collapseAlertsByCallID ? event.callID : nil,
+                apnsID: configuration.eventIDAsAPNsID ? Self.apnsID(fromEventID: event.eventID) : nil
+            )
+            return MappedPush(request: request, skippedCustomKeys: skipped)
+        } catch {
+            throw PushMappingError(error)
+        }
+    }
+
+    /// `eventID` lowercased when it is a canonical UUID (any case), else nil.
+    public static func apnsID(fromEventID eventID: String) -> String? {
+        guard eventID.utf8.count == 36 else { return nil }
+        let lowered = eventID.lowercased()
+        return APNsRequest.isCanonicalUUID(lowered) ? lowered : nil
+    }
+
+    // MARK: - Payloads
+
+    /// The alert payload bytes for `event` (custom members merged, reserved keys skipped).
+    public func alertPayload(_ event: CallEvent) -> [UInt8] {
+        let defaults = configuration.alertDefaults(for: event.type)
+        var writer = JSONWriter(capacity: 384)
+        writer.appendLiteral(event.type == .incoming ? #"{"pushType":1,"callId":"# : #"{"pushType":2,"callId":"#)
+        writer.appendString(event.callID)
+        appendCaller(event.caller, to: &writer)
+        writer.appendLiteral(#","aps":{"alert":{"#)
+        let eventText = event.alert
+        var first = true
+        if eventText.isEmpty {
+            let callerName = event.caller.name.flatMap { $0.isEmpty ? nil : $0 }
+            let title = defaults.titleFromCallerName ? (callerName ?? defaults.title) : defaults.title
+            appendMember("title", title, &first, &writer)
+            if let subtitle = defaults.subtitle { appendMember("subtitle", subtitle, &first, &writer) }
+            appendMember("body", defaults.body, &first, &writer)
+            let locArgs = defaults.callerNameAsLocArgs ? callerName : nil
+            if let key = defaults.titleLocKey {
+                appendMember("title-loc-key", key, &first, &writer)
+                if let locArgs { appendArrayMember("title-loc-args", locArgs, &writer) }
+            }
+            if let key = defaults.locKey {
+                appendMember("loc-key", key, &first, &writer)
+                if let locArgs { appendArrayMember("loc-args", locArgs, &writer) }
+            }
+        } else {
+            if let title = eventText.title { appendMember("title", title, &first, &writer) }
+            if let subtitle = eventText.subtitle { appendMember("subtitle", subtitle, &first, &writer) }
+            if let body = eventText.body { appendMember("body", body, &first, &writer) }
+        }
+        writer.appendLiteral(#"},"mutable-content":1"#)
+        if let category = event.category ?? defaults.category {
+            writer.appendLiteral(#","category":"#)
+            writer.appendString(category)
+        }
+        if let level = defaults.interruptionLevel {
+            writer.appendLiteral(#","interruption-level":"#)
+            writer.appendString(level)
+        }
+        if let sound = event.sound ?? configuration.sound {
+            writer.appendLiteral(#","sound":"#)
+            writer.appendString(sound)
+        }
+        writer.appendByte(UInt8(ascii: "}"))
+        appendCustom(event.custom, reserved: Self.reservedAlertKeys, to: &writer)
+        writer.appendByte(UInt8(ascii: "}"))
+        return writer.bytes
+    }
+
+    /// The VoIP payload bytes for `event`.
+    public func voipPayload(_ event: CallEvent) -> [UInt8] { voipPayload(event, reserved: Self.reservedVoIPKeys) }
+
+    private func voipPayload(_ event: CallEvent, reserved: Set<String>) -> [UInt8] {
+        var writer = JSONWriter(capacity: 384)
+        writer.appendLiteral(event.type == .incoming ? #"{"pushType":1,"type":"# : #"{"pushType":2,"type":"#)
+        writer.appendString(event.type.rawValue)
+        writer.appendLiteral(#","callId":"#)
+        writer.appendString(event.callID)
+        writer.appendLiteral(#","eventId":"#)
+        writer.appendString(event.eventID)
+        writer.appendLiteral(#","createdAt":"#)
+        writer.appendInt(event.createdAtMilliseconds)
+        writer.appendLiteral(#","ringDeadline":"#)
+        writer.appendInt(event.ringDeadlineMilliseconds)
+        appendCaller(event.caller, to: &writer)
+        if configuration.voipIncludesEmptyAps { writer.appendLiteral(#","aps":{}"#) }
+        appendCustom(event.custom, reserved: reserved, to: &writer)
+        writer.appendByte(UInt8(ascii: "}"))
+        return writer.bytes
+    }
+
+    private func appendCaller(_ caller: CallEvent.Caller, to writer: inout JSONWriter) {
+        guard caller.name != nil || caller.id != nil else { return }
+        writer.appendLiteral(#","caller":{"#)
+        var first = true
+        if let name = caller.name { appendMember("name", name, &first, &writer) }
+        if let id = caller.id { appendMember("id", id, &first, &writer) }
+        writer.appendByte(UInt8(ascii: "}"))
+    }
+
+    private func appendCustom(_ custom: CustomFields, reserved: Set<String>, to writer: inout JSONWriter) {
+        for member in custom.members where !reserved.contains(member.key) {
+            writer.appendByte(UInt8(ascii: ","))
+            writer.appendString(member.key)
+            writer.appendByte(UInt8(ascii: ":"))
+            writer.appendRaw(member.rawValue)
+        }
+    }
+
+    @inline(__always)
+    private func appendMember(_ key: StaticString, _ value: String, _ first: inout Bool, _ writer: inout JSONWriter) {
+        writer.appendSeparator(&first)
+        writer.appendByte(UInt8(ascii: "\""))
+        writer.appendLiteral(key)
+        writer.appendLiteral(#"":"#)
+        writer.appendString(value)
+    }
+
+    private func appendArrayMember(_ key: StaticString, _ value: String, _ writer: inout JSONWriter) {
+        writer.appendLiteral(#",""#)
+        writer.appendLiteral(key)
+        writer.appendLiteral(#"":["#)
+        writer.appendString(value)
+        writer.appendByte(UInt8(ascii: "]"))
+    }
+}

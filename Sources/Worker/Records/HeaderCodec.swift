@@ -1,0 +1,61 @@
+/// Header names the worker reads and writes (kafka-notes.md §1.6), and their ASCII-decimal encoding.
+public enum HeaderCodec {
+    /// Delivery attempt number; 1 = first try on the main topic.
+    public static let attempt = "x-attempt"
+    /// Absolute due time of a retry record, epoch ms.
+    public static let notBefore = "x-not-before"
+    /// After this time (epoch ms) the push is useless → expired.
+    public static let deadline = "x-deadline"
+    /// Where the event first came from; set once, never overwritten.
+    public static let originalTopic = "x-original-topic"
+    public static let originalPartition = "x-original-partition"
+    public static let originalOffset = "x-original-offset"
+    public static let originalTimestamp = "x-original-timestamp"
+    /// Bounded error class of the last failure (``ErrorClass``).
+    public static let errorClass = "x-error-class"
+    /// HTTP `:status` of the last failure, when there was a response.
+    public static let errorStatus = "x-error-status"
+    /// APNs `reason` (or transport reason, or decoding detail) of the last failure.
+    public static let errorReason = "x-error-reason"
+    /// When the first failure happened, epoch ms; set once.
+    public static let firstFailedAt = "x-first-failed-at"
+    /// Why the event was dead-lettered.
+    public static let dlqReason = "x-dlq-reason"
+
+    /// Every header the worker manages; other headers of a record are carried along unchanged.
+    public static let managed: Set<String> = [
+        attempt, notBefore, deadline, originalTopic, originalPartition, originalOffset, originalTimestamp,
+        errorClass, errorStatus, errorReason, firstFailedAt, dlqReason,
+    ]
+
+    /// ASCII decimal, `-` for negatives.
+    public static func encode(_ value: Int64) -> [UInt8] { Array(String(value).utf8) }
+
+    /// Strict ASCII decimal: an optional `-`, 1–19 digits, nothing else (no spaces, no `+`), fitting in Int64.
+    public static func decode(_ bytes: [UInt8]) -> Int64? {
+        var index = 0
+        var negative = false
+        if bytes.first == UInt8(ascii: "-") {
+            negative = true
+            index = 1
+        }
+        let digits = bytes.count - index
+        guard digits >= 1, digits <= 19 else { return nil }
+        var value: Int64 = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (multiplied, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (added, overflow2) = multiplied.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = added
+            index += 1
+        }
+        return negative ? -value : value
+    }
+
+    /// The last header `name` in `headers` as an integer; nil when absent or malformed.
+    public static func integer(_ name: String, in headers: [RecordHeader]) -> Int64? {
+        headers.last(named: name).flatMap { decode($0.value) }
+    }
+}

@@ -1,0 +1,29 @@
+/// A consumed Kafka record, as plain values (the Kafka adapter fills it; nothing here depends on librdkafka).
+public struct InboundRecord: Sendable, Hashable {
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+    public var key: [UInt8]?
+    public var value: [UInt8]
+    public var headers: [RecordHeader]
+    /// The record timestamp, milliseconds since the epoch.
+    public var timestampMilliseconds: Int64
+
+    public init(
+        topic: String,
+        partition: Int32,
+        offset: Int64,
+        key: [UInt8]?,
+        value: [UInt8],
+        headers: [RecordHeader] = [],
+        timestampMilliseconds: Int64
+    ) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.key = key
+        self.value = value
+        self.headers = headers
+        self.timestampMilliseconds = timestampMilliseconds
+    }
+}

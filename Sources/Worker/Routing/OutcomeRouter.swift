@@ -1,0 +1,242 @@
+public import APNs
+
+/// Turns what happened to one consumed event into its single ``Outcome`` and the records to produce.
+///
+/// Pure and thread-safe (an immutable value): no clock, no I/O; `now` is an input.
+///
+/// | what happened | outcome | records |
+/// |---|---|---|
+/// | decoding failed | dead_lettered | DLQ (`x-dlq-reason` = decoding code) |
+/// | mapping failed (e.g. payload too large) | dead_lettered | DLQ (mapping code) |
+/// | tracker said expired / cancelled | expired / cancelled | — |
+/// | APNs delivered | delivered | — |
+/// | APNs tokenInvalid | invalidated | `apns.tokens.invalidated` (key = token) |
+/// | APNs retryLater, call ended meanwhile | cancelled | — |
+/// | APNs retryLater, deadline passed or reached before the next tier is due | expired | — |
+/// | APNs retryLater, tiers or attempts used up | dead_lettered | DLQ (`retries_exhausted`) |
+/// | APNs retryLater otherwise | retried | next tier (key, value, other headers kept) |
+/// | APNs permanent | dead_lettered | DLQ (`apns_rejected`) |
+/// | APNs fixCredentials (after the client's one refresh) | dead_lettered | DLQ (`apns_credentials`) |
+///
+/// Every outcome also produces a receipt on ``Configuration/outcomesTopic`` when
+/// ``Configuration/emitReceipts`` is set.
+public struct OutcomeRouter: Sendable {
+    public struct Configuration: Sendable, Hashable {
+        /// Retry tiers and attempt budget. Default: ``RetryPolicy/init()``.
+        public var retry: RetryPolicy = RetryPolicy()
+        /// Default: "calls.dlq".
+        public var deadLetterTopic: String = "calls.dlq"
+        /// Default: "apns.tokens.invalidated".
+        public var invalidatedTokensTopic: String = "apns.tokens.invalidated"
+        /// Default: "calls.outcomes".
+        public var outcomesTopic: String = "calls.outcomes"
+        /// Produce one receipt per event to ``outcomesTopic``. Default: false.
+        public var emitReceipts: Bool = false
+
+        public init() {}
+    }
+
+    /// What happened to the event.
+    public enum Input: Sendable {
+        /// The record value is not a valid event.
+        case decodingFailed(EventDecodingError)
+        /// The event is valid but cannot become an APNs request.
+        case mappingFailed(PushMappingError)
+        /// The ``CallTracker`` dropped it (`expired` or `cancelled`), or its retry deadline passed before sending.
+        case dropped(Outcome)
+        /// APNs (or the transport) answered; `topic` is the `apns-topic` the request used.
+        case answered(APNsResult, topic: String)
+    }
+
+    /// The routing of one event.
+    public struct Decision: Sendable, Hashable {
+        public var outcome: Outcome
+        /// Records to produce before the event's offset may be stored.
+        public var records: [OutboundRecord]
+        /// A bounded label for metrics/logs: the DLQ reason, the error class of a retry, the drop reason.
+        public var reason: String?
+    }
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// Dead-letter reasons written as `x-dlq-reason` besides decoding and mapping codes.
+    public enum DeadLetterReason {
+        public static let retriesExhausted = "retries_exhausted"
+        public static let apnsRejected = "apns_rejected"
+        public static let apnsCredentials = "apns_credentials"
+    }
+
+    /// Routes one event.
+    /// - Parameters:
+    ///   - record: the consumed record (its key, value and headers are carried to retry and DLQ records).
+    ///   - event: the decoded event, nil when decoding failed.
+    ///   - input: what happened.
+    ///   - now: epoch ms.
+    ///   - callEnded: ``CallTracker/hasEnded(callID:)`` for the event's call (turns a retry of an incoming into
+    ///     `cancelled`).
+    ///   - latencyMilliseconds: for the receipt (`created_at` → answer), if known.
+    public func route(
+        record: InboundRecord,
+        event: CallEvent?,
+        input: Input,
+        now: Int64,
+        callEnded: Bool = false,
+        latencyMilliseconds: Int64? = nil
+    ) -> Decision {
+        let context = RetryContext(record: record, event: event, policy: configuration.retry)
+        var decision: Decision
+        var result: APNsResult?
+        switch input {
+        case .decodingFailed(let error):
+            decision = deadLetter(record, context, reason: error.code.rawValue, status: nil, detail: error.message)
+        case .mappingFailed(let error):
+            decision = deadLetter(record, context, reason: error.code.rawValue, status: nil, detail: error.message)
+        case .dropped(let outcome):
+            decision = Decision(outcome: outcome, records: [], reason: outcome.rawValue)
+        case .answered(let answer, let topic):
+            result = answer
+            decision = route(answer, topic: topic, record: record, event: event, context: context, now: now, callEnded: callEnded)
+        }
+        if configuration.emitReceipts {
+            decision.records.append(receipt(record: record, event: event, outcome: decision.outcome, result: result,
+                                            reason: decision.reason, latencyMilliseconds: latencyMilliseconds))
+        }
+        return decision
+    }
+
+    private func route(
+        _ result: APNsResult,
+        topic: String,
+        record: InboundRecord,
+        event: CallEvent?,
+        context: RetryContext,
+        now: Int64,
+        callEnded: Bool
+    ) -> Decision {
+        switch result.disposition {
+        case .delivered:
+            return Decision(outcome: .delivered, records: [], reason: nil)
+        case .tokenInvalid:
+            return Decision(
+                outcome: .invalidated,
+                records: [invalidation(result, topic: topic, record: record, event: event)],
+                reason: result.reason ?? "token_invalid"
+            )
+        case .permanent:
+            return deadLetter(record, context, reason: DeadLetterReason.apnsRejected, status: result.status, detail: result.reason)
+        case .fixCredentials:
+            return deadLetter(record, context, reason: DeadLetterReason.apnsCredentials, status: result.status, detail: result.reason)
+        case .retryLater:
+            if callEnded && event?.type == .incoming {
+                return Decision(outcome: .cancelled, records: [], reason: "call_ended")
+            }
+            if context.isPastDeadline(now: now) {
+                return Decision(outcome: .expired, records: [], reason: "deadline")
+            }
+            guard let tierIndex = configuration.retry.tierIndex(afterFailedAttempt: context.attempt) else {
+                return deadLetter(record, context, reason: DeadLetterReason.retriesExhausted, status: result.status, detail: result.reason)
+            }
+            let tier = configuration.retry.tiers[tierIndex]
+            let notBefore = now + tier.delayMilliseconds
+            if let deadline = context.deadlineMilliseconds, notBefore >= deadline {
+                return Decision(outcome: .expired, records: [], reason: "deadline")
+            }
+            let errorClass = ErrorClass(result)
+            var headers = carriedHeaders(record)
+            headers.append(RecordHeader(name: HeaderCodec.attempt, integer: Int64(context.attempt + 1)))
+            headers.append(RecordHeader(name: HeaderCodec.notBefore, integer: notBefore))
+            if let deadline = context.deadlineMilliseconds {
+                headers.append(RecordHeader(name: HeaderCodec.deadline, integer: deadline))
+            }
+            headers += context.originalHeaders
+            headers.append(RecordHeader(name: HeaderCodec.firstFailedAt, integer: context.firstFailedAtMilliseconds ?? now))
+            headers.append(RecordHeader(name: HeaderCodec.errorClass, text: errorClass.rawValue))
+            if let status = result.status { headers.append(RecordHeader(name: HeaderCodec.errorStatus, integer: Int64(status))) }
+            if let reason = result.reason { headers.append(RecordHeader(name: HeaderCodec.errorReason, text: reason)) }
+            let retry = OutboundRecord(topic: tier.topic, key: record.key, value: record.value, headers: headers)
+            return Decision(outcome: .retried, records: [retry], reason: errorClass.rawValue)
+        }
+    }
+
+    // MARK: - Records
+
+    /// Headers of `record` the worker does not manage (tracing etc.), carried along unchanged.
+    private func carriedHeaders(_ record: InboundRecord) -> [RecordHeader] {
+        record.headers.filter { !HeaderCodec.managed.contains($0.name) }
+    }
+
+    private func deadLetter(
+        _ record: InboundRecord,
+        _ context: RetryContext,
+        reason: String,
+        status: Int?,
+        detail: String?
+    ) -> Decision {
+        var headers = carriedHeaders(record)
+        headers.append(RecordHeader(name: HeaderCodec.dlqReason, text: reason))
+        if let status { headers.append(RecordHeader(name: HeaderCodec.errorStatus, integer: Int64(status))) }
+        if let detail { headers.append(RecordHeader(name: HeaderCodec.errorReason, text: detail)) }
+        headers.append(RecordHeader(name: HeaderCodec.attempt, integer: Int64(context.attempt)))
+        headers += context.originalHeaders
+        if let first = context.firstFailedAtMilliseconds {
+            headers.append(RecordHeader(name: HeaderCodec.firstFailedAt, integer: first))
+        }
+        let dlq = OutboundRecord(topic: configuration.deadLetterTopic, key: record.key, value: record.value, headers: headers)
+        return Decision(outcome: .deadLettered, records: [dlq], reason: reason)
+    }
+
+    /// `{"token","topic","environment","reason","apns_timestamp","event_id"}`, key = token.
+    private func invalidation(_ result: APNsResult, topic: String, record: InboundRecord, event: CallEvent?) -> OutboundRecord {
+        let token = event?.deviceToken.hex ?? ""
+        var writer = JSONWriter(capacity: 256)
+        writer.appendLiteral(#"{"token":"#)
+        writer.appendString(token)
+        writer.appendLiteral(#","topic":"#)
+        writer.appendString(topic)
+        writer.appendLiteral(#","environment":"#)
+        writer.appendString(event?.environment.rawValue ?? "")
+        writer.appendLiteral(#","reason":"#)
+        if let reason = result.reason { writer.appendString(reason) } else { writer.appendLiteral("null") }
+        writer.appendLiteral(#","apns_timestamp":"#)
+        if let timestamp = result.timestampMilliseconds { writer.appendInt(timestamp) } else { writer.appendLiteral("null") }
+        writer.appendLiteral(#","event_id":"#)
+        if let eventID = event?.eventID { writer.appendString(eventID) } else { writer.appendLiteral("null") }
+        writer.appendByte(UInt8(ascii: "}"))
+        return OutboundRecord(topic: configuration.invalidatedTokensTopic, key: Array(token.utf8), value: writer.bytes)
+    }
+
+    /// `{event_id, call_id, outcome, apns_id, status, reason, latency_ms}`, key = the record's key.
+    private func receipt(
+        record: InboundRecord,
+        event: CallEvent?,
+        outcome: Outcome,
+        result: APNsResult?,
+        reason: String?,
+        latencyMilliseconds: Int64?
+    ) -> OutboundRecord {
+        var writer = JSONWriter(capacity: 256)
+        func optional(_ value: String?) {
+            if let value { writer.appendString(value) } else { writer.appendLiteral("null") }
+        }
+        writer.appendLiteral(#"{"event_id":"#)
+        optional(event?.eventID)
+        writer.appendLiteral(#","call_id":"#)
+        optional(event?.callID)
+        writer.appendLiteral(#","outcome":"#)
+        writer.appendString(outcome.rawValue)
+        writer.appendLiteral(#","apns_id":"#)
+        optional(result?.apnsID)
+        writer.appendLiteral(#","status":"#)
+        if let status = result?.status { writer.appendInt(Int64(status)) } else { writer.appendLiteral("null") }
+        writer.appendLiteral(#","reason":"#)
+        optional(result?.reason ?? reason)
+        writer.appendLiteral(#","latency_ms":"#)
+        if let latencyMilliseconds { writer.appendInt(latencyMilliseconds) } else { writer.appendLiteral("null") }
+        writer.appendByte(UInt8(ascii: "}"))
+        return OutboundRecord(topic: configuration.outcomesTopic, key: record.key, value: writer.bytes)
+    }
+}

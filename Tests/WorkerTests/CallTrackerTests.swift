@@ -1,0 +1,115 @@
+import Testing
+@testable import Worker
+
+@Suite struct CallTrackerTests {
+    let clock = ManualWorkerClock(milliseconds: 1_000_000)
+
+    func entry(_ item: String, _ type: CallEventType, call: String = "c1", deadline: Int64 = 1_030_000)
+        -> CallTracker<String>.Entry
+    {
+        .init(item: item, callID: call, type: type, ringDeadlineMilliseconds: deadline)
+    }
+
+    @Test func oneInFlightPerCallInOrder() {
+        let tracker = CallTracker<String>(clock: clock)
+        #expect(tracker.admit(entry("in", .incoming)).decision == .sendNow)
+        #expect(tracker.admit(entry("other", .incoming, call: "c2")).decision == .sendNow)
+        let hangup = tracker.admit(entry("hup", .hangup))
+        #expect(hangup.decision == .queued)
+        #expect(hangup.cancelledWaiting.isEmpty)
+        let releases = tracker.complete(callID: "c1")
+        #expect(releases.map(\.item) == ["hup"])
+        #expect(releases.map(\.decision) == [.sendNow])
+        #expect(tracker.complete(callID: "c1").isEmpty)
+        #expect(tracker.counts.activeCalls == 1)
+        #expect(tracker.complete(callID: "c2").isEmpty)
+        #expect(tracker.counts.activeCalls == 0)
+    }
+
+    @Test func expiredIncomingIsNeverSent() {
+        let tracker = CallTracker<String>(clock: clock)
+        #expect(tracker.admit(entry("late", .incoming, deadline: 1_000_000)).decision == .expired)
+        #expect(tracker.admit(entry("ok", .incoming, deadline: 1_000_001)).decision == .sendNow)
+        // A waiting incoming that expires while queued is released as expired.
+        #expect(tracker.admit(entry("queued", .incoming, deadline: 1_005_000)).decision == .queued)
+        clock.advance(by: 5_000)
+        let releases = tracker.complete(callID: "c1")
+        #expect(releases.map(\.decision) == [.expired])
+        #expect(tracker.counts.activeCalls == 0)
+    }
+
+    @Test func hangupCancelsWaitingIncomingButIsSent() {
+        let tracker = CallTracker<String>(clock: clock)
+        #expect(tracker.admit(entry("hup0", .hangup)).decision == .sendNow)  // an earlier stop push in flight
+        #expect(tracker.admit(entry("in", .incoming, call: "c1")).decision == .cancelled)
+        let tracker2 = CallTracker<String>(clock: clock)
+        #expect(tracker2.admit(entry("in1", .incoming)).decision == .sendNow)
+        #expect(tracker2.admit(entry("in2", .incoming)).decision == .queued)
+        let hangup = tracker2.admit(entry("hup", .hangup))
+        #expect(hangup.decision == .queued)
+        #expect(hangup.cancelledWaiting == ["in2"])
+        #expect(tracker2.hasEnded(callID: "c1"))
+        let releases = tracker2.complete(callID: "c1")
+        #expect(releases.map(\.item) == ["hup"])
+        #expect(releases.first?.decision == .sendNow)
+    }
+
+    @Test func retriedIncomingAfterHangupIsCancelled() {
+        let tracker = CallTracker<String>(clock: clock)
+        #expect(tracker.admit(entry("hup", .missed)).decision == .sendNow)
+        _ = tracker.complete(callID: "c1")
+        clock.advance(by: 5_000)
+        #expect(tracker.admit(entry("retry", .incoming)).decision == .cancelled)
+        #expect(tracker.admit(entry("other", .incoming, call: "c9")).decision == .sendNow)
+    }
+
+    @Test func endedCallMemoryIsBoundedByAgeAndCount() {
+        var configuration = CallTracker<String>.Configuration()
+        configuration.endedCallCapacity = 3
+        configuration.endedCallRetentionMilliseconds = 10_000
+        let tracker = CallTracker<String>(configuration: configuration, clock: clock)
+        for index in 0..<5 { tracker.markEnded(callID: "c\(index)") }
+        _ = tracker.hasEnded(callID: "x")
+        #expect(tracker.counts.endedCalls == 3)
+        #expect(!tracker.hasEnded(callID: "c0"))
+        #expect(!tracker.hasEnded(callID: "c1"))
+        #expect(tracker.hasEnded(callID: "c4"))
+        clock.advance(by: 10_000)
+        #expect(!tracker.hasEnded(callID: "c4"))
+        #expect(tracker.counts.endedCalls == 0)
+        // Re-ending a call refreshes it.
+        tracker.markEnded(callID: "a")
+        clock.advance(by: 6_000)
+        tracker.markEnded(callID: "a")
+        clock.advance(by: 6_000)
+        #expect(tracker.hasEnded(callID: "a"))
+    }
+
+    @Test func concurrentUseKeepsEveryCallSerial() async {
+        let tracker = CallTracker<Int>(clock: clock)
+        await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var sent = 0
+                    for index in 0..<500 {
+                        let call = "c\((task * 500 + index) % 50)"
+                        let admission = tracker.admit(.init(item: index, callID: call, type: .hangup, ringDeadlineMilliseconds: 0))
+                        if admission.decision == .sendNow {
+                            sent += 1
+                            var releases = tracker.complete(callID: call)
+                            while releases.contains(where: { $0.decision == .sendNow }) {
+                                sent += 1
+                                releases = tracker.complete(callID: call)
+                            }
+                        }
+                    }
+                    return sent
+                }
+            }
+            var total = 0
+            for await sent in group { total += sent }
+            #expect(total == 4000)
+        }
+        #expect(tracker.counts.activeCalls == 0)
+    }
+}

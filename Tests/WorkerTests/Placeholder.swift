@@ -1,1 +1,0 @@
-// WorkerTests: filled in by its issue.
