@@ -1,0 +1,197 @@
+public import APNs
+import Dispatch
+import Synchronization
+public import Telemetry
+
+/// The fan-out core: one consumed record in, exactly one final ``Outcome`` out.
+///
+/// For each record: decode → map → admit to the ``CallTracker`` (per-call order, expiry, cancellation by hang-up)
+/// → send through the ``PushSender`` → route the answer with the ``OutcomeRouter`` → produce every record the
+/// outcome needs (invalidation, retry tier, dead letter, receipt) → once all are acknowledged, count the outcome
+/// and call `done`, after which the caller may store the record's offset.
+///
+/// A record whose follow-up produce fails is re-produced with back-off until it succeeds or ``stop()`` is called;
+/// after `stop()` such records never call `done`, so their offsets are not stored and they are consumed again
+/// (at-least-once).
+///
+/// - Important: thread-safe. `handle` may be called from the consumer thread while answers arrive on I/O threads.
+public final class Dispatcher: Sendable {
+    /// An admitted event waiting for, or holding, its call's turn.
+    public struct Pending: Sendable {
+        let record: InboundRecord
+        let event: CallEvent
+        let request: APNsRequest
+        let done: @Sendable (Outcome) -> Void
+    }
+
+    public let configuration: DispatcherConfiguration
+    private let decoder: CallEventDecoder
+    private let mapper: PushMapper
+    private let router: OutcomeRouter
+    private let tracker: CallTracker<Pending>
+    private let sender: any PushSender
+    private let producer: any RecordProducer
+    private let metrics: WorkerMetrics
+    private let clock: any WorkerClock
+    private let logger: Logger
+    private let stopped = Atomic<Bool>(false)
+    private let inFlight = Atomic<Int>(0)
+
+    public init(
+        configuration: DispatcherConfiguration = DispatcherConfiguration(),
+        sender: any PushSender,
+        producer: any RecordProducer,
+        metrics: WorkerMetrics,
+        clock: any WorkerClock = SystemWorkerClock(),
+        logger: Logger = .disabled
+    ) {
+        self.configuration = configuration
+        self.decoder = CallEventDecoder(configuration: configuration.decoder)
+        self.mapper = PushMapper(configuration: configuration.mapping)
+        self.router = OutcomeRouter(configuration: configuration.routing)
+        self.tracker = CallTracker(configuration: configuration.calls, clock: clock)
+        self.sender = sender
+        self.producer = producer
+        self.metrics = metrics
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Events handed to ``handle(_:done:)`` whose `done` has not run yet.
+    public var inFlightCount: Int { inFlight.load(ordering: .relaxed) }
+
+    /// Stops re-producing failed records (shutdown): their events stay unfinished and are consumed again later.
+    public func stop() { stopped.store(true, ordering: .relaxed) }
+
+    /// Handles one consumed record. `done` runs exactly once, with the event's outcome, when that outcome is final
+    /// and every record it produced is acknowledged (never, for a record still unacknowledged at ``stop()``).
+    public func handle(_ record: InboundRecord, done: @escaping @Sendable (Outcome) -> Void) {
+        metrics.consumed(topic: record.topic)
+        metrics.inFlight.set(inFlight.add(1, ordering: .relaxed).newValue)
+        let counted: @Sendable (Outcome) -> Void = { [self] outcome in
+            metrics.inFlight.set(inFlight.subtract(1, ordering: .relaxed).newValue)
+            done(outcome)
+        }
+        let event: CallEvent
+        do {
+            event = try decoder.decode(record.value)
+        } catch {
+            logger.debug("event dead-lettered: undecodable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
+            finish(record, event: nil, input: .decodingFailed(error), done: counted)
+            return
+        }
+        let request: APNsRequest
+        do {
+            request = try mapper.map(event).request
+        } catch {
+            logger.debug("event dead-lettered: unmappable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
+            finish(record, event: event, input: .mappingFailed(error), done: counted)
+            return
+        }
+        let pending = Pending(record: record, event: event, request: request, done: counted)
+        let admission = tracker.admit(.init(item: pending, event: event))
+        for waiting in admission.cancelledWaiting {
+            finish(waiting.record, event: waiting.event, input: .dropped(.cancelled), done: waiting.done)
+        }
+        act(on: admission.decision, pending)
+    }
+
+    private func act(on decision: CallTracker<Pending>.Decision, _ pending: Pending) {
+        switch decision {
+        case .sendNow:
+            send(pending)
+        case .queued:
+            break
+        case .expired:
+            finish(pending.record, event: pending.event, input: .dropped(.expired), done: pending.done)
+        case .cancelled:
+            finish(pending.record, event: pending.event, input: .dropped(.cancelled), done: pending.done)
+        }
+    }
+
+    private func send(_ pending: Pending) {
+        let environment = pending.event.environment
+        sender.send(pending.request, environment: environment) { [self] result in
+            let now = clock.nowMilliseconds()
+            let latency = max(0, now - pending.event.createdAtMilliseconds)
+            if result.status != nil { metrics.endToEndLatency.observe(Double(latency) / 1000) }
+            let callID = pending.event.callID
+            finish(
+                pending.record, event: pending.event, input: .answered(result, topic: pending.request.topic),
+                callEnded: tracker.hasEnded(callID: callID), latencyMilliseconds: latency
+            ) { [self] outcome in
+                pending.done(outcome)
+                for release in tracker.complete(callID: callID) { act(on: release.decision, release.item) }
+            }
+        }
+    }
+
+    /// Routes, produces every resulting record, then counts the outcome and calls `done`.
+    private func finish(
+        _ record: InboundRecord,
+        event: CallEvent?,
+        input: OutcomeRouter.Input,
+        callEnded: Bool = false,
+        latencyMilliseconds: Int64? = nil,
+        done: @escaping @Sendable (Outcome) -> Void
+    ) {
+        let decision = router.route(
+            record: record, event: event, input: input, now: clock.nowMilliseconds(), callEnded: callEnded,
+            latencyMilliseconds: latencyMilliseconds
+        )
+        let tiers = Set(configuration.routing.retry.tiers.map(\.topic))
+        let retryTier = decision.records.first { tiers.contains($0.topic) }?.topic
+        let complete: @Sendable () -> Void = { [metrics] in
+            metrics.record(outcome: decision.outcome, reason: decision.reason, retryTier: retryTier)
+            done(decision.outcome)
+        }
+        guard !decision.records.isEmpty else {
+            complete()
+            return
+        }
+        let batch = ProduceBatch(remaining: decision.records.count, completion: complete)
+        for outbound in decision.records {
+            produce(outbound, delaySeconds: configuration.produceRetryInitialSeconds) { batch.acknowledge() }
+        }
+    }
+
+    private func produce(_ record: OutboundRecord, delaySeconds: Double, acknowledged: @escaping @Sendable () -> Void) {
+        producer.produce(record) { [self] result in
+            switch result {
+            case .success:
+                acknowledged()
+            case .failure(let error):
+                metrics.produceFailed(topic: record.topic)
+                guard !stopped.load(ordering: .relaxed) else { return }
+                logger.warning("produce failed; retrying", metadata: ["kafka.topic": record.topic, "error": "\(error)"])
+                let next = min(delaySeconds * 2, configuration.produceRetryMaximumSeconds)
+                DispatchQueue.global().asyncAfter(deadline: .now() + delaySeconds) { [self] in
+                    produce(record, delaySeconds: next, acknowledged: acknowledged)
+                }
+            }
+        }
+    }
+
+    private static func coordinates(_ record: InboundRecord, _ extra: Logger.Metadata) -> Logger.Metadata {
+        var metadata = extra
+        metadata["kafka.topic"] = record.topic
+        metadata["kafka.partition"] = String(record.partition)
+        metadata["kafka.offset"] = String(record.offset)
+        return metadata
+    }
+}
+
+/// Counts acknowledgements of one event's records and completes once all have arrived.
+private final class ProduceBatch: Sendable {
+    private let remaining: Atomic<Int>
+    private let completion: @Sendable () -> Void
+
+    init(remaining: Int, completion: @escaping @Sendable () -> Void) {
+        self.remaining = Atomic(remaining)
+        self.completion = completion
+    }
+
+    func acknowledge() {
+        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { completion() }
+    }
+}

@@ -1,0 +1,18 @@
+/// Everything the dispatcher decides with; each part documents its own defaults.
+public struct DispatcherConfiguration: Sendable {
+    /// Event size and field limits. Default: ``CallEventDecoder/Configuration/init()``.
+    public var decoder = CallEventDecoder.Configuration()
+    /// Event → APNs request mapping. Default: ``MappingConfiguration/init()``.
+    public var mapping = MappingConfiguration()
+    /// Topics, retry tiers and receipts. Default: ``OutcomeRouter/Configuration/init()``.
+    public var routing = OutcomeRouter.Configuration()
+    /// Memory of ended calls. Default: ``CallTracker/Configuration/init()``.
+    public var calls = CallTracker<Dispatcher.Pending>.Configuration()
+    /// First wait before re-producing a record whose delivery failed; doubles up to ``produceRetryMaximumSeconds``.
+    /// Default: 0.1 s.
+    public var produceRetryInitialSeconds: Double = 0.1
+    /// Longest wait between produce attempts. Default: 5 s.
+    public var produceRetryMaximumSeconds: Double = 5
+
+    public init() {}
+}

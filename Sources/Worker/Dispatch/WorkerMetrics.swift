@@ -1,0 +1,64 @@
+public import Telemetry
+
+/// The worker's metrics (prefix `callpush_`, base units, bounded labels). Handles are looked up once per
+/// label value and cached by the registry; updates are lock-free.
+public struct WorkerMetrics: Sendable {
+    public let registry: MetricsRegistry
+    /// `callpush_end_to_end_latency_seconds`: event `created_at` → APNs answer.
+    public let endToEndLatency: Histogram
+    /// `callpush_inflight_events`: consumed events whose outcome is not final yet.
+    public let inFlight: Gauge
+
+    public init(registry: MetricsRegistry) {
+        self.registry = registry
+        endToEndLatency = registry.histogram(
+            "callpush_end_to_end_latency_seconds",
+            help: "Time from the event's created_at to APNs' answer.",
+            buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
+        )
+        inFlight = registry.gauge("callpush_inflight_events", help: "Consumed events whose outcome is not final yet.")
+        for outcome in Outcome.allCases { _ = outcomeCounter(outcome) }
+    }
+
+    public func consumed(topic: String) {
+        registry.counter("callpush_events_consumed_total", help: "Events consumed, by topic.", labels: ["topic": topic])
+            .increment()
+    }
+
+    public func outcomeCounter(_ outcome: Outcome) -> Counter {
+        registry.counter(
+            "callpush_outcomes_total", help: "Final outcome of each consumed event.", labels: ["outcome": outcome.rawValue]
+        )
+    }
+
+    /// Counts one final outcome and its detail: the retry tier topic, the dead-letter or invalidation reason.
+    public func record(outcome: Outcome, reason: String?, retryTier: String?) {
+        outcomeCounter(outcome).increment()
+        switch outcome {
+        case .retried:
+            registry.counter("callpush_retries_total", help: "Events sent to a retry tier, by tier topic.",
+                             labels: ["tier": retryTier ?? "unknown"]).increment()
+        case .deadLettered:
+            registry.counter("callpush_dead_letters_total", help: "Events dead-lettered, by reason.",
+                             labels: ["reason": Self.boundedReason(reason)]).increment()
+        case .invalidated:
+            registry.counter("callpush_token_invalidations_total", help: "Device tokens reported invalid, by APNs reason.",
+                             labels: ["reason": Self.boundedReason(reason)]).increment()
+        default:
+            break
+        }
+    }
+
+    public func produceFailed(topic: String) {
+        registry.counter("callpush_produce_failures_total", help: "Produce attempts that failed and were retried, by topic.",
+                         labels: ["topic": topic]).increment()
+    }
+
+    /// Reasons come from closed sets (decoder codes, APNs reasons), but `missing_field:<path>` carries a path and
+    /// APNs may invent reasons: keep the label set bounded.
+    static func boundedReason(_ reason: String?) -> String {
+        guard let reason, !reason.isEmpty else { return "unknown" }
+        let base = reason.split(separator: ":").first.map(String.init) ?? reason
+        return base.utf8.count <= 48 ? base : "other"
+    }
+}

@@ -1,0 +1,246 @@
+import APNs
+import Foundation
+import Synchronization
+import Telemetry
+import Testing
+
+@testable import Worker
+
+/// A sender whose answers the test controls: answered at once by `script`, or held until released.
+final class ScriptedSender: PushSender {
+    struct Sent: Sendable {
+        let request: APNsRequest
+        let completion: @Sendable (APNsResult) -> Void
+    }
+
+    private let state = Mutex<(sent: [Sent], hold: Bool)>(([], false))
+    private let script: @Sendable (APNsRequest) -> APNsResult
+
+    init(hold: Bool = false, script: @escaping @Sendable (APNsRequest) -> APNsResult = { _ in .ok }) {
+        self.script = script
+        state.withLock { $0.hold = hold }
+    }
+
+    func send(_ request: APNsRequest, environment: CallEnvironment, completion: @escaping @Sendable (APNsResult) -> Void) {
+        let hold = state.withLock { state in
+            state.sent.append(Sent(request: request, completion: completion))
+            return state.hold
+        }
+        if !hold { completion(script(request)) }
+    }
+
+    var sent: [Sent] { state.withLock { $0.sent } }
+
+    /// Answers the held request at `index` with the script's answer.
+    func release(_ index: Int) {
+        let entry = state.withLock { $0.sent[index] }
+        entry.completion(script(entry.request))
+    }
+}
+
+/// A producer that acknowledges, or fails the first `failures` attempts.
+final class RecordingProducer: RecordProducer {
+    private let state = Mutex<(records: [OutboundRecord], failuresLeft: Int)>(([], 0))
+
+    init(failures: Int = 0) { state.withLock { $0.failuresLeft = failures } }
+
+    func produce(_ record: OutboundRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let fail = state.withLock { state in
+            if state.failuresLeft > 0 {
+                state.failuresLeft -= 1
+                return true
+            }
+            state.records.append(record)
+            return false
+        }
+        completion(fail ? .failure(POSIXError(.EIO)) : .success(()))
+    }
+
+    var records: [OutboundRecord] { state.withLock { $0.records } }
+}
+
+extension APNsResult {
+    static let ok = APNsResult(disposition: .delivered, status: 200, reason: nil)
+    static let unavailable = APNsResult(disposition: .retryLater, status: 503, reason: "ServiceUnavailable")
+    static let unregistered = APNsResult(disposition: .tokenInvalid, status: 410, reason: "Unregistered", timestampMilliseconds: 1)
+}
+
+/// Collects `done` calls.
+final class Outcomes: Sendable {
+    private let state = Mutex<[String: [Outcome]]>([:])
+    func callback(_ id: String) -> @Sendable (Outcome) -> Void {
+        { outcome in self.state.withLock { $0[id, default: []].append(outcome) } }
+    }
+    subscript(id: String) -> [Outcome] { state.withLock { $0[id] ?? [] } }
+    var all: [Outcome] { state.withLock { $0.values.flatMap { $0 } } }
+}
+
+@Suite struct DispatcherTests {
+    let clock = ManualWorkerClock(milliseconds: 1_764_489_600_123 + 1_000)
+
+    func record(_ json: String, topic: String = "calls", offset: Int64 = 0, headers: [RecordHeader] = []) -> InboundRecord {
+        InboundRecord(topic: topic, partition: 0, offset: offset, key: Array("c-42".utf8), value: Array(json.utf8),
+                      headers: headers, timestampMilliseconds: 1_764_489_600_123)
+    }
+
+    func dispatcher(_ sender: any PushSender, _ producer: any RecordProducer, registry: MetricsRegistry = MetricsRegistry())
+        -> Dispatcher
+    {
+        var configuration = DispatcherConfiguration()
+        configuration.produceRetryInitialSeconds = 0.01
+        return Dispatcher(configuration: configuration, sender: sender, producer: producer,
+                          metrics: WorkerMetrics(registry: registry), clock: clock)
+    }
+
+    @Test func deliveredCountsOnceAndProducesNothing() {
+        let sender = ScriptedSender()
+        let producer = RecordingProducer()
+        let registry = MetricsRegistry()
+        let outcomes = Outcomes()
+        dispatcher(sender, producer, registry: registry).handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
+        #expect(outcomes["a"] == [.delivered])
+        #expect(producer.records.isEmpty)
+        #expect(sender.sent.count == 1)
+        let text = registry.exposition()
+        #expect(text.contains("callpush_outcomes_total{outcome=\"delivered\"} 1\n"))
+        #expect(text.contains("callpush_events_consumed_total{topic=\"calls\"} 1\n"))
+        #expect(text.contains("callpush_end_to_end_latency_seconds_count 1\n"))
+        #expect(text.contains("callpush_inflight_events 0\n"))
+    }
+
+    @Test func badJSONIsDeadLetteredWithItsReason() throws {
+        let producer = RecordingProducer()
+        let outcomes = Outcomes()
+        dispatcher(ScriptedSender(), producer).handle(record("{\"event_id\":"), done: outcomes.callback("a"))
+        #expect(outcomes["a"] == [.deadLettered])
+        let dlq = try #require(producer.records.first)
+        #expect(dlq.topic == "calls.dlq")
+        #expect(dlq.headers.first { $0.name == "x-dlq-reason" }?.text == "invalid_json")
+    }
+
+    @Test func hangUpWaitsForItsIncomingThenGoes() {
+        let sender = ScriptedSender(hold: true)
+        let outcomes = Outcomes()
+        let dispatcher = dispatcher(sender, RecordingProducer())
+        dispatcher.handle(record(Fixtures.eventJSON()), done: outcomes.callback("incoming"))
+        dispatcher.handle(record(Fixtures.eventJSON(type: "hangup", eventID: "e-2"), offset: 1), done: outcomes.callback("hangup"))
+        #expect(sender.sent.count == 1)  // the hang-up waits behind the incoming in flight
+        sender.release(0)
+        #expect(outcomes["incoming"] == [.delivered])
+        #expect(sender.sent.count == 2)
+        #expect(String(decoding: sender.sent[1].request.payload, as: UTF8.self).contains("\"pushType\":2"))
+        sender.release(1)
+        #expect(outcomes["hangup"] == [.delivered])
+    }
+
+    @Test func hangUpCancelsAWaitingIncoming() {
+        let sender = ScriptedSender(hold: true)
+        let outcomes = Outcomes()
+        let dispatcher = dispatcher(sender, RecordingProducer())
+        dispatcher.handle(record(Fixtures.eventJSON(eventID: "e-1")), done: outcomes.callback("first"))
+        dispatcher.handle(record(Fixtures.eventJSON(eventID: "e-2"), offset: 1), done: outcomes.callback("second"))
+        dispatcher.handle(record(Fixtures.eventJSON(type: "hangup", eventID: "e-3"), offset: 2), done: outcomes.callback("hangup"))
+        #expect(outcomes["second"] == [.cancelled])
+        sender.release(0)
+        sender.release(1)
+        #expect(sender.sent.count == 2)
+        #expect(outcomes["first"] == [.delivered])
+        #expect(outcomes["hangup"] == [.delivered])
+    }
+
+    @Test func incomingAfterItsHangUpIsCancelledNotSent() {
+        let sender = ScriptedSender()
+        let outcomes = Outcomes()
+        let dispatcher = dispatcher(sender, RecordingProducer())
+        dispatcher.handle(record(Fixtures.eventJSON(type: "hangup", eventID: "e-9")), done: outcomes.callback("hangup"))
+        dispatcher.handle(record(Fixtures.eventJSON(eventID: "e-1"), topic: "calls.retry.5s", offset: 1), done: outcomes.callback("late"))
+        #expect(outcomes["late"] == [.cancelled])
+        #expect(sender.sent.count == 1)
+    }
+
+    @Test func expiredIncomingIsNotSent() {
+        let sender = ScriptedSender()
+        let outcomes = Outcomes()
+        clock.advance(by: 31_000)
+        dispatcher(sender, RecordingProducer()).handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
+        #expect(outcomes["a"] == [.expired])
+        #expect(sender.sent.isEmpty)
+    }
+
+    @Test func transientFailureGoesToTheFirstRetryTier() throws {
+        let producer = RecordingProducer()
+        let registry = MetricsRegistry()
+        let outcomes = Outcomes()
+        dispatcher(ScriptedSender { _ in .unavailable }, producer, registry: registry)
+            .handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
+        #expect(outcomes["a"] == [.retried])
+        let retry = try #require(producer.records.first)
+        #expect(retry.topic == "calls.retry.5s")
+        #expect(retry.headers.first { $0.name == "x-attempt" }?.text == "2")
+        #expect(registry.exposition().contains("callpush_retries_total{tier=\"calls.retry.5s\"} 1\n"))
+    }
+
+    @Test func deadTokenProducesAnInvalidationRecord() throws {
+        let producer = RecordingProducer()
+        let registry = MetricsRegistry()
+        let outcomes = Outcomes()
+        dispatcher(ScriptedSender { _ in .unregistered }, producer, registry: registry)
+            .handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
+        #expect(outcomes["a"] == [.invalidated])
+        #expect(producer.records.first?.topic == "apns.tokens.invalidated")
+        #expect(registry.exposition().contains("callpush_token_invalidations_total{reason=\"Unregistered\"} 1\n"))
+    }
+
+    @Test func outcomeWaitsForTheProduceToSucceed() async throws {
+        let producer = RecordingProducer(failures: 3)
+        let registry = MetricsRegistry()
+        let outcomes = Outcomes()
+        dispatcher(ScriptedSender { _ in .unavailable }, producer, registry: registry)
+            .handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
+        #expect(outcomes["a"].isEmpty)
+        for _ in 0..<200 where outcomes["a"].isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(outcomes["a"] == [.retried])
+        #expect(producer.records.count == 1)
+        #expect(registry.exposition().contains("callpush_produce_failures_total{topic=\"calls.retry.5s\"} 3\n"))
+    }
+
+    @Test func afterStopAFailingProduceNeverCompletes() async throws {
+        let producer = RecordingProducer(failures: 1_000)
+        let outcomes = Outcomes()
+        let dispatcher = dispatcher(ScriptedSender { _ in .unavailable }, producer)
+        dispatcher.handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
+        dispatcher.stop()
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(outcomes["a"].isEmpty)
+        #expect(dispatcher.inFlightCount == 1)
+    }
+
+    @Test func everyEventEndsInExactlyOneOutcome() throws {
+        var generator = SplitMix64(seed: 7)
+        let answers: [APNsResult] = [.ok, .unavailable, .unregistered,
+                                     APNsResult(disposition: .permanent, status: 400, reason: "BadTopic")]
+        let sender = ScriptedSender { request in answers[Int(request.payload.count) % answers.count] }
+        let registry = MetricsRegistry()
+        let outcomes = Outcomes()
+        let dispatcher = dispatcher(sender, RecordingProducer(), registry: registry)
+        let total = 2_000
+        for index in 0..<total {
+            let call = "c-\(Int.random(in: 0..<50, using: &generator))"
+            let json: String
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0: json = "not json"
+            case 1: json = Fixtures.eventJSON(type: "hangup", eventID: "h-\(index)", callID: call)
+            case 2: json = Fixtures.eventJSON(eventID: "x-\(index)", callID: call, createdAt: 1)
+            default: json = Fixtures.eventJSON(eventID: "i-\(index)", callID: call, extra: String(repeating: " ", count: index % 7))
+            }
+            dispatcher.handle(record(json, offset: Int64(index)), done: outcomes.callback("\(index)"))
+        }
+        for index in 0..<total { #expect(outcomes["\(index)"].count == 1, "event \(index)") }
+        let text = registry.exposition()
+        let counted = Outcome.allCases.map { outcome -> Int in
+            let prefix = "callpush_outcomes_total{outcome=\"\(outcome.rawValue)\"} "
+            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
+        }
+        #expect(counted.reduce(0, +) == total)
+    }
+}
