@@ -45,6 +45,11 @@ struct HTTP2ClientServerTests {
         let ok = results.filter { (try? $0.get().status) == 200 }.count
         #expect(ok == perConnection * connections.count)
         for connection in connections {
+            // The published counters are refreshed on the loop after the last completion ran.
+            let deadline = ContinuousClock.now + .seconds(2)
+            while connection.activeStreams + connection.queuedRequests > 0 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             #expect(connection.activeStreams == 0 && connection.queuedRequests == 0)
             connection.close()
         }
