@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import Synchronization
 
 /// A fixed set of event loops, one thread each. Connections are spread over the loops round-robin.
@@ -12,7 +13,11 @@ public final class EventLoopGroup: Sendable {
     /// Starts `numberOfThreads` loops.
     /// - Parameter numberOfThreads: loops (threads) to start; at least 1. Default: 1.
     /// - Throws: `HTTP2Error` if epoll or eventfd cannot be created.
+    ///
+    /// - Important: ignores `SIGPIPE` process-wide (OpenSSL writes to sockets with `write(2)`, and a peer that
+    ///   closed would otherwise kill the process).
     public init(numberOfThreads: Int = 1) throws(HTTP2Error) {
+        signal(SIGPIPE, SIG_IGN)
         var loops: [EventLoop] = []
         for index in 0..<max(1, numberOfThreads) {
             loops.append(try EventLoop(index: index))

@@ -29,7 +29,8 @@ final class TLSTransport: EventLoopHandler {
     private var ssl: OpaquePointer?
     private let isClient: Bool
     private let requireH2: Bool
-    weak var delegate: (any TLSTransportDelegate)?
+    /// Strong on purpose: an open connection keeps itself alive through the loop's handler table; cleared on close.
+    var delegate: (any TLSTransportDelegate)?
 
     private var interest: UInt32 = 0
     private var outBuffer: [UInt8] = []
