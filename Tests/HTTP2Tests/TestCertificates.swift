@@ -50,20 +50,33 @@ struct TestCertificates: Sendable {
     }
 }
 
-/// Runs `body` with a timeout; throws if it does not finish in time.
+/// Runs `body` with a timeout; throws `TestTimeout` if it does not finish in time (without waiting for `body`).
 func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
+    let once = ResumeOnce<T>()
+    return try await withCheckedThrowingContinuation { continuation in
+        once.set(continuation)
+        Task {
+            do { once.resume(.success(try await body())) } catch { once.resume(.failure(error)) }
         }
-        guard let first = try await group.next(), let value = first else {
-            group.cancelAll()
-            throw TestTimeout()
+        Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            once.resume(.failure(TestTimeout()))
         }
-        group.cancelAll()
-        return value
+    }
+}
+
+final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, any Error>?
+    func set(_ continuation: CheckedContinuation<T, any Error>) {
+        lock.lock(); self.continuation = continuation; lock.unlock()
+    }
+    func resume(_ result: Result<T, any Error>) {
+        lock.lock()
+        let taken = continuation
+        continuation = nil
+        lock.unlock()
+        taken?.resume(with: result)
     }
 }
 
