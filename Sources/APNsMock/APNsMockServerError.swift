@@ -1,7 +1,7 @@
 /// Why an ``APNsMockServer`` could not start.
 public struct APNsMockServerError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String, Sendable { case certificate, tls, bind, eventLoop }
+        private enum Value: String, Sendable { case certificate, tls, bind, eventLoop, measurement }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -13,6 +13,8 @@ public struct APNsMockServerError: Error, Sendable, CustomStringConvertible {
         public static let bind = Code(.bind)
         /// Event loops could not be started.
         public static let eventLoop = Code(.eventLoop)
+        /// A benchmark run produced no usable result (e.g. unexpected h2load output).
+        public static let measurement = Code(.measurement)
 
         public var description: String { value.rawValue }
     }
