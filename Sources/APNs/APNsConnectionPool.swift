@@ -77,6 +77,10 @@ final class APNsConnectionPool: Sendable {
         timer.start(interval: configuration.maintenanceInterval) { [weak self] in self?.maintain() }
     }
 
+    deinit {
+        timer.cancel()
+    }
+
     // MARK: - Observation
 
     /// Requests on the wire and each slot's stream limit (0 for an empty slot).
@@ -155,7 +159,8 @@ final class APNsConnectionPool: Sendable {
         }
         for (connection, batch) in assignments { submit(batch, on: connection) }
         if tokens != nil, current == nil {
-            // Signing failed: nothing can authenticate. Answer what waits rather than letting it time out silently.
+            // Signing failed: the pushes went without `authorization` and come back as MissingProviderToken
+            // (fixCredentials), so the failure is visible per push rather than as timeouts.
             logger.debug("provider token could not be signed")
         }
     }
