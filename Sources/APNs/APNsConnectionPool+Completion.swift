@@ -64,6 +64,7 @@ extension APNsConnectionPool {
             case .streamReset where error.isRetriable:
                 finish(pending, .transportFailure(reason: .notProcessed, apnsID: apnsID))
             default:
+                logger.debug("APNs stream lost", metadata: ["error": error.description])
                 if connection.connection.isAcceptingRequests { retire(connection, event: .replaced) }
                 finish(pending, .transportFailure(reason: .connectionLost, apnsID: apnsID))
             }
