@@ -40,7 +40,7 @@ final class APNsConnectionPool: Sendable {
     let logger: Logger
     let state: Mutex<State>
     private let connectionsGauge: Gauge
-    private let timer: DispatchSourceTimerBox
+    private let timer: APNsMaintenanceTimer
 
     init(
         endpoint: APNsEndpoint,
@@ -63,7 +63,7 @@ final class APNsConnectionPool: Sendable {
         self.logger = logger
         state = Mutex(State(slots: Array(repeating: Slot(), count: max(1, configuration.connectionsPerPool))))
         connectionsGauge = metrics.connectionsGauge(endpoint: endpoint.description)
-        timer = DispatchSourceTimerBox()
+        timer = APNsMaintenanceTimer()
         let inFlight = metrics.inFlightGauge(endpoint: label)
         let limits = (0..<max(1, configuration.connectionsPerPool)).map {
             metrics.streamLimitGauge(endpoint: endpoint.description, slot: $0)
@@ -248,40 +248,5 @@ final class APNsConnectionPool: Sendable {
             finish(request, .transportFailure(reason: .notProcessed, apnsID: request.request.apnsID))
         }
         for connection in open { connection.connection.close() }
-    }
-}
-
-/// A repeating Dispatch timer that can be cancelled from any thread.
-final class DispatchSourceTimerBox: Sendable {
-    /// Dispatch sources are thread-safe objects the overlay does not mark `Sendable`.
-    private struct Source: @unchecked Sendable { let timer: any DispatchSourceTimer }
-    private let source = Mutex<Source?>(nil)
-    private static let queue = DispatchQueue(label: "callpush.apns.pool-maintenance")
-
-    func start(interval: Duration, _ body: @escaping @Sendable () -> Void) {
-        let timer = DispatchSource.makeTimerSource(queue: Self.queue)
-        let nanoseconds = max(1_000_000, Int(interval.components.seconds) * 1_000_000_000
-            + Int(interval.components.attoseconds / 1_000_000_000))
-        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds), repeating: .nanoseconds(nanoseconds),
-                       leeway: .milliseconds(5))
-        timer.setEventHandler(handler: body)
-        let box = Source(timer: timer)
-        source.withLock { $0 = box }
-        timer.resume()
-    }
-
-    func cancel() {
-        let box = source.withLock { source -> Source? in
-            defer { source = nil }
-            return source
-        }
-        box?.timer.cancel()
-    }
-
-    /// Runs `body` once after `delay` on the maintenance queue.
-    static func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        let nanoseconds = max(0, Int(delay.components.seconds) * 1_000_000_000
-            + Int(delay.components.attoseconds / 1_000_000_000))
-        queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: body)
     }
 }
