@@ -30,12 +30,12 @@ struct HTTP2BenchmarkTests {
 
     @Test(arguments: [(1, 100), (4, 100)])
     func clientVersusH2loadAgainstNghttpd(connections: Int, streams: Int) async throws {
-        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000", "--echo-upload"]) else {
+        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
             Issue.record("nghttpd did not start")
             return
         }
         defer { nghttpd.stop() }
-        let requests = 200_000
+        let requests = 100_000
         let reference = try h2load("https://127.0.0.1:\(port)/3/device/x", requests: requests,
                                    connections: connections, streams: streams)
         let generator = HTTP2LoadGenerator(configuration: .init(
@@ -48,16 +48,16 @@ struct HTTP2BenchmarkTests {
             + String(format: "%.2f", ours.requestsPerSecond / reference.rps) + " cpu ratio "
             + String(format: "%.2f", ours.cpuSecondsPer100k / (reference.cpu * 100_000 / Double(requests)))
         print("BENCH " + line)
-        #expect(ours.failed == 0)
+        #expect(ours.failed == 0)  // nghttpd answers 404 (no such file): still a complete response
     }
 
     @Test(arguments: [(1, 100), (4, 100)])
     func h2loadAgainstOurServerVersusNghttpd(connections: Int, streams: Int) async throws {
-        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000", "--echo-upload"]) else {
+        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
             Issue.record("nghttpd did not start")
             return
         }
-        let requests = 200_000
+        let requests = 100_000
         let reference = try h2load("https://127.0.0.1:\(port)/3/device/x", requests: requests,
                                    connections: connections, streams: streams)
         nghttpd.stop()
