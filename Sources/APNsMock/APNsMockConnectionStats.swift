@@ -10,4 +10,6 @@ public struct APNsMockConnectionStats: Sendable, Hashable {
     public let maxConcurrentStreamsBeforeAuthentication: Int
     /// A valid provider token arrived, so the stream limit was raised.
     public let authenticated: Bool
+    /// Streams refused (RST_STREAM REFUSED_STREAM) because they came after this connection's GOAWAY decision.
+    public let refusedAfterGoAway: Int
 }

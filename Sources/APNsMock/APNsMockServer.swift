@@ -141,7 +141,7 @@ public final class APNsMockServer: Sendable {
                 APNsMockConnectionStats(
                     id: entry.id, requests: entry.requests, maxConcurrentStreams: entry.maxActive,
                     maxConcurrentStreamsBeforeAuthentication: entry.maxActiveBeforeAuthentication,
-                    authenticated: entry.raised)
+                    authenticated: entry.raised, refusedAfterGoAway: entry.refused)
             }.sorted { $0.id < $1.id }
         }
     }
@@ -168,6 +168,9 @@ public final class APNsMockServer: Sendable {
             var active = 0
             var maxActive = 0
             var maxActiveBeforeAuthentication = 0
+            /// Set when this connection decided to send GOAWAY: later streams above it are refused, not processed.
+            var goAwayLastStreamID: Int32?
+            var refused = 0
 
             init(id: Int, connection: HTTP2ServerConnection) {
                 self.id = id
@@ -192,7 +195,7 @@ public final class APNsMockServer: Sendable {
 
         func handle(_ request: HTTP2ServerRequest, _ responder: HTTP2ServerResponder) {
             let connection = request.connection
-            let entry = state.withLock { state -> Entry in
+            let (entry, refuse) = state.withLock { state -> (Entry, Bool) in
                 let entry: Entry
                 if let existing = state.connections[connection.id] {
                     entry = existing
@@ -204,13 +207,23 @@ public final class APNsMockServer: Sendable {
                         state.connections = state.connections.filter { !$0.value.connection.isClosed }
                     }
                 }
+                if let last = entry.goAwayLastStreamID, request.streamID > last {
+                    // HTTP2 sends GOAWAY at the end of the loop turn, after handing over every stream of the same
+                    // read; streams above the GOAWAY's last-stream-id were never processed, so refuse them.
+                    entry.refused += 1
+                    return (entry, true)
+                }
                 entry.requests += 1
                 entry.active += 1
                 entry.maxActive = max(entry.maxActive, entry.active)
                 if !entry.raised {
                     entry.maxActiveBeforeAuthentication = max(entry.maxActiveBeforeAuthentication, entry.active)
                 }
-                return entry
+                return (entry, false)
+            }
+            if refuse {
+                responder.reset(errorCode: 0x7)  // REFUSED_STREAM: safe for the client to retry elsewhere
+                return
             }
             var headers: [(name: String, value: String)] = [
                 (":method", request.method), (":scheme", request.scheme), (":authority", request.authority),
@@ -230,6 +243,7 @@ public final class APNsMockServer: Sendable {
                 state.withLock { _ in entry.raised = true }
             }
             let streamID = request.streamID
+            if decision.sendGoAwayAfter { state.withLock { _ in entry.goAwayLastStreamID = streamID } }
             let act: @Sendable () -> Void = { [self] in
                 switch decision.action {
                 case .respond(let response):
