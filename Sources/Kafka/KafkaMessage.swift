@@ -14,7 +14,7 @@ public struct KafkaMessage: Sendable {
     public var timestampMilliseconds: Int64?
 
     /// The assignment generation that delivered this message; completions from an older one are ignored.
-    let generation: UInt64
+    var generation: UInt64
 
     public init(
         topic: String,
