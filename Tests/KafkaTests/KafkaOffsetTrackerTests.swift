@@ -105,11 +105,13 @@ import Testing
             while !pendingDelivery.isEmpty || !unfinished.isEmpty {
                 if !pendingDelivery.isEmpty, unfinished.isEmpty || Bool.random(using: &generator) {
                     let offset = pendingDelivery.removeFirst()
-                    #expect(tracker.delivered(offset))
+                    let accepted = tracker.delivered(offset)
+                    #expect(accepted)
                     unfinished.insert(offset)
                 } else {
                     let offset = unfinished.randomElement(using: &generator)!
-                    #expect(tracker.completed(offset))
+                    let accepted = tracker.completed(offset)
+                    #expect(accepted)
                     unfinished.remove(offset)
                 }
                 let delivered = offsets[..<(offsets.count - pendingDelivery.count)]
