@@ -168,7 +168,12 @@ extension KafkaConsumer {
                 }
                 let wantPaused = entry.pausedForBackPressure || state.globallyPaused || !entry.held.isEmpty
                 if wantPaused != entry.libraryPaused {
-                    if wantPaused { toPause.append(partition) } else { toResume.append(partition) }
+                    if wantPaused {
+                        toPause.append(partition)
+                        (entry.held.isEmpty ? metrics.pausesBackPressure : metrics.pausesRetryDue).increment()
+                    } else {
+                        toResume.append(partition)
+                    }
                     entry.libraryPaused = wantPaused
                 }
                 if wantPaused {

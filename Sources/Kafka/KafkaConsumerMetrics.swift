@@ -12,6 +12,8 @@ final class KafkaConsumerMetrics: Sendable {
     let pausedBackPressure: Gauge
     let pausedRetryDue: Gauge
     let inFlight: Gauge
+    let pausesBackPressure: Counter
+    let pausesRetryDue: Counter
     let offsetStoreFailures: Counter
     private let lagSeries = Mutex<Set<KafkaTopicPartition>>([])
 
@@ -30,6 +32,17 @@ final class KafkaConsumerMetrics: Sendable {
         pausedRetryDue = registry.gauge(
             "callpush_kafka_paused_partitions",
             help: pausedHelp,
+            labels: ["reason": "retry_due"]
+        )
+        let pausesHelp = "Times this consumer paused a partition, by reason."
+        pausesBackPressure = registry.counter(
+            "callpush_kafka_partition_pauses_total",
+            help: pausesHelp,
+            labels: ["reason": "backpressure"]
+        )
+        pausesRetryDue = registry.counter(
+            "callpush_kafka_partition_pauses_total",
+            help: pausesHelp,
             labels: ["reason": "retry_due"]
         )
         inFlight = registry.gauge(
