@@ -33,7 +33,11 @@ enum KafkaTestSupport {
         return configuration
     }
 
-    static var logger: Logger { Logger(label: "kafka-test", level: .info, sink: RecordingLogSink()) }
+    static var logger: Logger {
+        ProcessInfo.processInfo.environment["KAFKA_TEST_LOG"] != nil
+            ? Logger(label: "kafka-test", level: .debug, sink: FileDescriptorLogSink(fileDescriptor: 2))
+            : Logger(label: "kafka-test", level: .info, sink: RecordingLogSink())
+    }
 
     /// Enqueues one record; `false` when the local queue is full.
     static func enqueue(_ producer: KafkaProducer, _ record: KafkaProducerRecord, _ failures: Tally) throws(KafkaError) -> Bool {
