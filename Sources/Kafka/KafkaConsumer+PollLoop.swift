@@ -9,19 +9,23 @@ extension KafkaConsumer {
         var nextStore = ContinuousClock.now + configuration.offsetStoreInterval
         var exitPhase = Phase.closing
         while true {
-            let phase = state.withLock { $0.phase }
+            let (phase, held, reconcile) = state.withLock { ($0.phase, $0.heldCount, $0.reconcileNeeded) }
             if phase != .running {
                 exitPhase = phase
                 break
             }
-            deliverDueHeldMessages()
-            reconcilePauses()
-            if ContinuousClock.now >= nextStore {
+            if held > 0 { deliverDueHeldMessages() }
+            let now = ContinuousClock.now
+            if now >= nextStore {
+                // Periodic housekeeping: store offsets, refresh pause state and gauges, serve events.
                 storeOffsets()
-                nextStore = ContinuousClock.now + configuration.offsetStoreInterval
+                reconcilePauses()
+                drainEvents()
+                nextStore = now + configuration.offsetStoreInterval
+            } else if reconcile {
+                reconcilePauses()
             }
-            drainEvents()
-            pollOnce(timeout: nextPollTimeout())
+            pollOnce(timeout: held > 0 ? nextPollTimeout() : configuration.pollTimeout.kafkaTimeoutMilliseconds)
         }
         if exitPhase == .abandoning {
             finish(destroyFlags: CRdKafka_DESTROY_F_NO_CONSUMER_CLOSE())
@@ -95,30 +99,30 @@ extension KafkaConsumer {
     private func dispatch(_ incoming: KafkaMessage) {
         let limits = configuration.backPressure
         let decision = state.withLock { state -> (KafkaMessage, Counter)? in
-            let partition = incoming.topicPartition
-            guard state.phase == .running, var entry = state.partitions[partition], !entry.revoked else {
-                return nil
-            }
-            guard entry.tracker.delivered(incoming.offset) else { return nil }
+            guard state.phase == .running, let index = state.partitions.index(forKey: incoming.topicPartition),
+                !state.partitions.values[index].revoked,
+                state.partitions.values[index].tracker.delivered(incoming.offset)
+            else { return nil }
             var message = incoming
-            message.generation = entry.generation
+            message.generation = state.partitions.values[index].generation
             state.totalInFlight += 1
-            if entry.tracker.inFlightCount >= limits.maxInFlightPerPartition, !entry.pausedForBackPressure {
-                entry.pausedForBackPressure = true
+            if state.partitions.values[index].tracker.inFlightCount >= limits.maxInFlightPerPartition,
+                !state.partitions.values[index].pausedForBackPressure
+            {
+                state.partitions.values[index].pausedForBackPressure = true
                 state.reconcileNeeded = true
             }
             if state.totalInFlight >= limits.maxInFlight, !state.globallyPaused {
                 state.globallyPaused = true
                 state.reconcileNeeded = true
             }
-            if let last = entry.held.last {
+            if let last = state.partitions.values[index].held.last {
                 // The partition waits for a held message: keep this one behind it, in order.
-                entry.held.append(HeldMessage(message: message, due: last.due))
-                state.partitions[partition] = entry
+                state.partitions.values[index].held.append(HeldMessage(message: message, due: last.due))
+                state.heldCount += 1
                 return nil
             }
-            state.partitions[partition] = entry
-            return (message, entry.consumed)
+            return (message, state.partitions.values[index].consumed)
         }
         guard let (message, consumed) = decision else { return }
         consumed.increment()
@@ -137,6 +141,7 @@ extension KafkaConsumer {
                 let count = entry.held.partitionPoint(where: { $0.due > now })
                 result.append(contentsOf: entry.held[..<count].map(\.message))
                 entry.held.removeFirst(count)
+                state.heldCount -= count
                 state.partitions[partition] = entry
                 state.reconcileNeeded = true
             }
@@ -336,6 +341,7 @@ extension KafkaConsumer {
             let partitions = Array(state.partitions.keys)
             state.partitions.removeAll()
             state.totalInFlight = 0
+            state.heldCount = 0
             mainQueue.destroy()
             consumerQueue.destroy()
             return partitions

@@ -79,6 +79,7 @@ extension KafkaConsumer {
             for partition in partitions {
                 guard let entry = state.partitions.removeValue(forKey: partition) else { continue }
                 state.totalInFlight -= entry.tracker.inFlightCount
+                state.heldCount -= entry.held.count
                 if entry.libraryPaused { paused.append(partition) }
             }
             return paused

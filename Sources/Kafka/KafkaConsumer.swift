@@ -95,16 +95,17 @@ public final class KafkaConsumer: Sendable {
     /// offset of its partition is complete. Completions of revoked partitions (or unknown/duplicate ones) are
     /// ignored.
     public func complete(_ message: KafkaMessage) {
-        let partition = message.topicPartition
         state.withLock { state in
-            guard var entry = state.partitions[partition], entry.generation == message.generation,
-                !entry.revoked
+            guard let index = state.partitions.index(forKey: message.topicPartition),
+                state.partitions.values[index].generation == message.generation,
+                !state.partitions.values[index].revoked,
+                state.partitions.values[index].tracker.completed(message.offset)
             else { return }
-            guard entry.tracker.completed(message.offset) else { return }
             state.totalInFlight -= 1
-            let wasBlocked = entry.pausedForBackPressure || state.globallyPaused
-            state.partitions[partition] = entry
-            if wasBlocked, state.backPressureMayLift(for: entry, limits: configuration.backPressure) {
+            let entry = state.partitions.values[index]
+            if entry.pausedForBackPressure || state.globallyPaused,
+                state.backPressureMayLift(for: entry, limits: configuration.backPressure)
+            {
                 state.reconcileNeeded = true
                 if let queue = consumerQueue.pointer { rd_kafka_queue_yield(queue) }
             }
@@ -128,6 +129,7 @@ public final class KafkaConsumer: Sendable {
             else { return false }
             let index = entry.held.partitionPoint(where: { $0.due > deadline })
             entry.held.insert(HeldMessage(message: message, due: deadline), at: index)
+            state.heldCount += 1
             state.partitions[partition] = entry
             state.reconcileNeeded = true
             if let queue = consumerQueue.pointer { rd_kafka_queue_yield(queue) }
@@ -224,6 +226,8 @@ extension KafkaConsumer {
         var partitions: [KafkaTopicPartition: PartitionState] = [:]
         var generation: UInt64 = 0
         var totalInFlight = 0
+        /// Held messages over all partitions (so the poll loop skips held-message work when there is none).
+        var heldCount = 0
         var globallyPaused = false
         var reconcileNeeded = false
         var closeWaiters: [CheckedContinuation<Void, Never>] = []

@@ -22,8 +22,11 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var autoCommitInterval: Duration = .seconds(1)
     /// librdkafka statistics interval; `.zero` turns statistics off. Default: `.seconds(15)`.
     public var statisticsInterval: Duration = .seconds(15)
-    /// Minimum messages prefetched per partition (`queued.min.messages`). Default: `10000`.
-    public var queuedMinMessages: Int = 10_000
+    /// Minimum messages prefetched per partition (`queued.min.messages`). Default: `100000` (librdkafka's).
+    ///
+    /// Lowering it bounds prefetch memory but on 2.0.2 it throttles fetching hard: with `10000` the in-process
+    /// consume rate fell about tenfold in measurements against the mock cluster.
+    public var queuedMinMessages: Int = 100_000
     /// How long one `rd_kafka_consumer_poll` may block. Default: `.milliseconds(100)`.
     public var pollTimeout: Duration = .milliseconds(100)
     /// How often the poll thread stores the committable offsets. Default: `.milliseconds(100)`.
