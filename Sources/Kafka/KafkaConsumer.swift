@@ -92,13 +92,14 @@ public final class KafkaConsumer: Sendable {
     // MARK: - Caller API
 
     /// Marks a delivered message as processed, from any thread. Its offset becomes committable once every lower
-    /// offset of its partition is complete. Completions of revoked partitions (or unknown/duplicate ones) are
-    /// ignored.
+    /// offset of its partition is complete. Completions that arrive while its partition's revoke waits for
+    /// in-flight work count; those after the revoke finished (or unknown/duplicate ones) are ignored.
     public func complete(_ message: KafkaMessage) {
         state.withLock { state in
+            // A partition being revoked still counts completions (the revoke waits for them); once the revoke is
+            // over its state is gone (or belongs to a newer generation) and the completion is ignored.
             guard let index = state.partitions.index(forKey: message.topicPartition),
                 state.partitions.values[index].generation == message.generation,
-                !state.partitions.values[index].revoked,
                 state.partitions.values[index].tracker.completed(message.offset)
             else { return }
             state.totalInFlight -= 1
@@ -217,7 +218,8 @@ extension KafkaConsumer {
         var libraryPaused = false
         /// Not-yet-due messages, ordered by due time; non-empty means paused for `retry_due`.
         var held: [HeldMessage] = []
-        /// Set when a revoke has begun: nothing more is delivered and completions are ignored afterwards.
+        /// Set when a revoke has begun: nothing more is delivered or held; completions still count until the
+        /// revoke removes the state.
         var revoked = false
     }
 

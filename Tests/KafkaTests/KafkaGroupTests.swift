@@ -116,4 +116,57 @@ import Testing
         #expect(firstBatchDuplicates == 0)
         print("group test \(departure): deliveries \(deliveries) duplicates \(duplicates) in flight at departure \(inFlightAtDeparture)")
     }
+
+    /// A revoke waits for in-flight messages that other threads complete meanwhile, and returns as soon as they
+    /// are done (well before `revokeDrainTimeout`).
+    @Test func revokeWaitsForCompletionsFromOtherThreads() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("calls")
+        try cluster.createTopic(topic, partitions: 2)
+        let group = KafkaTestSupport.uniqueName("g")
+        var configuration = KafkaTestSupport.consumerConfiguration(cluster, group: group)
+        configuration.revokeDrainTimeout = .seconds(60)
+
+        final class Holder: KafkaConsumerDelegate {
+            let inFlight = Mutex<[KafkaMessage]>([])
+            let revokeStarted = Mutex<ContinuousClock.Instant?>(nil)
+            func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
+                inFlight.withLock { $0.append(message) }
+            }
+            func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {
+                revokeStarted.withLock { $0 = $0 ?? .now }
+                // Finish the in-flight work on another thread, a little later.
+                let messages = inFlight.withLock { messages in defer { messages.removeAll() }; return messages }
+                Thread {
+                    usleep(300_000)
+                    for message in messages { consumer.complete(message) }
+                }.start()
+            }
+        }
+        let delegate = Holder()
+        let consumer1 = try KafkaConsumer(
+            topics: [topic],
+            configuration: configuration,
+            delegate: delegate,
+            logger: KafkaTestSupport.logger
+        )
+        _ = try await KafkaTestSupport.produce(cluster, topic: topic, count: 20, partitions: 2)
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { delegate.inFlight.withLock { $0.count } == 20 })
+        #expect(consumer1.inFlightCount == 20)
+
+        let consumer2 = try KafkaConsumer(
+            topics: [topic],
+            configuration: configuration,
+            delegate: RecordingDelegate.completingImmediately(),
+            logger: KafkaTestSupport.logger
+        )
+        let split = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) {
+            consumer1.assignment.count == 1 && consumer2.assignment.count == 1
+        }
+        #expect(split, "the revoke did not return once its in-flight work was completed")
+        #expect(delegate.revokeStarted.withLock { $0 } != nil)
+        await consumer2.close()
+        await consumer1.close()
+    }
 }
