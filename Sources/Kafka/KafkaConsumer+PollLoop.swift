@@ -31,7 +31,9 @@ extension KafkaConsumer {
             finish(destroyFlags: CRdKafka_DESTROY_F_NO_CONSUMER_CLOSE())
         } else {
             closeGracefully()
-            finish(destroyFlags: 0)
+            // Already closed (or the close failed, e.g. after a fatal error, when a closing rd_kafka_destroy would
+            // spin forever in 2.0.2): never let destroy close the consumer again.
+            finish(destroyFlags: CRdKafka_DESTROY_F_NO_CONSUMER_CLOSE())
         }
     }
 

@@ -190,6 +190,11 @@ public final class KafkaConsumer: Sendable {
     }
 
     var delegate: (any KafkaConsumerDelegate)? { delegateBox.withLock { $0 } }
+
+    /// Makes librdkafka raise a fabricated fatal error (`rd_kafka_test_fatal_error`), for tests.
+    func triggerFatalErrorForTesting() {
+        _ = rd_kafka_test_fatal_error(handle.pointer, RD_KAFKA_RESP_ERR__FENCED, "test")
+    }
 }
 
 // MARK: - State

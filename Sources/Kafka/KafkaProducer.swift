@@ -199,6 +199,15 @@ public final class KafkaProducer: Sendable {
         return true
     }
 
+    /// The fatal error that made this producer unusable, if any (then flush, close and restart the process);
+    /// ``produce(_:completion:)`` throws it too.
+    public var fatalError: KafkaError? { state.withLock { $0.fatal } }
+
+    /// Makes librdkafka raise a fabricated fatal error (`rd_kafka_test_fatal_error`), for tests.
+    func triggerFatalErrorForTesting() {
+        _ = rd_kafka_test_fatal_error(handle.pointer, RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, "test")
+    }
+
     /// Records enqueued and still waiting for their delivery report.
     public var outstandingCount: Int { state.withLock { $0.pending.count } }
 

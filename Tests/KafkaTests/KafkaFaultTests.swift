@@ -130,4 +130,41 @@ import Testing
         }
         await unknown.close()
     }
+
+    /// Fatal errors reach the caller as `KafkaError`s (delegate, thrown, property); nothing crashes and both
+    /// clients still close.
+    @Test func fatalErrorsSurfaceAsKafkaErrors() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("calls")
+        try cluster.createTopic(topic, partitions: 1)
+
+        let delegate = RecordingDelegate.completingImmediately()
+        let consumer = try KafkaConsumer(
+            topics: [topic],
+            configuration: KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g")),
+            delegate: delegate,
+            logger: KafkaTestSupport.logger
+        )
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { consumer.assignment.count == 1 })
+        consumer.triggerFatalErrorForTesting()
+        let consumerFatal = await KafkaTestSupport.waitUntil(timeout: .seconds(5)) {
+            delegate.snapshot.withLock { $0.errors.contains { $0.isFatal } }
+        }
+        #expect(consumerFatal)
+        await consumer.close()
+
+        let producer = try KafkaProducer(
+            configuration: KafkaTestSupport.producerConfiguration(cluster),
+            logger: KafkaTestSupport.logger
+        )
+        _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [1]))
+        producer.triggerFatalErrorForTesting()
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(5)) { producer.fatalError != nil })
+        #expect(producer.fatalError?.isFatal == true)
+        #expect(throws: KafkaError.self) {
+            try producer.produce(KafkaProducerRecord(topic: topic, value: [2])) { _ in }
+        }
+        await producer.close()
+    }
 }
