@@ -353,7 +353,7 @@ extension KafkaConsumer {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.phase = .finished
             defer { state.closeWaiters.removeAll() }
-            return state.closeWaiters
+            return Array(state.closeWaiters.values)
         }
         delegateBox.withLock { $0 = nil }
         for waiter in waiters { waiter.resume() }

@@ -177,15 +177,25 @@ public final class KafkaConsumer: Sendable {
     }
 
     private func shutdown(_ phase: Phase) async {
+        // Bounded: if librdkafka never lets the poll thread finish, return anyway (the thread is leaked).
+        let bound = configuration.closeDrainTimeout + configuration.revokeDrainTimeout + .seconds(15)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let finished = state.withLock { state -> Bool in
-                if state.phase == .finished { return true }
+            let waiterID = state.withLock { state -> Int? in
+                if state.phase == .finished { return nil }
                 if state.phase == .running { state.phase = phase }
-                state.closeWaiters.append(continuation)
+                let id = state.nextWaiterID
+                state.nextWaiterID += 1
+                state.closeWaiters[id] = continuation
                 if let queue = consumerQueue.pointer { rd_kafka_queue_yield(queue) }
-                return false
+                return id
             }
-            if finished { continuation.resume() }
+            guard let waiterID else { return continuation.resume() }
+            Task { [self] in
+                try? await Task.sleep(for: bound)
+                guard let waiter = state.withLock({ $0.closeWaiters.removeValue(forKey: waiterID) }) else { return }
+                logger.info("consumer shutdown did not finish in time; returning without it")
+                waiter.resume()
+            }
         }
     }
 
@@ -237,7 +247,8 @@ extension KafkaConsumer {
         var heldCount = 0
         var globallyPaused = false
         var reconcileNeeded = false
-        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiterID = 0
 
         /// Whether a completion may allow a back-pressure pause to lift.
         func backPressureMayLift(for entry: PartitionState, limits: KafkaConsumerConfiguration.BackPressure) -> Bool {

@@ -24,7 +24,8 @@ public final class KafkaProducer: Sendable {
         var pending: [UInt: (topic: String, completion: Completion)] = [:]
         var phase: Phase = .running
         var closeDeadline: ContinuousClock.Instant?
-        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiterID = 0
         var fatal: KafkaError?
     }
 
@@ -214,17 +215,27 @@ public final class KafkaProducer: Sendable {
     /// Stops accepting records, waits up to `timeout` for outstanding delivery reports, fails the rest with
     /// `purgeQueue`/`purgeInflight` (or `.closed`), and destroys the handle. Idempotent.
     public func close(timeout: Duration = .seconds(10)) async {
+        // Bounded: if librdkafka never lets the producer thread finish, return anyway (the thread is leaked).
+        let bound = timeout + .seconds(15)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let finished = state.withLock { state -> Bool in
-                if state.phase == .finished { return true }
+            let waiterID = state.withLock { state -> Int? in
+                if state.phase == .finished { return nil }
                 if state.phase == .running {
                     state.phase = .closing
                     state.closeDeadline = .now + timeout
                 }
-                state.closeWaiters.append(continuation)
-                return false
+                let id = state.nextWaiterID
+                state.nextWaiterID += 1
+                state.closeWaiters[id] = continuation
+                return id
             }
-            if finished { continuation.resume() }
+            guard let waiterID else { return continuation.resume() }
+            Task { [self] in
+                try? await Task.sleep(for: bound)
+                guard let waiter = state.withLock({ $0.closeWaiters.removeValue(forKey: waiterID) }) else { return }
+                logger.info("producer close did not finish in time; returning without it")
+                waiter.resume()
+            }
         }
     }
 
@@ -258,7 +269,7 @@ public final class KafkaProducer: Sendable {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.phase = .finished
             defer { state.closeWaiters.removeAll() }
-            return state.closeWaiters
+            return Array(state.closeWaiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
