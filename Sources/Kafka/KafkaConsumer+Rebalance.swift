@@ -5,7 +5,10 @@ import Telemetry
 
 // Runs on the poll thread, inside rd_kafka_consumer_poll or rd_kafka_consumer_close (eager protocol).
 extension KafkaConsumer {
-    func rebalance(_ err: rd_kafka_resp_err_t, partitions list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) {
+    func rebalance(
+        _ err: rd_kafka_resp_err_t,
+        partitions list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+    ) {
         metrics.rebalances.increment()
         let partitions = RDKafkaTopicPartitionList.elements(of: list).map(\.topicPartition)
         switch err {

@@ -160,7 +160,9 @@ public final class KafkaProducer: Sendable {
                     if record.key != nil {
                         item = rd_kafka_vu_t()
                         item.vtype = RD_KAFKA_VTYPE_KEY
-                        item.u.mem.ptr = UnsafeMutableRawPointer(mutating: keyBuffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)
+                        // An empty key is a non-null pointer of size 0 (a null pointer would mean "no key").
+                        let keyStart = keyBuffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+                        item.u.mem.ptr = UnsafeMutableRawPointer(mutating: keyStart)
                         item.u.mem.size = keyBuffer.count
                         values.append(item)
                     }
