@@ -1,0 +1,100 @@
+import Foundation
+import Synchronization
+import Telemetry
+import Testing
+
+@testable import Kafka
+
+/// Where `kcat` is installed, if it is.
+let kcatPath: String? = ["/usr/bin/kcat", "/usr/local/bin/kcat"].first {
+    FileManager.default.isExecutableFile(atPath: $0)
+}
+
+/// Interoperability with an independent client: `kcat` (librdkafka's CLI) against the embedded mock cluster.
+@Suite(.timeLimit(.minutes(2)), .enabled(if: kcatPath != nil))
+struct KafkaInteropTests {
+    /// Runs `kcat` under `timeout` with `input` on stdin; returns stdout.
+    static func kcat(_ arguments: [String], input: String = "", seconds: Int = 20) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = [String(seconds), kcatPath!] + arguments
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test func kcatProducesOurConsumerReads() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("calls")
+        try cluster.createTopic(topic, partitions: 2)
+        let lines = (0..<10).map { "call-\($0):{\"n\":\($0)}" }.joined(separator: "\n") + "\n"
+        let (status, _) = try Self.kcat(
+            ["-b", cluster.bootstrapServers, "-P", "-t", topic, "-K", ":", "-H", "x-attempt=1"],
+            input: lines
+        )
+        #expect(status == 0)
+
+        let delegate = RecordingDelegate.completingImmediately()
+        let consumer = try KafkaConsumer(
+            topics: [topic],
+            configuration: KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g")),
+            delegate: delegate,
+            logger: KafkaTestSupport.logger
+        )
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { delegate.receivedCount >= 10 })
+        await consumer.close()
+        let byKey = Dictionary(
+            delegate.received.map { (String(decoding: $0.key ?? [], as: UTF8.self), $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        #expect(byKey.count == 10)
+        for index in 0..<10 {
+            let message = try #require(byKey["call-\(index)"])
+            #expect(String(decoding: message.value, as: UTF8.self) == "{\"n\":\(index)}")
+            #expect(message.header("x-attempt") == Array("1".utf8))
+        }
+    }
+
+    @Test func ourProducerKcatReads() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("calls.retry.5s")
+        try cluster.createTopic(topic, partitions: 1)
+        let producer = try KafkaProducer(
+            configuration: KafkaTestSupport.producerConfiguration(cluster),
+            logger: KafkaTestSupport.logger
+        )
+        for index in 0..<3 {
+            _ = try await producer.send(
+                KafkaProducerRecord(
+                    topic: topic,
+                    key: Array("call-\(index)".utf8),
+                    value: Array("payload-\(index)".utf8),
+                    headers: [
+                        KafkaHeader(name: "x-attempt", string: String(index + 2)),
+                        KafkaHeader(name: "x-not-before", string: "1764489600123"),
+                    ]
+                )
+            )
+        }
+        await producer.close()
+        let (status, output) = try Self.kcat([
+            "-b", cluster.bootstrapServers, "-C", "-t", topic, "-o", "beginning", "-e", "-f", "%k %s %h\\n",
+        ])
+        #expect(status == 0)
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(
+            lines == (0..<3).map { "call-\($0) payload-\($0) x-attempt=\($0 + 2),x-not-before=1764489600123" },
+            "\(output)"
+        )
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+import Telemetry
+import Testing
+
+@testable import Kafka
+
+@Suite(.timeLimit(.minutes(2))) struct KafkaRetryTierTests {
+    /// A retry-tier consumer holds a not-yet-due message and pauses its partition; nothing of that partition is
+    /// processed before the due time, other partitions keep flowing, and the partition resumes afterwards.
+    @Test func holdPausesPartitionUntilDue() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("calls.retry.2s")
+        try cluster.createTopic(topic, partitions: 2)
+        let registry = MetricsRegistry()
+
+        struct Log {
+            var completions: [(partition: Int32, value: String, at: ContinuousClock.Instant)] = []
+            var holds = 0
+        }
+        let log = Mutex(Log())
+        let due = Mutex<ContinuousClock.Instant?>(nil)
+        let delegate = RecordingDelegate { consumer, message in
+            let dueAt = due.withLock { $0 }
+            if message.partition == 0, let dueAt, ContinuousClock.now < dueAt {
+                // Not due: hand it back, to be redelivered at the due time.
+                #expect(consumer.hold(message, until: dueAt))
+                log.withLock { $0.holds += 1 }
+                return
+            }
+            consumer.complete(message)
+            log.withLock {
+                $0.completions.append((message.partition, String(decoding: message.value, as: UTF8.self), .now))
+            }
+        }
+        let consumer = try KafkaConsumer(
+            topics: [topic],
+            configuration: KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g")),
+            delegate: delegate,
+            logger: KafkaTestSupport.logger,
+            metrics: registry
+        )
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { consumer.assignment.count == 2 })
+        let dueAt = ContinuousClock.now + .seconds(3)
+        due.withLock { $0 = dueAt }
+
+        let producer = try KafkaProducer(
+            configuration: KafkaTestSupport.producerConfiguration(cluster),
+            logger: KafkaTestSupport.logger
+        )
+        for index in 0..<3 {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: 0, value: Array("r\(index)".utf8)))
+        }
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(2)) { log.withLock { $0.holds } >= 1 })
+        #expect(consumer.pausedPartitions[KafkaTopicPartition(topic: topic, partition: 0)] == "retry_due")
+        #expect(registry.exposition().contains("callpush_kafka_paused_partitions{reason=\"retry_due\"} 1"))
+        // The poll loop keeps running: partition 1 flows while partition 0 waits.
+        for index in 0..<20 {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: 1, value: Array("m\(index)".utf8)))
+        }
+        let otherFlows = await KafkaTestSupport.waitUntil(timeout: .seconds(2)) {
+            log.withLock { $0.completions.filter { $0.partition == 1 }.count } == 20
+        }
+        #expect(otherFlows)
+        #expect(ContinuousClock.now < dueAt, "the test machine was too slow to observe flow before the due time")
+
+        let allDone = await KafkaTestSupport.waitUntil(timeout: .seconds(10)) {
+            log.withLock { $0.completions.filter { $0.partition == 0 }.count } == 3
+        }
+        #expect(allDone)
+        let retried = log.withLock { $0.completions.filter { $0.partition == 0 } }
+        #expect(retried.map(\.value) == ["r0", "r1", "r2"])
+        for completion in retried {
+            #expect(completion.at >= dueAt, "\(completion.value) processed before it was due")
+        }
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(2)) { consumer.pausedPartitions.isEmpty })
+        #expect(consumer.inFlightCount == 0)
+        await producer.close()
+        await consumer.close()
+    }
+
+    /// A revoke drops held messages; they are not committed, so the next owner gets them.
+    @Test func heldMessagesAreNotCommittedAcrossRestart() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("calls.retry.30s")
+        try cluster.createTopic(topic, partitions: 1)
+        let group = KafkaTestSupport.uniqueName("g")
+        _ = try await KafkaTestSupport.produce(cluster, topic: topic, count: 5, partitions: 1)
+
+        // First owner: completes offsets 0 and 1, holds offset 2 for a long time, then closes.
+        let holder = RecordingDelegate { consumer, message in
+            if message.offset < 2 {
+                consumer.complete(message)
+            } else {
+                consumer.hold(message, for: .seconds(60))
+            }
+        }
+        let first = try KafkaConsumer(
+            topics: [topic],
+            configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
+            delegate: holder,
+            logger: KafkaTestSupport.logger
+        )
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { holder.receivedCount >= 3 })
+        try await Task.sleep(for: .milliseconds(300))
+        await first.close()
+        #expect(holder.received.map(\.offset) == [0, 1, 2])
+
+        let second = RecordingDelegate.completingImmediately()
+        let next = try KafkaConsumer(
+            topics: [topic],
+            configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
+            delegate: second,
+            logger: KafkaTestSupport.logger
+        )
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { second.receivedCount >= 3 })
+        await next.close()
+        #expect(second.received.map(\.offset) == [2, 3, 4])
+    }
+}
