@@ -1,1 +1,0 @@
-// Module Kafka: see docs/ and the issue that builds it. Filled in by its issue.

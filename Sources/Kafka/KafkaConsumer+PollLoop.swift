@@ -1,0 +1,353 @@
+internal import CRdKafka
+import Foundation
+import Synchronization
+import Telemetry
+
+// Everything here runs on the consumer's poll thread.
+extension KafkaConsumer {
+    func runPollLoop() {
+        var nextStore = ContinuousClock.now + configuration.offsetStoreInterval
+        var exitPhase = Phase.closing
+        while true {
+            let phase = state.withLock { $0.phase }
+            if phase != .running {
+                exitPhase = phase
+                break
+            }
+            deliverDueHeldMessages()
+            reconcilePauses()
+            if ContinuousClock.now >= nextStore {
+                storeOffsets()
+                nextStore = ContinuousClock.now + configuration.offsetStoreInterval
+            }
+            drainEvents()
+            pollOnce(timeout: nextPollTimeout())
+        }
+        if exitPhase == .abandoning {
+            finish(destroyFlags: CRdKafka_DESTROY_F_NO_CONSUMER_CLOSE())
+        } else {
+            closeGracefully()
+            finish(destroyFlags: 0)
+        }
+    }
+
+    // MARK: - Messages
+
+    private func nextPollTimeout() -> Int32 {
+        let base = configuration.pollTimeout
+        let earliest = state.withLock { state in
+            state.partitions.values.compactMap { $0.held.first?.due }.min()
+        }
+        guard let earliest else { return base.kafkaTimeoutMilliseconds }
+        let untilDue = earliest - ContinuousClock.now
+        return min(base, max(.zero, untilDue)).kafkaTimeoutMilliseconds + (untilDue > .zero ? 1 : 0)
+    }
+
+    /// Polls one message (or serves callbacks) and dispatches it.
+    func pollOnce(timeout: Int32) {
+        guard let raw = rd_kafka_consumer_poll(handle.pointer, timeout) else { return }
+        let err = raw.pointee.err
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            rd_kafka_message_destroy(raw)
+            handleConsumerError(err)
+            return
+        }
+        let message = copyMessage(raw)
+        rd_kafka_message_destroy(raw)
+        dispatch(message)
+    }
+
+    private func copyMessage(_ raw: UnsafeMutablePointer<rd_kafka_message_t>) -> KafkaMessage {
+        let topic = raw.pointee.rkt.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
+        let key: [UInt8]? = raw.pointee.key.map { pointer in
+            Array(UnsafeRawBufferPointer(start: pointer, count: raw.pointee.key_len))
+        }
+        let value: [UInt8] = raw.pointee.payload.map { pointer in
+            Array(UnsafeRawBufferPointer(start: pointer, count: raw.pointee.len))
+        } ?? []
+        var headers: [KafkaHeader] = []
+        var headerList: OpaquePointer?
+        if rd_kafka_message_headers(raw, &headerList) == RD_KAFKA_RESP_ERR_NO_ERROR, let headerList {
+            var index = 0
+            var name: UnsafePointer<CChar>?
+            var bytes: UnsafeRawPointer?
+            var size = 0
+            while rd_kafka_header_get_all(headerList, index, &name, &bytes, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+                let headerValue = bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
+                headers.append(KafkaHeader(name: name.map { String(cString: $0) } ?? "", value: headerValue))
+                index += 1
+            }
+        }
+        var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
+        let timestamp = rd_kafka_message_timestamp(raw, &timestampType)
+        return KafkaMessage(
+            topic: topic,
+            partition: raw.pointee.partition,
+            offset: raw.pointee.offset,
+            key: key,
+            value: value,
+            headers: headers,
+            timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp,
+            generation: 0
+        )
+    }
+
+    private func dispatch(_ incoming: KafkaMessage) {
+        let limits = configuration.backPressure
+        let decision = state.withLock { state -> (KafkaMessage, Counter)? in
+            let partition = incoming.topicPartition
+            guard state.phase == .running, var entry = state.partitions[partition], !entry.revoked else {
+                return nil
+            }
+            guard entry.tracker.delivered(incoming.offset) else { return nil }
+            var message = incoming
+            message.generation = entry.generation
+            state.totalInFlight += 1
+            if entry.tracker.inFlightCount >= limits.maxInFlightPerPartition, !entry.pausedForBackPressure {
+                entry.pausedForBackPressure = true
+                state.reconcileNeeded = true
+            }
+            if state.totalInFlight >= limits.maxInFlight, !state.globallyPaused {
+                state.globallyPaused = true
+                state.reconcileNeeded = true
+            }
+            if let last = entry.held.last {
+                // The partition waits for a held message: keep this one behind it, in order.
+                entry.held.append(HeldMessage(message: message, due: last.due))
+                state.partitions[partition] = entry
+                return nil
+            }
+            state.partitions[partition] = entry
+            return (message, entry.consumed)
+        }
+        guard let (message, consumed) = decision else { return }
+        consumed.increment()
+        delegate?.consumer(self, didReceive: message)
+        if state.withLock({ $0.reconcileNeeded }) { reconcilePauses() }
+    }
+
+    /// Redelivers held messages whose due time has come.
+    func deliverDueHeldMessages() {
+        let now = ContinuousClock.now
+        let due = state.withLock { state -> [KafkaMessage] in
+            guard state.phase == .running else { return [] }
+            var result: [KafkaMessage] = []
+            for (partition, var entry) in state.partitions where !entry.revoked {
+                guard let first = entry.held.first, first.due <= now else { continue }
+                let count = entry.held.partitionPoint(where: { $0.due > now })
+                result.append(contentsOf: entry.held[..<count].map(\.message))
+                entry.held.removeFirst(count)
+                state.partitions[partition] = entry
+                state.reconcileNeeded = true
+            }
+            return result
+        }
+        guard !due.isEmpty, let delegate else { return }
+        for message in due {
+            delegate.consumer(self, didReceive: message)
+        }
+    }
+
+    // MARK: - Pause and resume
+
+    /// Brings librdkafka's paused set in line with what back-pressure and held messages want; resumes only
+    /// partitions this consumer paused.
+    func reconcilePauses() {
+        let limits = configuration.backPressure
+        let (perLow, globalLow) = State.lowWatermarks(limits)
+        let (toPause, toResume, backPressureCount, retryDueCount, inFlight) = state.withLock { state in
+            state.reconcileNeeded = false
+            if state.globallyPaused, state.totalInFlight <= globalLow { state.globallyPaused = false }
+            var toPause: [KafkaTopicPartition] = []
+            var toResume: [KafkaTopicPartition] = []
+            var backPressureCount = 0
+            var retryDueCount = 0
+            for (partition, var entry) in state.partitions where !entry.revoked {
+                if entry.pausedForBackPressure, entry.tracker.inFlightCount <= perLow {
+                    entry.pausedForBackPressure = false
+                }
+                let wantPaused = entry.pausedForBackPressure || state.globallyPaused || !entry.held.isEmpty
+                if wantPaused != entry.libraryPaused {
+                    if wantPaused {
+                        toPause.append(partition)
+                        (entry.held.isEmpty ? metrics.pausesBackPressure : metrics.pausesRetryDue).increment()
+                    } else {
+                        toResume.append(partition)
+                    }
+                    entry.libraryPaused = wantPaused
+                }
+                if wantPaused {
+                    if entry.held.isEmpty { backPressureCount += 1 } else { retryDueCount += 1 }
+                }
+                state.partitions[partition] = entry
+            }
+            return (toPause, toResume, backPressureCount, retryDueCount, state.totalInFlight)
+        }
+        if !toPause.isEmpty { setPaused(toPause, paused: true) }
+        if !toResume.isEmpty { setPaused(toResume, paused: false) }
+        metrics.pausedBackPressure.set(backPressureCount)
+        metrics.pausedRetryDue.set(retryDueCount)
+        metrics.inFlight.set(inFlight)
+    }
+
+    func setPaused(_ partitions: [KafkaTopicPartition], paused: Bool) {
+        let list = RDKafkaTopicPartitionList(capacity: partitions.count)
+        for partition in partitions { list.add(partition, offset: 0) }
+        let err =
+            paused
+            ? rd_kafka_pause_partitions(handle.pointer, list.pointer)
+            : rd_kafka_resume_partitions(handle.pointer, list.pointer)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            logger.info("pause/resume failed", metadata: [KafkaLoggingKeys.error: KafkaError.rdKafka(err).name])
+        }
+        for element in list.elements where element.error != RD_KAFKA_RESP_ERR_NO_ERROR {
+            logger.debug(
+                "pause/resume of a partition failed",
+                metadata: [
+                    KafkaLoggingKeys.topic: element.topicPartition.topic,
+                    KafkaLoggingKeys.partition: String(element.topicPartition.partition),
+                    KafkaLoggingKeys.error: KafkaError.rdKafka(element.error).name,
+                ]
+            )
+        }
+    }
+
+    // MARK: - Offsets
+
+    /// Stores the committable offset of every partition whose value moved (or only of `only`, when given).
+    func storeOffsets(only: Set<KafkaTopicPartition>? = nil) {
+        let changes = state.withLock { state -> [(KafkaTopicPartition, Int64)] in
+            var changes: [(KafkaTopicPartition, Int64)] = []
+            for (partition, var entry) in state.partitions {
+                if let only { guard only.contains(partition) else { continue } } else if entry.revoked { continue }
+                guard let offset = entry.tracker.committableOffset, offset != entry.lastStored else { continue }
+                entry.lastStored = offset
+                state.partitions[partition] = entry
+                changes.append((partition, offset))
+            }
+            return changes
+        }
+        guard !changes.isEmpty else { return }
+        let list = RDKafkaTopicPartitionList(capacity: changes.count)
+        for (partition, offset) in changes { list.add(partition, offset: offset) }
+        let err = rd_kafka_offsets_store(handle.pointer, list.pointer)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            logger.debug("offsets store failed", metadata: [KafkaLoggingKeys.error: KafkaError.rdKafka(err).name])
+        }
+        for element in list.elements where element.error != RD_KAFKA_RESP_ERR_NO_ERROR {
+            metrics.offsetStoreFailures.increment()
+            logger.debug(
+                "offset store failed for a partition",
+                metadata: [
+                    KafkaLoggingKeys.topic: element.topicPartition.topic,
+                    KafkaLoggingKeys.partition: String(element.topicPartition.partition),
+                    KafkaLoggingKeys.offset: String(element.offset),
+                    KafkaLoggingKeys.error: KafkaError.rdKafka(element.error).name,
+                ]
+            )
+            state.withLock { state in
+                if state.partitions[element.topicPartition]?.lastStored == element.offset {
+                    state.partitions[element.topicPartition]?.lastStored = nil
+                }
+            }
+        }
+    }
+
+    // MARK: - Events and errors
+
+    /// Serves the main queue (logs, errors, statistics) without blocking.
+    func drainEvents() {
+        guard let queue = mainQueue.pointer else { return }
+        var budget = 100
+        while budget > 0, let event = RDKafkaEvent.poll(queue, timeoutMilliseconds: 0) {
+            budget -= 1
+            guard let event else { continue }
+            switch event {
+            case .log(let level, let facility, let message):
+                logger.log(
+                    Self.logLevel(syslog: level),
+                    "librdkafka: \(message)",
+                    metadata: [KafkaLoggingKeys.facility: facility]
+                )
+            case .error(let error):
+                report(error)
+            case .statistics(let json):
+                guard let statistics = KafkaStatistics.parse(json) else { continue }
+                let owned = Set(assignment)
+                metrics.apply(statistics, owned: owned)
+            case .deliveryReports:
+                break
+            }
+        }
+    }
+
+    private func handleConsumerError(_ err: rd_kafka_resp_err_t) {
+        if err == RD_KAFKA_RESP_ERR__PARTITION_EOF { return }
+        if err == RD_KAFKA_RESP_ERR__FATAL, let fatal = handle.fatalError() {
+            report(fatal)
+            return
+        }
+        report(KafkaError.rdKafka(err))
+    }
+
+    func report(_ error: KafkaError) {
+        logger.info("kafka consumer error", metadata: [KafkaLoggingKeys.error: error.description])
+        if error.isFatal || error.code == .fatal {
+            let fatal = handle.fatalError() ?? error
+            delegate?.consumer(self, didFail: fatal)
+        } else {
+            delegate?.consumer(self, didFail: error)
+        }
+    }
+
+    static func logLevel(syslog: Int32) -> LogLevel {
+        switch syslog {
+        case ...4: return .info
+        case 5, 6: return .debug
+        default: return .trace
+        }
+    }
+
+    // MARK: - Shutdown
+
+    private func closeGracefully() {
+        // Stop intake (dispatch drops messages once the phase is not running), then drain with a bound.
+        let deadline = ContinuousClock.now + configuration.closeDrainTimeout
+        while ContinuousClock.now < deadline {
+            let busy = state.withLock { state in
+                state.partitions.values.contains { $0.tracker.inFlightCount > $0.held.count && !$0.revoked }
+            }
+            if !busy { break }
+            storeOffsets()
+            drainEvents()
+            pollOnce(timeout: 10)
+        }
+        storeOffsets()
+        // Leaves the group; the revoke callback stores final offsets and auto-commit commits them.
+        let err = rd_kafka_consumer_close(handle.pointer)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            logger.info("consumer close failed", metadata: [KafkaLoggingKeys.error: KafkaError.rdKafka(err).name])
+        }
+        drainEvents()
+    }
+
+    private func finish(destroyFlags: Int32) {
+        let revoked = state.withLock { state -> [KafkaTopicPartition] in
+            let partitions = Array(state.partitions.keys)
+            state.partitions.removeAll()
+            state.totalInFlight = 0
+            mainQueue.destroy()
+            consumerQueue.destroy()
+            return partitions
+        }
+        metrics.forget(revoked)
+        handle.destroy(flags: destroyFlags)
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.phase = .finished
+            defer { state.closeWaiters.removeAll() }
+            return state.closeWaiters
+        }
+        delegateBox.withLock { $0 = nil }
+        for waiter in waiters { waiter.resume() }
+    }
+}

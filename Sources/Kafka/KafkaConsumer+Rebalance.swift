@@ -1,0 +1,101 @@
+internal import CRdKafka
+import Foundation
+import Synchronization
+import Telemetry
+
+// Runs on the poll thread, inside rd_kafka_consumer_poll or rd_kafka_consumer_close (eager protocol).
+extension KafkaConsumer {
+    func rebalance(_ err: rd_kafka_resp_err_t, partitions list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) {
+        metrics.rebalances.increment()
+        let partitions = RDKafkaTopicPartitionList.elements(of: list).map(\.topicPartition)
+        switch err {
+        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            assign(partitions, list: list)
+        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            revoke(partitions, lost: rd_kafka_assignment_lost(handle.pointer) != 0)
+            unassign()
+        default:
+            logger.info("rebalance error", metadata: [KafkaLoggingKeys.error: KafkaError.rdKafka(err).name])
+            let owned = state.withLock { Array($0.partitions.keys) }
+            revoke(owned, lost: true)
+            unassign()
+        }
+    }
+
+    private func assign(
+        _ partitions: [KafkaTopicPartition],
+        list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+    ) {
+        let counters = Dictionary(
+            Set(partitions.map(\.topic)).map { ($0, metrics.consumed(topic: $0)) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        state.withLock { state in
+            state.generation += 1
+            for partition in partitions {
+                state.partitions[partition] = PartitionState(
+                    generation: state.generation,
+                    consumed: counters[partition.topic]!
+                )
+            }
+        }
+        let err = rd_kafka_assign(handle.pointer, list)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            report(KafkaError.rdKafka(err, reason: "assign failed: \(String(cString: rd_kafka_err2str(err)))"))
+        }
+        logger.info("partitions assigned", metadata: ["kafka.partitions": Self.describe(partitions)])
+        delegate?.consumer(self, didAssign: partitions)
+    }
+
+    /// Stops delivery for `partitions`, tells the delegate, waits (bounded) for their in-flight messages, stores
+    /// final offsets unless the assignment was lost, and resumes what we paused. Trackers are dropped.
+    func revoke(_ partitions: [KafkaTopicPartition], lost: Bool) {
+        let revoked = Set(partitions)
+        state.withLock { state in
+            for partition in partitions { state.partitions[partition]?.revoked = true }
+        }
+        logger.info(
+            "partitions revoked",
+            metadata: ["kafka.partitions": Self.describe(partitions), "kafka.lost": String(lost)]
+        )
+        delegate?.consumer(self, didRevoke: partitions)
+        if !lost {
+            let deadline = ContinuousClock.now + configuration.revokeDrainTimeout
+            while ContinuousClock.now < deadline {
+                let busy = state.withLock { state in
+                    revoked.contains { partition in
+                        guard let entry = state.partitions[partition] else { return false }
+                        return entry.tracker.inFlightCount > entry.held.count
+                    }
+                }
+                if !busy { break }
+                usleep(1000)
+            }
+            // Completions are ignored from here on (revoked), so the stored value is final.
+            storeOffsets(only: revoked)
+        }
+        let paused = state.withLock { state -> [KafkaTopicPartition] in
+            var paused: [KafkaTopicPartition] = []
+            for partition in partitions {
+                guard let entry = state.partitions.removeValue(forKey: partition) else { continue }
+                state.totalInFlight -= entry.tracker.inFlightCount
+                if entry.libraryPaused { paused.append(partition) }
+            }
+            return paused
+        }
+        if !paused.isEmpty { setPaused(paused, paused: false) }
+        metrics.forget(partitions)
+    }
+
+    private func unassign() {
+        let err = rd_kafka_assign(handle.pointer, nil)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            logger.info("unassign failed", metadata: [KafkaLoggingKeys.error: KafkaError.rdKafka(err).name])
+        }
+    }
+
+    static func describe(_ partitions: [KafkaTopicPartition]) -> String {
+        partitions.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }.map(\.description)
+            .joined(separator: ",")
+    }
+}

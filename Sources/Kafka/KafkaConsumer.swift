@@ -1,0 +1,278 @@
+internal import CRdKafka
+import Foundation
+import Synchronization
+public import Telemetry
+
+/// A consumer-group member subscribed to a set of topics (e.g. the main topic and its retry tiers) with
+/// at-least-once delivery and many messages in flight.
+///
+/// Messages go to a ``KafkaConsumerDelegate`` on a dedicated poll thread. The caller completes each one with
+/// ``complete(_:)`` from any thread, in any order; a per-partition ``KafkaOffsetTracker`` stores the lowest
+/// unfinished offset (or the highest delivered + 1), and librdkafka's auto-committer commits it. A message that
+/// is not due yet is handed back with ``hold(_:until:)``: its partition is paused and the message is delivered
+/// again when due, while polling continues.
+///
+/// Partitions are paused when their in-flight count or the global in-flight budget is full and resumed when they
+/// drain. Only partitions this consumer paused are ever resumed.
+///
+/// Close with ``close()`` (drain, store, leave the group) or, to simulate a crash in tests, ``abandon()``.
+public final class KafkaConsumer: Sendable {
+    /// The subscribed topics.
+    public let topics: [String]
+    let configuration: KafkaConsumerConfiguration
+    let logger: Logger
+    let metrics: KafkaConsumerMetrics
+    let handle: RDKafkaHandle
+    let mainQueue: RDKafkaQueue
+    let consumerQueue: RDKafkaQueue
+    let state: Mutex<State>
+    let delegateBox: Mutex<(any KafkaConsumerDelegate)?>
+    private let rebalanceContext: RebalanceContext
+
+    /// Creates the consumer, subscribes and starts the poll thread.
+    ///
+    /// - Parameters:
+    ///   - topics: the topics to subscribe to; they must exist (topics are not auto-created).
+    ///   - configuration: settings; see ``KafkaConsumerConfiguration``.
+    ///   - delegate: receives messages and events on the poll thread; retained until the consumer is closed.
+    ///   - logger: librdkafka logs and errors go here (at info level and below).
+    ///   - metrics: the registry for the consumer's series. Default: a private registry.
+    /// - Throws: ``KafkaError`` for invalid configuration or a failed subscription.
+    public init(
+        topics: [String],
+        configuration: KafkaConsumerConfiguration,
+        delegate: any KafkaConsumerDelegate,
+        logger: Logger,
+        metrics: MetricsRegistry = MetricsRegistry()
+    ) throws(KafkaError) {
+        guard !topics.isEmpty else { throw KafkaError.configuration("no topics to subscribe to") }
+        self.topics = topics
+        self.configuration = configuration
+        var logger = logger
+        logger[metadataKey: KafkaLoggingKeys.groupID] = configuration.groupID
+        logger[metadataKey: KafkaLoggingKeys.clientID] = configuration.clientID
+        self.logger = logger
+        self.metrics = KafkaConsumerMetrics(registry: metrics)
+        self.state = Mutex(State())
+        self.delegateBox = Mutex(delegate)
+
+        let context = RebalanceContext()
+        self.rebalanceContext = context
+        let config = try RDKafkaConfig(configuration.dictionary)
+        config.enableEvents(CRdKafka_EVENT_LOG() | CRdKafka_EVENT_ERROR() | CRdKafka_EVENT_STATS())
+        rd_kafka_conf_set_opaque(config.pointer, Unmanaged.passUnretained(context).toOpaque())
+        rd_kafka_conf_set_rebalance_cb(config.pointer, kafkaConsumerRebalanceCallback)
+        let handle = try RDKafkaHandle(kind: .consumer, config: config)
+        self.handle = handle
+        guard let main = rd_kafka_queue_get_main(handle.pointer),
+            let consumer = rd_kafka_queue_get_consumer(handle.pointer)
+        else {
+            throw KafkaError(code: .creation, reason: "could not get the consumer's queues")
+        }
+        self.mainQueue = RDKafkaQueue(main)
+        self.consumerQueue = RDKafkaQueue(consumer)
+        // Logs go to the main queue (log.queue=true), which the poll thread drains.
+        rd_kafka_set_log_queue(handle.pointer, main)
+
+        let subscription = RDKafkaTopicPartitionList(capacity: topics.count)
+        for topic in topics { subscription.add(topic: topic) }
+        let err = rd_kafka_subscribe(handle.pointer, subscription.pointer)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            mainQueue.destroy()
+            consumerQueue.destroy()
+            throw KafkaError.rdKafka(err)
+        }
+
+        context.consumer.withLock { $0 = WeakConsumer(value: self) }
+        let thread = Thread { [self] in self.runPollLoop() }
+        thread.name = "kafka-consumer-\(configuration.clientID)"
+        thread.start()
+    }
+
+    // MARK: - Caller API
+
+    /// Marks a delivered message as processed, from any thread. Its offset becomes committable once every lower
+    /// offset of its partition is complete. Completions of revoked partitions (or unknown/duplicate ones) are
+    /// ignored.
+    public func complete(_ message: KafkaMessage) {
+        let partition = message.topicPartition
+        state.withLock { state in
+            guard var entry = state.partitions[partition], entry.generation == message.generation,
+                !entry.revoked
+            else { return }
+            guard entry.tracker.completed(message.offset) else { return }
+            state.totalInFlight -= 1
+            let wasBlocked = entry.pausedForBackPressure || state.globallyPaused
+            state.partitions[partition] = entry
+            if wasBlocked, state.backPressureMayLift(for: entry, limits: configuration.backPressure) {
+                state.reconcileNeeded = true
+                if let queue = consumerQueue.pointer { rd_kafka_queue_yield(queue) }
+            }
+        }
+    }
+
+    /// Hands a delivered message back because it is not due yet, from any thread (typically from inside
+    /// ``KafkaConsumerDelegate/consumer(_:didReceive:)``). The consumer keeps it in memory, pauses its partition
+    /// and delivers it again to the delegate at `deadline` (then resumes the partition), while polling continues.
+    /// The message stays in flight: its offset is not committed until it is completed after redelivery. Messages
+    /// of the partition that arrive meanwhile are held behind it, in order.
+    ///
+    /// - Returns: `false` if the message's partition is no longer assigned (the message is dropped; the new
+    ///   owner gets it again).
+    @discardableResult
+    public func hold(_ message: KafkaMessage, until deadline: ContinuousClock.Instant) -> Bool {
+        let partition = message.topicPartition
+        return state.withLock { state in
+            guard var entry = state.partitions[partition], entry.generation == message.generation,
+                !entry.revoked
+            else { return false }
+            let index = entry.held.partitionPoint(where: { $0.due > deadline })
+            entry.held.insert(HeldMessage(message: message, due: deadline), at: index)
+            state.partitions[partition] = entry
+            state.reconcileNeeded = true
+            if let queue = consumerQueue.pointer { rd_kafka_queue_yield(queue) }
+            return true
+        }
+    }
+
+    /// Like ``hold(_:until:)`` with a deadline `delay` from now.
+    @discardableResult
+    public func hold(_ message: KafkaMessage, for delay: Duration) -> Bool {
+        hold(message, until: .now + delay)
+    }
+
+    /// The partitions currently assigned to this member.
+    public var assignment: [KafkaTopicPartition] {
+        state.withLock { state in state.partitions.filter { !$0.value.revoked }.map(\.key) }
+    }
+
+    /// Messages handed out and not yet completed (held ones included).
+    public var inFlightCount: Int { state.withLock { $0.totalInFlight } }
+
+    /// Partitions currently paused by this consumer, with the reason (`"backpressure"` or `"retry_due"`).
+    public var pausedPartitions: [KafkaTopicPartition: String] {
+        state.withLock { state in
+            var result: [KafkaTopicPartition: String] = [:]
+            for (partition, entry) in state.partitions where entry.libraryPaused {
+                result[partition] = entry.held.isEmpty ? "backpressure" : "retry_due"
+            }
+            return result
+        }
+    }
+
+    /// Stops intake, waits up to `closeDrainTimeout` for in-flight messages, stores offsets, leaves the group
+    /// (`rd_kafka_consumer_close`, which commits) and destroys the handle. Returns when all that is done.
+    /// Held messages are dropped uncompleted, so they are consumed again later. Idempotent.
+    public func close() async {
+        await shutdown(.closing)
+    }
+
+    /// Destroys the handle without storing offsets, committing or leaving the group, as a crash would (for
+    /// tests). Everything since the last auto-commit is consumed again by the next owner. Idempotent.
+    public func abandon() async {
+        await shutdown(.abandoning)
+    }
+
+    private func shutdown(_ phase: Phase) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let finished = state.withLock { state -> Bool in
+                if state.phase == .finished { return true }
+                if state.phase == .running { state.phase = phase }
+                state.closeWaiters.append(continuation)
+                if let queue = consumerQueue.pointer { rd_kafka_queue_yield(queue) }
+                return false
+            }
+            if finished { continuation.resume() }
+        }
+    }
+
+    var delegate: (any KafkaConsumerDelegate)? { delegateBox.withLock { $0 } }
+}
+
+// MARK: - State
+
+extension KafkaConsumer {
+    enum Phase: Equatable, Sendable {
+        case running
+        case closing
+        case abandoning
+        case finished
+    }
+
+    struct HeldMessage: Sendable {
+        var message: KafkaMessage
+        var due: ContinuousClock.Instant
+    }
+
+    struct PartitionState: Sendable {
+        let generation: UInt64
+        let consumed: Counter
+        var tracker = KafkaOffsetTracker()
+        /// The last offset passed to `rd_kafka_offsets_store`.
+        var lastStored: Int64?
+        var pausedForBackPressure = false
+        /// Whether librdkafka has this partition paused (by us).
+        var libraryPaused = false
+        /// Not-yet-due messages, ordered by due time; non-empty means paused for `retry_due`.
+        var held: [HeldMessage] = []
+        /// Set when a revoke has begun: nothing more is delivered and completions are ignored afterwards.
+        var revoked = false
+    }
+
+    struct State: Sendable {
+        var phase: Phase = .running
+        var partitions: [KafkaTopicPartition: PartitionState] = [:]
+        var generation: UInt64 = 0
+        var totalInFlight = 0
+        var globallyPaused = false
+        var reconcileNeeded = false
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+
+        /// Whether a completion may allow a back-pressure pause to lift.
+        func backPressureMayLift(for entry: PartitionState, limits: KafkaConsumerConfiguration.BackPressure) -> Bool {
+            let (perLow, globalLow) = Self.lowWatermarks(limits)
+            if globallyPaused, totalInFlight <= globalLow { return true }
+            return entry.pausedForBackPressure && entry.tracker.inFlightCount <= perLow
+        }
+
+        static func lowWatermarks(_ limits: KafkaConsumerConfiguration.BackPressure) -> (Int, Int) {
+            let fraction = min(max(limits.resumeFraction, 0), 1)
+            return (
+                Int(Double(limits.maxInFlightPerPartition) * fraction),
+                Int(Double(limits.maxInFlight) * fraction)
+            )
+        }
+    }
+}
+
+// MARK: - Rebalance context
+
+/// The one object behind librdkafka's opaque pointer; reaches the consumer from the rebalance callback.
+final class RebalanceContext: Sendable {
+    let consumer = Mutex<WeakConsumer?>(nil)
+}
+
+struct WeakConsumer: Sendable {
+    weak var value: KafkaConsumer?
+}
+
+/// The rebalance callback: runs on the poll thread, inside `rd_kafka_consumer_poll` or `rd_kafka_consumer_close`.
+///
+/// - Important: The parameter types must match `rd_kafka_conf_set_rebalance_cb`'s function pointer type.
+private func kafkaConsumerRebalanceCallback(
+    _ rk: OpaquePointer?,
+    _ err: rd_kafka_resp_err_t,
+    _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
+    _ opaque: UnsafeMutableRawPointer?
+) {
+    guard let opaque else {
+        rd_kafka_assign(rk, nil)
+        return
+    }
+    let context = Unmanaged<RebalanceContext>.fromOpaque(opaque).takeUnretainedValue()
+    guard let consumer = context.consumer.withLock({ $0?.value }) else {
+        rd_kafka_assign(rk, nil)
+        return
+    }
+    consumer.rebalance(err, partitions: partitions)
+}

@@ -1,0 +1,85 @@
+/// Settings of a ``KafkaConsumer``. Every property has a default; ``dictionary`` renders the librdkafka keys.
+///
+/// The at-least-once recipe is fixed and not configurable: `enable.auto.commit=true`,
+/// `enable.auto.offset.store=false` (offsets are stored by the consumer's offset trackers) and the eager `range`
+/// assignor, so partition *p* of every subscribed topic lands on the same member.
+public struct KafkaConsumerConfiguration: Sendable {
+    /// Comma-separated `host:port` list. Default: `"localhost:9092"`.
+    public var bootstrapServers: String = "localhost:9092"
+    /// The consumer group. Default: `"callpush"`.
+    public var groupID: String = "callpush"
+    /// Client id; make it unique per process. Default: `"callpush-consumer"`.
+    public var clientID: String = "callpush-consumer"
+    /// Where to start when the group has no committed offset. Default: `.earliest`.
+    public var autoOffsetReset: AutoOffsetReset = .earliest
+    /// Group session timeout. Default: `.seconds(45)`.
+    public var sessionTimeout: Duration = .seconds(45)
+    /// Group heartbeat interval. Default: `.seconds(3)`.
+    public var heartbeatInterval: Duration = .seconds(3)
+    /// Maximum time between `rd_kafka_consumer_poll` calls before the member is evicted. Default: `.seconds(300)`.
+    public var maxPollInterval: Duration = .seconds(300)
+    /// How often librdkafka commits the stored offsets. Default: `.seconds(1)`.
+    public var autoCommitInterval: Duration = .seconds(1)
+    /// librdkafka statistics interval; `.zero` turns statistics off. Default: `.seconds(15)`.
+    public var statisticsInterval: Duration = .seconds(15)
+    /// Minimum messages prefetched per partition (`queued.min.messages`). Default: `10000`.
+    public var queuedMinMessages: Int = 10_000
+    /// How long one `rd_kafka_consumer_poll` may block. Default: `.milliseconds(100)`.
+    public var pollTimeout: Duration = .milliseconds(100)
+    /// How often the poll thread stores the committable offsets. Default: `.milliseconds(100)`.
+    public var offsetStoreInterval: Duration = .milliseconds(100)
+    /// Back-pressure limits. Default: `BackPressure()`.
+    public var backPressure: BackPressure = BackPressure()
+    /// On revoke, how long to wait for in-flight messages of the revoked partitions. Default: `.seconds(5)`.
+    public var revokeDrainTimeout: Duration = .seconds(5)
+    /// On close, how long to wait for all in-flight messages. Default: `.seconds(10)`.
+    public var closeDrainTimeout: Duration = .seconds(10)
+    /// Extra librdkafka properties, applied last (they win). Default: `[:]`.
+    public var additionalProperties: [String: String] = [:]
+
+    public init() {}
+
+    /// In-flight limits: a partition is paused at its high watermark and resumed at the low one.
+    public struct BackPressure: Sendable {
+        /// Delivered but not completed messages per partition before it is paused. Default: `1000`.
+        public var maxInFlightPerPartition: Int = 1000
+        /// Delivered but not completed messages over all partitions before all are paused. Default: `10000`.
+        public var maxInFlight: Int = 10_000
+        /// Paused partitions resume when in-flight counts fall to this fraction of the limits. Default: `0.5`.
+        public var resumeFraction: Double = 0.5
+
+        public init() {}
+    }
+
+    /// `auto.offset.reset`.
+    public struct AutoOffsetReset: Hashable, Sendable {
+        let value: String
+        /// Start from the oldest retained message.
+        public static let earliest = AutoOffsetReset(value: "earliest")
+        /// Start from the end (only messages produced after joining).
+        public static let latest = AutoOffsetReset(value: "latest")
+    }
+
+    /// The librdkafka configuration keys and values; the one place configuration is rendered.
+    var dictionary: [String: String] {
+        var result: [String: String] = [
+            "bootstrap.servers": bootstrapServers,
+            "group.id": groupID,
+            "client.id": clientID,
+            "auto.offset.reset": autoOffsetReset.value,
+            "session.timeout.ms": String(sessionTimeout.kafkaMilliseconds),
+            "heartbeat.interval.ms": String(heartbeatInterval.kafkaMilliseconds),
+            "max.poll.interval.ms": String(maxPollInterval.kafkaMilliseconds),
+            "auto.commit.interval.ms": String(autoCommitInterval.kafkaMilliseconds),
+            "statistics.interval.ms": String(statisticsInterval.kafkaMilliseconds),
+            "queued.min.messages": String(queuedMinMessages),
+            "enable.auto.commit": "true",
+            "enable.auto.offset.store": "false",
+            "enable.partition.eof": "false",
+            "partition.assignment.strategy": "range",
+            "log.queue": "true",
+        ]
+        for (key, value) in additionalProperties { result[key] = value }
+        return result
+    }
+}

@@ -1,0 +1,90 @@
+import Synchronization
+import Telemetry
+
+/// The consumer's Prometheus series on the caller's registry.
+final class KafkaConsumerMetrics: Sendable {
+    static let lagName = "callpush_kafka_consumer_lag"
+    static let rttName = "callpush_kafka_broker_rtt_seconds"
+    static let consumedName = "callpush_kafka_messages_consumed_total"
+
+    let registry: MetricsRegistry
+    let rebalances: Counter
+    let pausedBackPressure: Gauge
+    let pausedRetryDue: Gauge
+    let inFlight: Gauge
+    let pausesBackPressure: Counter
+    let pausesRetryDue: Counter
+    let offsetStoreFailures: Counter
+    private let lagSeries = Mutex<Set<KafkaTopicPartition>>([])
+
+    init(registry: MetricsRegistry) {
+        self.registry = registry
+        rebalances = registry.counter(
+            "callpush_kafka_rebalances_total",
+            help: "Partition assignments and revocations seen by this consumer."
+        )
+        let pausedHelp = "Partitions this consumer has paused, by reason."
+        pausedBackPressure = registry.gauge(
+            "callpush_kafka_paused_partitions",
+            help: pausedHelp,
+            labels: ["reason": "backpressure"]
+        )
+        pausedRetryDue = registry.gauge(
+            "callpush_kafka_paused_partitions",
+            help: pausedHelp,
+            labels: ["reason": "retry_due"]
+        )
+        let pausesHelp = "Times this consumer paused a partition, by reason."
+        pausesBackPressure = registry.counter(
+            "callpush_kafka_partition_pauses_total",
+            help: pausesHelp,
+            labels: ["reason": "backpressure"]
+        )
+        pausesRetryDue = registry.counter(
+            "callpush_kafka_partition_pauses_total",
+            help: pausesHelp,
+            labels: ["reason": "retry_due"]
+        )
+        inFlight = registry.gauge(
+            "callpush_kafka_inflight_messages",
+            help: "Messages handed out by the consumer and not yet completed."
+        )
+        offsetStoreFailures = registry.counter(
+            "callpush_kafka_offset_store_failures_total",
+            help: "Partitions whose rd_kafka_offsets_store entry failed."
+        )
+    }
+
+    func consumed(topic: String) -> Counter {
+        registry.counter(Self.consumedName, help: "Messages handed out by the consumer.", labels: ["topic": topic])
+    }
+
+    /// Applies a statistics snapshot: lag of the partitions we own and broker round-trip times.
+    func apply(_ statistics: KafkaStatistics, owned: Set<KafkaTopicPartition>) {
+        for (partition, lag) in statistics.consumerLag where owned.contains(partition) {
+            registry.gauge(
+                Self.lagName,
+                help: "Consumer lag (high watermark minus committed offset) of an owned partition, from librdkafka.",
+                labels: Self.labels(partition)
+            ).set(Double(lag))
+            lagSeries.withLock { _ = $0.insert(partition) }
+        }
+        for (broker, seconds) in statistics.brokerRTT {
+            registry.gauge(
+                Self.rttName,
+                help: "Broker round-trip time p99 from librdkafka statistics.",
+                labels: ["broker": broker]
+            ).set(seconds)
+        }
+    }
+
+    /// Drops the lag series of partitions we no longer own.
+    func forget(_ partitions: [KafkaTopicPartition]) {
+        let removed = lagSeries.withLock { series in partitions.filter { series.remove($0) != nil } }
+        for partition in removed { registry.remove(Self.lagName, labels: Self.labels(partition)) }
+    }
+
+    private static func labels(_ partition: KafkaTopicPartition) -> [String: String] {
+        ["topic": partition.topic, "partition": String(partition.partition)]
+    }
+}

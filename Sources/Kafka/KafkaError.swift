@@ -1,0 +1,141 @@
+internal import CRdKafka
+
+/// An error from librdkafka or from this module's own bookkeeping.
+///
+/// `code` is extensible (a struct with static lets, not an enum); `name` and `reason` are librdkafka's
+/// error name (`rd_kafka_err2name`) and human-readable string (`rd_kafka_err2str` or the event's text).
+public struct KafkaError: Error, Sendable, CustomStringConvertible {
+    /// A librdkafka error code (`rd_kafka_resp_err_t`), or one of this module's own codes (positive values above
+    /// 100000).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: Int32
+
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        // librdkafka local errors (negative) and broker errors (positive), by their rdkafka.h values.
+        public static let noError = Code(rawValue: 0)
+        public static let badMessage = Code(rawValue: -199)
+        public static let destroy = Code(rawValue: -197)
+        public static let fail = Code(rawValue: -196)
+        public static let transport = Code(rawValue: -195)
+        public static let allBrokersDown = Code(rawValue: -187)
+        public static let messageTimedOut = Code(rawValue: -192)
+        public static let unknownPartition = Code(rawValue: -190)
+        public static let unknownTopic = Code(rawValue: -188)
+        public static let invalidArgument = Code(rawValue: -186)
+        public static let timedOut = Code(rawValue: -185)
+        public static let queueFull = Code(rawValue: -184)
+        public static let state = Code(rawValue: -172)
+        public static let fatal = Code(rawValue: -150)
+        public static let purgeQueue = Code(rawValue: -152)
+        public static let purgeInflight = Code(rawValue: -151)
+        public static let unknownTopicOrPartition = Code(rawValue: 3)
+        public static let leaderNotAvailable = Code(rawValue: 5)
+        public static let notLeaderForPartition = Code(rawValue: 6)
+        public static let requestTimedOut = Code(rawValue: 7)
+        public static let networkException = Code(rawValue: 13)
+        public static let coordinatorLoadInProgress = Code(rawValue: 14)
+        public static let coordinatorNotAvailable = Code(rawValue: 15)
+        public static let notCoordinator = Code(rawValue: 16)
+        public static let notEnoughReplicas = Code(rawValue: 19)
+        public static let rebalanceInProgress = Code(rawValue: 27)
+        public static let kafkaStorageError = Code(rawValue: 56)
+
+        // This module's own codes.
+        /// A configuration value was rejected (by us or by librdkafka).
+        public static let configuration = Code(rawValue: 100_001)
+        /// The client is closed or closing.
+        public static let closed = Code(rawValue: 100_002)
+        /// librdkafka could not create a handle or object.
+        public static let creation = Code(rawValue: 100_003)
+
+        public var description: String {
+            switch self {
+            case .configuration: return "configuration"
+            case .closed: return "closed"
+            case .creation: return "creation"
+            default: return String(cString: rd_kafka_err2name(rd_kafka_resp_err_t(rawValue: rawValue)))
+            }
+        }
+    }
+
+    public let code: Code
+    /// librdkafka's error name, e.g. `_QUEUE_FULL` or `NOT_LEADER_FOR_PARTITION`.
+    public let name: String
+    /// A human-readable reason (librdkafka's text where there is one).
+    public let reason: String
+    /// A fatal error leaves the client unusable: flush/close it and restart.
+    public let isFatal: Bool
+    /// A retriable error may succeed if the operation is tried again.
+    public let isRetriable: Bool
+    public let file: String
+    public let line: UInt
+
+    public init(
+        code: Code,
+        reason: String,
+        isFatal: Bool = false,
+        isRetriable: Bool = false,
+        file: String = #fileID,
+        line: UInt = #line
+    ) {
+        self.code = code
+        self.name = code.description
+        self.reason = reason
+        self.isFatal = isFatal
+        self.isRetriable = isRetriable
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String { "KafkaError.\(name): \(reason) \(file):\(line)" }
+
+    // MARK: - Factories
+
+    /// Converts a librdkafka error code at the call site.
+    static func rdKafka(
+        _ err: rd_kafka_resp_err_t,
+        reason: String? = nil,
+        isFatal: Bool = false,
+        file: String = #fileID,
+        line: UInt = #line
+    ) -> KafkaError {
+        let code = Code(rawValue: err.rawValue)
+        return KafkaError(
+            code: code,
+            reason: reason ?? String(cString: rd_kafka_err2str(err)),
+            isFatal: isFatal || code == .fatal,
+            isRetriable: Self.retriableCodes.contains(code),
+            file: file,
+            line: line
+        )
+    }
+
+    /// Converts an `rd_kafka_error_t` (and destroys it).
+    static func consuming(_ error: OpaquePointer, file: String = #fileID, line: UInt = #line) -> KafkaError {
+        defer { rd_kafka_error_destroy(error) }
+        let code = Code(rawValue: rd_kafka_error_code(error).rawValue)
+        return KafkaError(
+            code: code,
+            reason: String(cString: rd_kafka_error_string(error)),
+            isFatal: rd_kafka_error_is_fatal(error) != 0,
+            isRetriable: rd_kafka_error_is_retriable(error) != 0 || Self.retriableCodes.contains(code),
+            file: file,
+            line: line
+        )
+    }
+
+    static func configuration(_ reason: String, file: String = #fileID, line: UInt = #line) -> KafkaError {
+        KafkaError(code: .configuration, reason: reason, file: file, line: line)
+    }
+
+    static func closed(file: String = #fileID, line: UInt = #line) -> KafkaError {
+        KafkaError(code: .closed, reason: "the client is closed", file: file, line: line)
+    }
+
+    private static let retriableCodes: Set<Code> = [
+        .transport, .allBrokersDown, .messageTimedOut, .timedOut, .queueFull, .leaderNotAvailable,
+        .notLeaderForPartition, .requestTimedOut, .networkException, .coordinatorLoadInProgress,
+        .coordinatorNotAvailable, .notCoordinator, .notEnoughReplicas, .rebalanceInProgress, .kafkaStorageError,
+    ]
+}

@@ -1,0 +1,80 @@
+/// A message handed out by a ``KafkaConsumer``. Complete it with ``KafkaConsumer/complete(_:)`` once processed
+/// (from any thread), or hand it back with ``KafkaConsumer/hold(_:until:)`` when it is not due yet.
+public struct KafkaMessage: Sendable {
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+    /// The record key; `nil` when the record has no key.
+    public var key: [UInt8]?
+    /// The record value; empty for a null value.
+    public var value: [UInt8]
+    /// Record headers, in record order. Duplicate names are allowed.
+    public var headers: [KafkaHeader]
+    /// Record timestamp in milliseconds since the Unix epoch; `nil` when not available.
+    public var timestampMilliseconds: Int64?
+
+    /// The assignment generation that delivered this message; completions from an older one are ignored.
+    var generation: UInt64
+
+    public init(
+        topic: String,
+        partition: Int32,
+        offset: Int64,
+        key: [UInt8]?,
+        value: [UInt8],
+        headers: [KafkaHeader] = [],
+        timestampMilliseconds: Int64? = nil
+    ) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.key = key
+        self.value = value
+        self.headers = headers
+        self.timestampMilliseconds = timestampMilliseconds
+        self.generation = 0
+    }
+
+    init(
+        topic: String,
+        partition: Int32,
+        offset: Int64,
+        key: [UInt8]?,
+        value: [UInt8],
+        headers: [KafkaHeader],
+        timestampMilliseconds: Int64?,
+        generation: UInt64
+    ) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.key = key
+        self.value = value
+        self.headers = headers
+        self.timestampMilliseconds = timestampMilliseconds
+        self.generation = generation
+    }
+
+    public var topicPartition: KafkaTopicPartition { KafkaTopicPartition(topic: topic, partition: partition) }
+
+    /// The value of the first header called `name`.
+    public func header(_ name: String) -> [UInt8]? {
+        headers.first { $0.name == name }?.value
+    }
+}
+
+/// One record header: a name and raw bytes.
+public struct KafkaHeader: Hashable, Sendable {
+    public var name: String
+    public var value: [UInt8]
+
+    public init(name: String, value: [UInt8]) {
+        self.name = name
+        self.value = value
+    }
+
+    /// A header whose value is the UTF-8 of `string` (ASCII decimal numbers read well in `kcat`).
+    public init(name: String, string: String) {
+        self.init(name: name, value: Array(string.utf8))
+    }
+}

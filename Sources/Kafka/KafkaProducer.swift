@@ -1,0 +1,330 @@
+internal import CRdKafka
+import Foundation
+import Synchronization
+public import Telemetry
+
+/// An idempotent producer (`enable.idempotence=true`, `acks=all`) with a delivery report per record.
+///
+/// ``produce(_:completion:)`` enqueues without blocking; the completion runs on the producer's own thread, which
+/// polls delivery-report events. ``send(_:)`` is the async form and backs off while the local queue is full.
+/// One producer per process is enough for every output topic.
+public final class KafkaProducer: Sendable {
+    public typealias Completion = @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void
+
+    let configuration: KafkaProducerConfiguration
+    let logger: Logger
+    private let handle: RDKafkaHandle
+    private let mainQueue: RDKafkaQueue
+    private let state = Mutex(State())
+    private let metrics: MetricsRegistry
+    private let queueFullCounter: Counter
+
+    private struct State: Sendable {
+        var nextID: UInt = 1
+        var pending: [UInt: (topic: String, completion: Completion)] = [:]
+        var phase: Phase = .running
+        var closeDeadline: ContinuousClock.Instant?
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        var fatal: KafkaError?
+    }
+
+    private enum Phase: Sendable {
+        case running
+        case closing
+        case finished
+    }
+
+    /// - Parameters:
+    ///   - configuration: settings; see ``KafkaProducerConfiguration``.
+    ///   - logger: librdkafka logs and errors go here (at info level and below).
+    ///   - metrics: registry for `callpush_kafka_produce_failures_total{topic}`. Default: a private registry.
+    /// - Throws: ``KafkaError`` for invalid configuration.
+    public init(
+        configuration: KafkaProducerConfiguration,
+        logger: Logger,
+        metrics: MetricsRegistry = MetricsRegistry()
+    ) throws(KafkaError) {
+        self.configuration = configuration
+        var logger = logger
+        logger[metadataKey: KafkaLoggingKeys.clientID] = configuration.clientID
+        self.logger = logger
+        self.metrics = metrics
+        queueFullCounter = metrics.counter(
+            "callpush_kafka_produce_queue_full_total",
+            help: "Produce attempts refused because librdkafka's local queue was full."
+        )
+        let config = try RDKafkaConfig(configuration.dictionary)
+        config.enableEvents(
+            CRdKafka_EVENT_DR() | CRdKafka_EVENT_LOG() | CRdKafka_EVENT_ERROR() | CRdKafka_EVENT_STATS()
+        )
+        handle = try RDKafkaHandle(kind: .producer, config: config)
+        guard let main = rd_kafka_queue_get_main(handle.pointer) else {
+            throw KafkaError(code: .creation, reason: "could not get the producer's main queue")
+        }
+        mainQueue = RDKafkaQueue(main)
+        rd_kafka_set_log_queue(handle.pointer, main)
+        let thread = Thread { [self] in self.runPollLoop() }
+        thread.name = "kafka-producer-\(configuration.clientID)"
+        thread.start()
+    }
+
+    // MARK: - Producing
+
+    /// Enqueues a record without blocking. `completion` runs once, on the producer thread, with the delivery
+    /// report or the error (e.g. `messageTimedOut` after `messageTimeout`, or `purgeQueue` on close).
+    ///
+    /// - Returns: the record's id, also found in its ``KafkaDeliveryReport``.
+    /// - Throws: ``KafkaError`` when the record could not be enqueued, e.g. `.queueFull` (retriable: back off and
+    ///   try again) or `.closed`; `completion` is then not called.
+    @discardableResult
+    public func produce(_ record: KafkaProducerRecord, completion: @escaping Completion) throws(KafkaError) -> UInt {
+        let id = try state.withLock { state throws(KafkaError) -> UInt in
+            guard state.phase == .running else { throw KafkaError.closed() }
+            if let fatal = state.fatal { throw fatal }
+            let id = state.nextID
+            state.nextID += 1
+            state.pending[id] = (record.topic, completion)
+            return id
+        }
+        if let error = enqueue(record, id: id) {
+            state.withLock { _ = $0.pending.removeValue(forKey: id) }
+            if error.code == .queueFull { queueFullCounter.increment() }
+            throw error
+        }
+        return id
+    }
+
+    /// Produces a record and waits for its delivery report. While librdkafka's local queue is full it backs off
+    /// (without blocking a thread) for up to `queueFullTimeout`.
+    public func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport {
+        let deadline = ContinuousClock.now + configuration.queueFullTimeout
+        var backoff = Duration.milliseconds(1)
+        while true {
+            let result = await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<KafkaDeliveryReport, KafkaError>, Never>) in
+                do throws(KafkaError) {
+                    try produce(record) { continuation.resume(returning: $0) }
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            switch result {
+            case .success(let report):
+                return report
+            case .failure(let error) where error.code == KafkaError.Code.queueFull && ContinuousClock.now < deadline:
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .milliseconds(50))
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    private func enqueue(_ record: KafkaProducerRecord, id: UInt) -> KafkaError? {
+        var cStrings: [UnsafeMutablePointer<CChar>] = []
+        defer { cStrings.forEach { free($0) } }
+        guard let topic = strdup(record.topic) else { return KafkaError(code: .fail, reason: "out of memory") }
+        cStrings.append(topic)
+        var values: [rd_kafka_vu_t] = []
+        values.reserveCapacity(6 + record.headers.count)
+
+        var item = rd_kafka_vu_t()
+        item.vtype = RD_KAFKA_VTYPE_TOPIC
+        item.u.cstr = UnsafePointer(topic)
+        values.append(item)
+        if let partition = record.partition {
+            item = rd_kafka_vu_t()
+            item.vtype = RD_KAFKA_VTYPE_PARTITION
+            item.u.i32 = partition
+            values.append(item)
+        }
+        item = rd_kafka_vu_t()
+        item.vtype = RD_KAFKA_VTYPE_MSGFLAGS
+        item.u.i = CRdKafka_MSG_F_COPY()
+        values.append(item)
+        item = rd_kafka_vu_t()
+        item.vtype = RD_KAFKA_VTYPE_OPAQUE
+        item.u.ptr = UnsafeMutableRawPointer(bitPattern: id)
+        values.append(item)
+        for header in record.headers {
+            guard let name = strdup(header.name) else { return KafkaError(code: .fail, reason: "out of memory") }
+            cStrings.append(name)
+        }
+
+        return record.value.withUnsafeBytes { valueBytes -> KafkaError? in
+            let keyBytes = record.key ?? []
+            return keyBytes.withUnsafeBytes { keyBuffer -> KafkaError? in
+                withHeaderBuffers(record.headers) { headerBuffers in
+                    var values = values
+                    if record.key != nil {
+                        item = rd_kafka_vu_t()
+                        item.vtype = RD_KAFKA_VTYPE_KEY
+                        item.u.mem.ptr = UnsafeMutableRawPointer(mutating: keyBuffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)
+                        item.u.mem.size = keyBuffer.count
+                        values.append(item)
+                    }
+                    item = rd_kafka_vu_t()
+                    item.vtype = RD_KAFKA_VTYPE_VALUE
+                    item.u.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
+                    item.u.mem.size = valueBytes.count
+                    values.append(item)
+                    for (index, buffer) in headerBuffers.enumerated() {
+                        item = rd_kafka_vu_t()
+                        item.vtype = RD_KAFKA_VTYPE_HEADER
+                        item.u.header.name = UnsafePointer(cStrings[1 + index])
+                        item.u.header.val = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
+                        item.u.header.size = buffer.count
+                        values.append(item)
+                    }
+                    let error = values.withUnsafeMutableBufferPointer { buffer in
+                        rd_kafka_produceva(handle.pointer, buffer.baseAddress, buffer.count)
+                    }
+                    return error.map { KafkaError.consuming($0) }
+                }
+            }
+        }
+    }
+
+    // MARK: - Flush and close
+
+    /// Waits until every produced record has its delivery report, or `timeout` passes.
+    ///
+    /// - Returns: `true` when nothing is outstanding.
+    public func flush(timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while state.withLock({ !$0.pending.isEmpty }) {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return true
+    }
+
+    /// Records enqueued and still waiting for their delivery report.
+    public var outstandingCount: Int { state.withLock { $0.pending.count } }
+
+    /// Stops accepting records, waits up to `timeout` for outstanding delivery reports, fails the rest with
+    /// `purgeQueue`/`purgeInflight` (or `.closed`), and destroys the handle. Idempotent.
+    public func close(timeout: Duration = .seconds(10)) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let finished = state.withLock { state -> Bool in
+                if state.phase == .finished { return true }
+                if state.phase == .running {
+                    state.phase = .closing
+                    state.closeDeadline = .now + timeout
+                }
+                state.closeWaiters.append(continuation)
+                return false
+            }
+            if finished { continuation.resume() }
+        }
+    }
+
+    // MARK: - Producer thread
+
+    private func runPollLoop() {
+        let timeout = configuration.pollTimeout.kafkaTimeoutMilliseconds
+        var purged = false
+        var purgeDeadline = ContinuousClock.now
+        while true {
+            let (phase, deadline, outstanding) = state.withLock { ($0.phase, $0.closeDeadline, $0.pending.count) }
+            if phase == .closing {
+                if outstanding == 0 { break }
+                let now = ContinuousClock.now
+                if let deadline, now >= deadline, !purged {
+                    rd_kafka_purge(handle.pointer, CRdKafka_PURGE_F_QUEUE() | CRdKafka_PURGE_F_INFLIGHT())
+                    purged = true
+                    purgeDeadline = now + .seconds(1)
+                }
+                if purged, now >= purgeDeadline { break }
+            }
+            drainEvents(timeout: phase == .closing ? min(timeout, 10) : timeout)
+        }
+        let leftovers = state.withLock { state -> [Completion] in
+            defer { state.pending.removeAll() }
+            mainQueue.destroy()
+            return state.pending.values.map(\.completion)
+        }
+        for completion in leftovers { completion(.failure(KafkaError.closed())) }
+        handle.destroy()
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.phase = .finished
+            defer { state.closeWaiters.removeAll() }
+            return state.closeWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func drainEvents(timeout: Int32) {
+        guard let queue = mainQueue.pointer else { return }
+        var wait = timeout
+        var budget = 1000
+        while budget > 0, let event = RDKafkaEvent.poll(queue, timeoutMilliseconds: wait) {
+            wait = 0
+            budget -= 1
+            guard let event else { continue }
+            switch event {
+            case .deliveryReports(let reports):
+                deliver(reports)
+            case .log(let level, let facility, let message):
+                logger.log(
+                    KafkaConsumer.logLevel(syslog: level),
+                    "librdkafka: \(message)",
+                    metadata: [KafkaLoggingKeys.facility: facility]
+                )
+            case .error(let error):
+                logger.info("kafka producer error", metadata: [KafkaLoggingKeys.error: error.description])
+                if error.isFatal {
+                    let fatal = handle.fatalError() ?? error
+                    state.withLock { $0.fatal = fatal }
+                }
+            case .statistics:
+                break
+            }
+        }
+    }
+
+    private func deliver(_ reports: [RDKafkaEvent.DeliveryReport]) {
+        let completions = state.withLock { state in
+            reports.map { report in (report, state.pending.removeValue(forKey: report.id)) }
+        }
+        for (report, entry) in completions {
+            guard let entry else { continue }
+            if report.error == RD_KAFKA_RESP_ERR_NO_ERROR {
+                entry.completion(
+                    .success(
+                        KafkaDeliveryReport(
+                            topic: report.topic,
+                            partition: report.partition,
+                            offset: report.offset >= 0 ? report.offset : nil,
+                            id: report.id
+                        )
+                    )
+                )
+            } else {
+                metrics.counter(
+                    "callpush_kafka_produce_failures_total",
+                    help: "Records whose delivery report was a failure.",
+                    labels: ["topic": entry.topic]
+                ).increment()
+                entry.completion(.failure(KafkaError.rdKafka(report.error)))
+            }
+        }
+    }
+}
+
+/// Calls `body` with the header values' bytes, all valid for the duration of the call.
+private func withHeaderBuffers<Result>(
+    _ headers: [KafkaHeader],
+    _ body: ([UnsafeRawBufferPointer]) -> Result
+) -> Result {
+    func recurse(_ index: Int, _ collected: inout [UnsafeRawBufferPointer]) -> Result {
+        if index == headers.count { return body(collected) }
+        return headers[index].value.withUnsafeBytes { buffer in
+            collected.append(buffer)
+            return recurse(index + 1, &collected)
+        }
+    }
+    var collected: [UnsafeRawBufferPointer] = []
+    collected.reserveCapacity(headers.count)
+    return recurse(0, &collected)
+}

@@ -1,0 +1,45 @@
+/// Settings of a ``KafkaProducer``. Every property has a default; ``dictionary`` renders the librdkafka keys.
+///
+/// Idempotence is fixed on (`enable.idempotence=true`, `acks=all`).
+public struct KafkaProducerConfiguration: Sendable {
+    /// Comma-separated `host:port` list. Default: `"localhost:9092"`.
+    public var bootstrapServers: String = "localhost:9092"
+    /// Client id; make it unique per process. Default: `"callpush-producer"`.
+    public var clientID: String = "callpush-producer"
+    /// Time a message may take to be delivered, retries included, before its report fails. Default: `.seconds(30)`.
+    public var messageTimeout: Duration = .seconds(30)
+    /// Batching delay (`linger.ms`). Default: `.milliseconds(5)`.
+    public var linger: Duration = .milliseconds(5)
+    /// `compression.type`: `none`, `gzip`, `snappy`, `lz4` or `zstd`. Default: `"lz4"`.
+    public var compression: String = "lz4"
+    /// Local queue bound in messages (`queue.buffering.max.messages`). Default: `100000`.
+    public var queueBufferingMaxMessages: Int = 100_000
+    /// librdkafka statistics interval; `.zero` turns statistics off. Default: `.zero`.
+    public var statisticsInterval: Duration = .zero
+    /// How long the producer thread's `rd_kafka_queue_poll` may block. Default: `.milliseconds(100)`.
+    public var pollTimeout: Duration = .milliseconds(100)
+    /// ``KafkaProducer/send(_:)`` retries a full local queue this long before failing. Default: `.seconds(10)`.
+    public var queueFullTimeout: Duration = .seconds(10)
+    /// Extra librdkafka properties, applied last (they win). Default: `[:]`.
+    public var additionalProperties: [String: String] = [:]
+
+    public init() {}
+
+    /// The librdkafka configuration keys and values; the one place configuration is rendered.
+    var dictionary: [String: String] {
+        var result: [String: String] = [
+            "bootstrap.servers": bootstrapServers,
+            "client.id": clientID,
+            "enable.idempotence": "true",
+            "acks": "all",
+            "message.timeout.ms": String(messageTimeout.kafkaMilliseconds),
+            "linger.ms": String(linger.kafkaMilliseconds),
+            "compression.type": compression,
+            "queue.buffering.max.messages": String(queueBufferingMaxMessages),
+            "statistics.interval.ms": String(statisticsInterval.kafkaMilliseconds),
+            "log.queue": "true",
+        ]
+        for (key, value) in additionalProperties { result[key] = value }
+        return result
+    }
+}

@@ -1,0 +1,95 @@
+import Synchronization
+import Telemetry
+
+/// Measures in-process produce and consume rates against an embedded ``KafkaMockCluster``; used by the
+/// benchmark executable and by the gated measurement test.
+public enum KafkaThroughputProbe {
+    public struct Result: Sendable {
+        public var messages: Int
+        /// Records enqueued and acknowledged per second (idempotent producer, `acks=all`).
+        public var producedPerSecond: Double
+        /// Records delivered to the delegate and completed per second (group consumer, poll thread).
+        public var consumedPerSecond: Double
+    }
+
+    /// Produces `messages` records of `valueSize` bytes over `partitions` partitions, then consumes them all with
+    /// one group consumer that completes each on the poll thread.
+    public static func run(
+        messages: Int = 200_000,
+        partitions: Int = 8,
+        valueSize: Int = 200,
+        timeout: Duration = .seconds(120)
+    ) async throws(KafkaError) -> Result {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = "probe"
+        try cluster.createTopic(topic, partitions: partitions)
+        let logger = Logger.disabled
+
+        var producerConfiguration = KafkaProducerConfiguration()
+        producerConfiguration.bootstrapServers = cluster.bootstrapServers
+        producerConfiguration.compression = "none"
+        producerConfiguration.queueBufferingMaxMessages = 500_000
+        let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+        let value = [UInt8](repeating: 0x61, count: valueSize)
+        let produceStart = ContinuousClock.now
+        for index in 0..<messages {
+            let record = KafkaProducerRecord(
+                topic: topic,
+                partition: Int32(index % partitions),
+                key: Array(String(index).utf8),
+                value: value
+            )
+            while true {
+                do {
+                    try producer.produce(record) { _ in }
+                    break
+                } catch {
+                    guard error.code == KafkaError.Code.queueFull else { throw error }
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+            }
+        }
+        _ = await producer.flush(timeout: timeout)
+        let produceElapsed = ContinuousClock.now - produceStart
+        await producer.close()
+
+        let delegate = ProbeDelegate()
+        var consumerConfiguration = KafkaConsumerConfiguration()
+        consumerConfiguration.bootstrapServers = cluster.bootstrapServers
+        consumerConfiguration.groupID = "probe"
+        consumerConfiguration.sessionTimeout = .seconds(6)
+        consumerConfiguration.heartbeatInterval = .seconds(1)
+        consumerConfiguration.statisticsInterval = .zero
+        let consumer = try KafkaConsumer(
+            topics: [topic],
+            configuration: consumerConfiguration,
+            delegate: delegate,
+            logger: logger
+        )
+        let deadline = ContinuousClock.now + timeout
+        while delegate.count.load(ordering: .relaxed) == 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        let consumeStart = ContinuousClock.now
+        while delegate.count.load(ordering: .relaxed) < messages, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        let consumeElapsed = ContinuousClock.now - consumeStart
+        await consumer.close()
+        return Result(
+            messages: messages,
+            producedPerSecond: Double(messages) / produceElapsed.kafkaSeconds,
+            consumedPerSecond: Double(delegate.count.load(ordering: .relaxed) - 1) / consumeElapsed.kafkaSeconds
+        )
+    }
+
+    private final class ProbeDelegate: KafkaConsumerDelegate {
+        let count = Atomic<Int>(0)
+
+        func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
+            count.add(1, ordering: .relaxed)
+            consumer.complete(message)
+        }
+    }
+}

@@ -1,0 +1,42 @@
+internal import CRdKafka
+
+/// Builds an `rd_kafka_conf_t` from a rendered configuration dictionary.
+///
+/// Owns the conf until ``RDKafkaHandle`` takes it (`rd_kafka_new` takes ownership on success only).
+final class RDKafkaConfig {
+    private(set) var pointer: OpaquePointer?
+
+    init(_ dictionary: [String: String]) throws(KafkaError) {
+        guard let conf = rd_kafka_conf_new() else {
+            throw KafkaError(code: .creation, reason: "rd_kafka_conf_new failed")
+        }
+        pointer = conf
+        for key in dictionary.keys.sorted() {
+            try set(key, dictionary[key]!)
+        }
+    }
+
+    func set(_ key: String, _ value: String) throws(KafkaError) {
+        var errorText = [CChar](repeating: 0, count: 512)
+        let result = rd_kafka_conf_set(pointer, key, value, &errorText, errorText.count)
+        guard result == RD_KAFKA_CONF_OK else {
+            let reason = errorText.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            throw KafkaError.configuration("\(key): \(reason)")
+        }
+    }
+
+    /// Enables the event types delivered through queues instead of callbacks.
+    func enableEvents(_ events: Int32) {
+        rd_kafka_conf_set_events(pointer, events)
+    }
+
+    /// Hands the conf to librdkafka; the caller must not use or free it afterwards.
+    func release() -> OpaquePointer? {
+        defer { pointer = nil }
+        return pointer
+    }
+
+    deinit {
+        if let pointer { rd_kafka_conf_destroy(pointer) }
+    }
+}

@@ -1,0 +1,64 @@
+internal import CRdKafka
+
+/// One event taken from a librdkafka queue, converted to Swift values (the C event is destroyed at once).
+enum RDKafkaEvent {
+    /// A librdkafka log line; `level` is syslog severity 0...7.
+    case log(level: Int32, facility: String, message: String)
+    case error(KafkaError)
+    /// librdkafka statistics JSON.
+    case statistics(String)
+    case deliveryReports([DeliveryReport])
+
+    struct DeliveryReport {
+        var id: UInt
+        var error: rd_kafka_resp_err_t
+        var topic: String
+        var partition: Int32
+        var offset: Int64
+    }
+
+    /// Polls one event from `queue`, waiting at most `timeoutMilliseconds`; `nil` when none arrived.
+    static func poll(_ queue: OpaquePointer, timeoutMilliseconds: Int32) -> RDKafkaEvent?? {
+        guard let event = rd_kafka_queue_poll(queue, timeoutMilliseconds) else { return nil }
+        defer { rd_kafka_event_destroy(event) }
+        switch Int32(rd_kafka_event_type(event)) {
+        case Int32(CRdKafka_EVENT_LOG()):
+            var facility: UnsafePointer<CChar>?
+            var text: UnsafePointer<CChar>?
+            var level: Int32 = 6
+            rd_kafka_event_log(event, &facility, &text, &level)
+            return .some(
+                .log(
+                    level: level,
+                    facility: facility.map { String(cString: $0) } ?? "",
+                    message: text.map { String(cString: $0) } ?? ""
+                )
+            )
+        case Int32(CRdKafka_EVENT_ERROR()):
+            let err = rd_kafka_event_error(event)
+            let reason = rd_kafka_event_error_string(event).map { String(cString: $0) }
+            let fatal = rd_kafka_event_error_is_fatal(event) != 0
+            return .some(.error(KafkaError.rdKafka(err, reason: reason, isFatal: fatal)))
+        case Int32(CRdKafka_EVENT_STATS()):
+            return .some(.statistics(rd_kafka_event_stats(event).map { String(cString: $0) } ?? "{}"))
+        case Int32(CRdKafka_EVENT_DR()):
+            var reports: [DeliveryReport] = []
+            reports.reserveCapacity(Int(rd_kafka_event_message_count(event)))
+            while let message = rd_kafka_event_message_next(event) {
+                let topic = message.pointee.rkt.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
+                reports.append(
+                    DeliveryReport(
+                        id: UInt(bitPattern: message.pointee._private),
+                        error: message.pointee.err,
+                        topic: topic,
+                        partition: message.pointee.partition,
+                        offset: message.pointee.offset
+                    )
+                )
+            }
+            return .some(.deliveryReports(reports))
+        default:
+            return .some(nil)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+import Telemetry
+import Testing
+
+@testable import Kafka
+
+@Suite(.timeLimit(.minutes(2))) struct KafkaConsumerTests {
+    @Test func producesAndConsumesWithHeadersAndMetrics() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("calls")
+        try cluster.createTopic(topic, partitions: 4)
+        let registry = MetricsRegistry()
+
+        let producer = try KafkaProducer(
+            configuration: KafkaTestSupport.producerConfiguration(cluster),
+            logger: KafkaTestSupport.logger
+        )
+        let report = try await producer.send(
+            KafkaProducerRecord(
+                topic: topic,
+                key: Array("call-1".utf8),
+                value: Array("{\"a\":1}".utf8),
+                headers: [KafkaHeader(name: "x-attempt", string: "2"), KafkaHeader(name: "x-bin", value: [0, 255])]
+            )
+        )
+        #expect(report.topic == topic)
+        #expect(report.offset == 0)
+        for index in 0..<99 {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, key: Array("k\(index)".utf8), value: [1]))
+        }
+        await producer.close()
+
+        let delegate = RecordingDelegate.completingImmediately()
+        let consumer = try KafkaConsumer(
+            topics: [topic],
+            configuration: KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g")),
+            delegate: delegate,
+            logger: KafkaTestSupport.logger,
+            metrics: registry
+        )
+        let done = await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { delegate.receivedCount >= 100 }
+        #expect(done)
+        let first = try #require(delegate.received.first { $0.key == Array("call-1".utf8) })
+        #expect(first.value == Array("{\"a\":1}".utf8))
+        #expect(first.header("x-attempt") == Array("2".utf8))
+        #expect(first.header("x-bin") == [0, 255])
+        #expect(first.timestampMilliseconds != nil)
+        #expect(Set(consumer.assignment).count == 4)
+        // Statistics arrive every second: the lag gauge reaches 0 once offsets are committed.
+        let lagged = await KafkaTestSupport.waitUntil(timeout: .seconds(8)) {
+            let text = registry.exposition()
+            return text.contains("callpush_kafka_consumer_lag{partition=\"0\",topic=\"\(topic)\"} 0")
+                && text.contains("callpush_kafka_broker_rtt_seconds{broker=")
+        }
+        #expect(lagged, "\(registry.exposition())")
+        let exposition = registry.exposition()
+        #expect(exposition.contains("callpush_kafka_messages_consumed_total{topic=\"\(topic)\"} 100"))
+        #expect(exposition.contains("callpush_kafka_rebalances_total 1"))
+        await consumer.close()
+        let revokes = delegate.snapshot.withLock { $0.revoked.count }
+        #expect(revokes == 1)
+    }
+}

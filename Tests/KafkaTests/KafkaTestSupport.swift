@@ -1,0 +1,148 @@
+import Foundation
+import Synchronization
+import Telemetry
+
+@testable import Kafka
+
+/// Shared helpers for the Kafka tests.
+enum KafkaTestSupport {
+    static func uniqueName(_ prefix: String) -> String {
+        "\(prefix)-\(UUID().uuidString.prefix(8))"
+    }
+
+    static func consumerConfiguration(_ cluster: KafkaMockCluster, group: String) -> KafkaConsumerConfiguration {
+        var configuration = KafkaConsumerConfiguration()
+        configuration.bootstrapServers = cluster.bootstrapServers
+        configuration.groupID = group
+        configuration.clientID = uniqueName("consumer")
+        configuration.sessionTimeout = .seconds(6)
+        configuration.heartbeatInterval = .seconds(1)
+        configuration.autoCommitInterval = .milliseconds(200)
+        configuration.statisticsInterval = .seconds(1)
+        configuration.revokeDrainTimeout = .seconds(2)
+        configuration.closeDrainTimeout = .seconds(5)
+        configuration.offsetStoreInterval = .milliseconds(20)
+        return configuration
+    }
+
+    static func producerConfiguration(_ cluster: KafkaMockCluster) -> KafkaProducerConfiguration {
+        var configuration = KafkaProducerConfiguration()
+        configuration.bootstrapServers = cluster.bootstrapServers
+        configuration.clientID = uniqueName("producer")
+        configuration.messageTimeout = .seconds(20)
+        return configuration
+    }
+
+    static var logger: Logger { Logger(label: "kafka-test", level: .info, sink: RecordingLogSink()) }
+
+    /// Enqueues one record; `false` when the local queue is full.
+    static func enqueue(_ producer: KafkaProducer, _ record: KafkaProducerRecord, _ failures: Tally) throws(KafkaError) -> Bool {
+        do {
+            try producer.produce(record) { result in
+                if case .failure = result { failures.add() }
+            }
+            return true
+        } catch {
+            if error.code == KafkaError.Code.queueFull { return false }
+            throw error
+        }
+    }
+
+    /// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
+    @discardableResult
+    static func waitUntil(timeout: Duration, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
+    /// Produces `count` records `"<index>"` round-robin over `partitions` partitions and waits for all reports.
+    static func produce(
+        _ cluster: KafkaMockCluster,
+        topic: String,
+        count: Int,
+        partitions: Int32,
+        startingAt start: Int = 0
+    ) async throws -> Int {
+        let producer = try KafkaProducer(configuration: producerConfiguration(cluster), logger: logger)
+        let failures = Tally()
+        for index in start..<(start + count) {
+            let record = KafkaProducerRecord(
+                topic: topic,
+                partition: Int32(index % Int(partitions)),
+                key: Array("k\(index)".utf8),
+                value: Array(String(index).utf8)
+            )
+            while !(try enqueue(producer, record, failures)) {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        _ = await producer.flush(timeout: .seconds(30))
+        await producer.close()
+        return failures.value
+    }
+}
+
+/// A delegate that records everything and completes each message through a pluggable strategy.
+final class RecordingDelegate: KafkaConsumerDelegate {
+    struct Snapshot {
+        var received: [KafkaMessage] = []
+        var assigned: [[KafkaTopicPartition]] = []
+        var revoked: [[KafkaTopicPartition]] = []
+        var errors: [KafkaError] = []
+    }
+
+    let snapshot = Mutex(Snapshot())
+    let onMessage: @Sendable (KafkaConsumer, KafkaMessage) -> Void
+    let keepMessages: Bool
+    let count = Atomic<Int>(0)
+
+    init(keepMessages: Bool = true, onMessage: @escaping @Sendable (KafkaConsumer, KafkaMessage) -> Void) {
+        self.keepMessages = keepMessages
+        self.onMessage = onMessage
+    }
+
+    /// Completes every message immediately, on the poll thread.
+    static func completingImmediately(keepMessages: Bool = true) -> RecordingDelegate {
+        RecordingDelegate(keepMessages: keepMessages) { consumer, message in consumer.complete(message) }
+    }
+
+    func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
+        if keepMessages { snapshot.withLock { $0.received.append(message) } }
+        count.add(1, ordering: .relaxed)
+        onMessage(consumer, message)
+    }
+
+    func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {
+        snapshot.withLock { $0.assigned.append(partitions) }
+    }
+
+    func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {
+        snapshot.withLock { $0.revoked.append(partitions) }
+    }
+
+    func consumer(_ consumer: KafkaConsumer, didFail error: KafkaError) {
+        snapshot.withLock { $0.errors.append(error) }
+    }
+
+    var received: [KafkaMessage] { snapshot.withLock { $0.received } }
+    var receivedCount: Int { count.load(ordering: .relaxed) }
+    var assignedPartitions: Set<KafkaTopicPartition> {
+        snapshot.withLock { snapshot in
+            var current = Set<KafkaTopicPartition>()
+            // Eager protocol: each assign replaces the previous assignment.
+            if let last = snapshot.assigned.last { current = Set(last) }
+            return current
+        }
+    }
+}
+
+/// A thread-safe counter that closures can capture.
+final class Tally: Sendable {
+    private let storage = Atomic<Int>(0)
+    func add(_ amount: Int = 1) { storage.add(amount, ordering: .relaxed) }
+    var value: Int { storage.load(ordering: .relaxed) }
+}

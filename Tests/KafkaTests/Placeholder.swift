@@ -1,1 +1,0 @@
-// KafkaTests: filled in by its issue.

@@ -1,0 +1,1 @@
+// TelemetryTests: filled in by its issue. (Added so the package resolves: Package.swift declares this target.)
