@@ -11,7 +11,7 @@ final class DeadLetterReplayer: KafkaConsumerDelegate {
     private let topic: String
     private let tally: ProduceTally
     private let send: Send
-    private let activity = Mutex(ContinuousClock.now)
+    private let activity = Mutex<ContinuousClock.Instant?>(nil)
     private let decoder = CallEventDecoder()
 
     init(producer: KafkaProducer, topic: String, tally: ProduceTally, send: @escaping Send) {
@@ -21,8 +21,8 @@ final class DeadLetterReplayer: KafkaConsumerDelegate {
         self.send = send
     }
 
-    /// When the last record arrived (or the consumer started).
-    var lastActivity: ContinuousClock.Instant { activity.withLock { $0 } }
+    /// When the last record arrived, or the partitions were assigned; nil before the group is joined.
+    var lastActivity: ContinuousClock.Instant? { activity.withLock { $0 } }
 
     func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
         activity.withLock { $0 = .now }

@@ -147,7 +147,15 @@ struct ProduceCommand: Command {
             return
         }
         let idle = Duration.milliseconds(Int((options.number("idle-exit") ?? 5) * 1000))
-        while ContinuousClock.now - replayer.lastActivity < idle || consumer.inFlightCount > 0 {
+        let joinDeadline = ContinuousClock.now + .seconds(60)
+        while true {
+            if let last = replayer.lastActivity {
+                if ContinuousClock.now - last >= idle && consumer.inFlightCount == 0 { break }
+            } else if ContinuousClock.now > joinDeadline {
+                CommandLineTool.printError("no partition of the dead-letter topic was assigned within 60 s")
+                tally.fail()
+                break
+            }
             try? await Task.sleep(for: .milliseconds(100))
             let (produced, failed) = tally.snapshot
             Output.progress("replayed \(produced), failed \(failed)")
