@@ -31,6 +31,9 @@ public struct APNsMockConfiguration: Sendable {
     public var uppercasesAPNsID: Bool
     /// Time source for token ages and 410 timestamps. Default: the system clock.
     public var clock: any APNsClock
+    /// A lower payload limit than Apple's (4096, 5120 for voip), to exercise `413 PayloadTooLarge` with requests a
+    /// client would not refuse. Default: nil (Apple's limits).
+    public var maximumPayloadBytes: Int?
 
     public init(
         authentication: Authentication = .certificate,
@@ -41,7 +44,8 @@ public struct APNsMockConfiguration: Sendable {
         bindsKeyToConnection: Bool = true,
         sendsUniqueID: Bool = true,
         uppercasesAPNsID: Bool = true,
-        clock: any APNsClock = APNsSystemClock()
+        clock: any APNsClock = APNsSystemClock(),
+        maximumPayloadBytes: Int? = nil
     ) {
         self.authentication = authentication
         self.allowedBundleIDs = allowedBundleIDs
@@ -52,5 +56,6 @@ public struct APNsMockConfiguration: Sendable {
         self.sendsUniqueID = sendsUniqueID
         self.uppercasesAPNsID = uppercasesAPNsID
         self.clock = clock
+        self.maximumPayloadBytes = maximumPayloadBytes
     }
 }

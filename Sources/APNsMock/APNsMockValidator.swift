@@ -165,7 +165,8 @@ public final class APNsMockValidator: Sendable {
         }
 
         guard !request.body.isEmpty else { return .failure(.init(400, .payloadEmpty)) }
-        guard request.body.count <= pushType.maximumPayloadSize else { return .failure(.init(413, .payloadTooLarge)) }
+        let payloadLimit = min(pushType.maximumPayloadSize, configuration.maximumPayloadBytes ?? Int.max)
+        guard request.body.count <= payloadLimit else { return .failure(.init(413, .payloadTooLarge)) }
         guard (try? JSONSerialization.jsonObject(with: Data(request.body))) is [String: Any] else {
             return .failure(.init(400, .payloadEmpty))
         }

@@ -31,6 +31,7 @@ static inline uint64_t COpenSSL_SSL_OP_NO_COMPRESSION(void) { return SSL_OP_NO_C
 static inline uint64_t COpenSSL_SSL_OP_NO_RENEGOTIATION(void) { return SSL_OP_NO_RENEGOTIATION; }
 static inline int COpenSSL_SSL_TLSEXT_ERR_OK(void) { return SSL_TLSEXT_ERR_OK; }
 static inline int COpenSSL_SSL_TLSEXT_ERR_ALERT_FATAL(void) { return SSL_TLSEXT_ERR_ALERT_FATAL; }
+static inline int COpenSSL_SSL_TLSEXT_ERR_NOACK(void) { return SSL_TLSEXT_ERR_NOACK; }
 
 // MARK: Crypto module (ES256 keys, self-signed certificates, PKCS#12)
 

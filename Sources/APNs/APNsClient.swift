@@ -1,0 +1,185 @@
+public import HTTP2
+import Synchronization
+public import Telemetry
+internal import Crypto
+internal import Foundation
+
+/// Sends pushes to APNs over pools of HTTP/2 connections: one pool per endpoint (production, sandbox, or one
+/// custom endpoint for both), each with ``APNsClientConfiguration/connectionsPerPool`` connections.
+///
+/// Every push is answered exactly once: with APNs' answer, or with a transport failure (`Timeout`,
+/// `ConnectionLost`, `NotProcessed`; disposition `retryLater`) within ``APNsClientConfiguration/requestTimeout``.
+/// Streams APNs did not process (GOAWAY, REFUSED_STREAM) are re-sent transparently; an `ExpiredProviderToken`
+/// answer re-mints the shared provider token and re-sends the push once with it.
+///
+/// - Important: thread-safe. Completions run on an event-loop thread: keep them short.
+public final class APNsClient: Sendable {
+    public let configuration: APNsClientConfiguration
+    public let metrics: APNsClientMetrics
+    /// The shared provider-token cache (token auth), for inspection.
+    public let tokenCache: APNsTokenCache?
+    let group: EventLoopGroup
+    let ownsGroup: Bool
+    let pools: [APNsEndpoint: APNsConnectionPool]
+    let certificateDirectory: String?
+    private let isShutdown = Atomic<Bool>(false)
+
+    /// - Parameters:
+    ///   - configuration: endpoints, credentials, pool size, timers.
+    ///   - metrics: registry for the `callpush_apns_*` series. Default: a private registry.
+    ///   - group: event loops to run connections on. Default: a new group of ``APNsClientConfiguration/eventLoops``
+    ///     threads, shut down by ``shutdown()``.
+    ///   - logger: debug/info logs; device tokens and JWTs are never logged.
+    /// - Throws: ``APNsClientError`` when the credentials cannot be loaded or TLS cannot be set up.
+    public init(
+        configuration: APNsClientConfiguration,
+        metrics: MetricsRegistry = MetricsRegistry(),
+        group: EventLoopGroup? = nil,
+        logger: Logger = .disabled
+    ) throws(APNsClientError) {
+        self.configuration = configuration
+        self.metrics = APNsClientMetrics(registry: metrics)
+        var certificateFile: String?
+        var privateKeyFile: String?
+        var directory: String?
+        let tokens: APNsTokenProvider?
+        switch configuration.credentials.kind {
+        case .token(let credentials):
+            do {
+                let signer = try credentials.makeSigner()
+                let cache = APNsTokenCache(signer: signer, configuration: configuration.tokenCache,
+                                           clock: configuration.clock)
+                tokens = APNsTokenProvider(cache: cache, clock: configuration.clock,
+                                           refreshes: self.metrics.jwtRefreshCounter)
+                tokenCache = cache
+            } catch {
+                throw APNsClientError(.credentials, "cannot load the provider-token key: \(error)")
+            }
+        case .certificate(let credentials):
+            tokens = nil
+            tokenCache = nil
+            switch credentials.source {
+            case .pemFiles(let certificatePath, let privateKeyPath):
+                certificateFile = certificatePath
+                privateKeyFile = privateKeyPath
+            case .pkcs12:
+                do {
+                    let pem = try credentials.loadPEM()
+                    let path = NSTemporaryDirectory() + "callpush-apns-" + UUID().uuidString
+                    try FileManager.default.createDirectory(
+                        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                    certificateFile = path + "/cert.pem"
+                    privateKeyFile = path + "/key.pem"
+                    _ = FileManager.default.createFile(
+                        atPath: certificateFile!, contents: Data((pem.certificatePEM + "\n" + pem.chainPEM).utf8),
+                        attributes: [.posixPermissions: 0o600])
+                    _ = FileManager.default.createFile(
+                        atPath: privateKeyFile!, contents: Data(pem.privateKeyPEM.utf8),
+                        attributes: [.posixPermissions: 0o600])
+                    directory = path
+                } catch {
+                    throw APNsClientError(.credentials, "cannot load the PKCS#12 certificate: \(error)")
+                }
+            }
+        }
+        certificateDirectory = directory
+        if let group {
+            self.group = group
+            ownsGroup = false
+        } else {
+            do {
+                self.group = try EventLoopGroup(numberOfThreads: configuration.eventLoops)
+            } catch {
+                throw APNsClientError(.transport, "cannot start event loops: \(error)")
+            }
+            ownsGroup = true
+        }
+        var endpoints: [APNsEndpoint] = []
+        if let custom = configuration.customEndpoint {
+            endpoints = [custom]
+        } else {
+            endpoints = [configuration.productionEndpoint, configuration.sandboxEndpoint]
+        }
+        var pools: [APNsEndpoint: APNsConnectionPool] = [:]
+        for endpoint in endpoints where pools[endpoint] == nil {
+            let tls: TLSContext
+            do {
+                tls = try TLSContext(client: TLSClientConfiguration(
+                    caFile: endpoint.caFile, certificateFile: certificateFile, privateKeyFile: privateKeyFile,
+                    verifyPeer: configuration.verifyPeer))
+            } catch {
+                if ownsGroup { self.group.shutdown() }
+                throw APNsClientError(.transport, "cannot set up TLS for \(endpoint): \(error)")
+            }
+            pools[endpoint] = APNsConnectionPool(
+                endpoint: endpoint, configuration: configuration, tls: tls, group: self.group, tokens: tokens,
+                metrics: self.metrics, logger: logger)
+        }
+        self.pools = pools
+    }
+
+    // MARK: - Sending
+
+    /// Sends `request` to the endpoint for `environment`. `completion` runs exactly once, possibly on an event-loop
+    /// thread, with APNs' answer or a transport failure.
+    public func send(
+        _ request: APNsRequest,
+        environment: APNsEnvironment = .production,
+        completion: @escaping @Sendable (APNsResult) -> Void
+    ) {
+        let pending = APNsPendingRequest(request: request, completion: completion,
+                                         timeout: configuration.requestTimeout)
+        guard !isShutdown.load(ordering: .relaxed), let pool = pools[configuration.endpoint(for: environment)] else {
+            let result = APNsResult.transportFailure(reason: .notProcessed, apnsID: request.apnsID)
+            metrics.recordAnswer(result, seconds: 0)
+            completion(result)
+            return
+        }
+        pool.send(pending)
+    }
+
+    /// Async form of ``send(_:environment:completion:)``.
+    public func send(_ request: APNsRequest, environment: APNsEnvironment = .production) async -> APNsResult {
+        await withCheckedContinuation { continuation in
+            send(request, environment: environment) { continuation.resume(returning: $0) }
+        }
+    }
+
+    // MARK: - Observation
+
+    /// Per endpoint: open connections, requests on the wire, queued requests, and each slot's stream limit.
+    public func poolStatus(for environment: APNsEnvironment) -> APNsPoolStatus {
+        let endpoint = configuration.endpoint(for: environment)
+        guard let pool = pools[endpoint] else {
+            return APNsPoolStatus(endpoint: endpoint, openConnections: 0, inFlight: 0, queued: 0, streamLimits: [])
+        }
+        let snapshot = pool.snapshot()
+        return APNsPoolStatus(endpoint: endpoint, openConnections: snapshot.open, inFlight: snapshot.inFlight,
+                              queued: snapshot.pending, streamLimits: snapshot.limits)
+    }
+
+    // MARK: - Shutdown
+
+    /// Answers queued pushes with `NotProcessed`, closes every connection (in-flight pushes end with
+    /// `ConnectionLost`), and stops the event loops the client created. Must not run on an event-loop thread.
+    /// Idempotent.
+    public func shutdown() {
+        if isShutdown.exchange(true, ordering: .acquiringAndReleasing) { return }
+        for pool in pools.values { pool.shutdown() }
+        if ownsGroup { group.shutdown() }
+        if let certificateDirectory { try? FileManager.default.removeItem(atPath: certificateDirectory) }
+    }
+}
+
+/// A point-in-time view of one pool.
+public struct APNsPoolStatus: Sendable, Hashable {
+    public let endpoint: APNsEndpoint
+    /// Connections open (ready or draining).
+    public let openConnections: Int
+    /// Requests on the wire.
+    public let inFlight: Int
+    /// Requests waiting for a connection or a free stream.
+    public let queued: Int
+    /// Each slot's stream limit (0: no connection; 1: not yet authenticated).
+    public let streamLimits: [Int]
+}

@@ -1,0 +1,122 @@
+/// Settings of an ``APNsClient``: where to connect, how to authenticate, how many connections, and the timers.
+public struct APNsClientConfiguration: Sendable {
+    /// How the client authenticates (provider token or TLS client certificate).
+    /// Default: none; required.
+    public var credentials: APNsCredentials
+    /// Endpoint for pushes whose environment is `.production`.
+    /// Default: ``APNsEndpoint/production`` (`api.push.apple.com:443`).
+    public var productionEndpoint: APNsEndpoint
+    /// Endpoint for pushes whose environment is `.sandbox`.
+    /// Default: ``APNsEndpoint/sandbox`` (`api.sandbox.push.apple.com:443`).
+    public var sandboxEndpoint: APNsEndpoint
+    /// When set, every push goes here whatever its environment (a mock, a proxy, a staging server).
+    /// Default: `nil`.
+    public var customEndpoint: APNsEndpoint?
+    /// HTTP/2 connections per pool; there is one pool per endpoint in use.
+    /// Default: 2.
+    public var connectionsPerPool: Int
+    /// Time from `send` to an answer, including waiting for a connection or a free stream and transparent resends.
+    /// Past it the push is answered with `Timeout` (retry later).
+    /// Default: 10 s.
+    public var requestTimeout: Duration
+    /// Send a PING after this long without receiving anything on a connection; `nil` disables.
+    /// Default: 60 s.
+    public var pingInterval: Duration?
+    /// A PING not acknowledged within this closes the connection (its streams end with `ConnectionLost`).
+    /// Default: 5 s.
+    public var pingTimeout: Duration
+    /// TCP connect + TLS handshake + first SETTINGS.
+    /// Default: 10 s.
+    public var connectTimeout: Duration
+    /// First delay after a failed connect; doubles after each further failure.
+    /// Default: 1 s.
+    public var reconnectBackoffInitial: Duration
+    /// Ceiling for the reconnect delay.
+    /// Default: 60 s.
+    public var reconnectBackoffMaximum: Duration
+    /// A connection older than this is replaced gracefully (new one opened, old one drained then closed);
+    /// `nil` keeps connections forever.
+    /// Default: 12 h.
+    public var maximumConnectionAge: Duration?
+    /// Event-loop threads (each connection lives on one).
+    /// Default: 1.
+    public var eventLoops: Int
+    /// Local cap on concurrent streams per connection (the effective limit is `min(this, server's SETTINGS)`).
+    /// Default: 1000.
+    public var maxConcurrentStreamsPerConnection: Int
+    /// How many times a request the server did not process (GOAWAY, REFUSED_STREAM, local queue) is re-sent
+    /// before it is answered with `NotProcessed`.
+    /// Default: 3.
+    public var maximumTransparentResends: Int
+    /// Provider-token refresh timing (token auth only).
+    /// Default: `APNsTokenCache.Configuration()` (refresh at 50 min, never before 20 min).
+    public var tokenCache: APNsTokenCache.Configuration
+    /// Clock for provider tokens (`iat`, ages). Tests inject ``APNsManualClock``.
+    /// Default: ``APNsSystemClock``.
+    public var clock: any APNsClock
+    /// Verify the server's certificate chain and name. Turn off only in tests.
+    /// Default: `true`.
+    public var verifyPeer: Bool
+    /// How often the pool checks queued deadlines, connection ages and reconnect timers.
+    /// Default: 50 ms.
+    public var maintenanceInterval: Duration
+
+    public init(
+        credentials: APNsCredentials,
+        productionEndpoint: APNsEndpoint = .production,
+        sandboxEndpoint: APNsEndpoint = .sandbox,
+        customEndpoint: APNsEndpoint? = nil,
+        connectionsPerPool: Int = 2,
+        requestTimeout: Duration = .seconds(10),
+        pingInterval: Duration? = .seconds(60),
+        pingTimeout: Duration = .seconds(5),
+        connectTimeout: Duration = .seconds(10),
+        reconnectBackoffInitial: Duration = .seconds(1),
+        reconnectBackoffMaximum: Duration = .seconds(60),
+        maximumConnectionAge: Duration? = .seconds(12 * 3600),
+        eventLoops: Int = 1,
+        maxConcurrentStreamsPerConnection: Int = 1000,
+        maximumTransparentResends: Int = 3,
+        tokenCache: APNsTokenCache.Configuration = APNsTokenCache.Configuration(),
+        clock: any APNsClock = APNsSystemClock(),
+        verifyPeer: Bool = true,
+        maintenanceInterval: Duration = .milliseconds(50)
+    ) {
+        self.credentials = credentials
+        self.productionEndpoint = productionEndpoint
+        self.sandboxEndpoint = sandboxEndpoint
+        self.customEndpoint = customEndpoint
+        self.connectionsPerPool = connectionsPerPool
+        self.requestTimeout = requestTimeout
+        self.pingInterval = pingInterval
+        self.pingTimeout = pingTimeout
+        self.connectTimeout = connectTimeout
+        self.reconnectBackoffInitial = reconnectBackoffInitial
+        self.reconnectBackoffMaximum = reconnectBackoffMaximum
+        self.maximumConnectionAge = maximumConnectionAge
+        self.eventLoops = eventLoops
+        self.maxConcurrentStreamsPerConnection = maxConcurrentStreamsPerConnection
+        self.maximumTransparentResends = maximumTransparentResends
+        self.tokenCache = tokenCache
+        self.clock = clock
+        self.verifyPeer = verifyPeer
+        self.maintenanceInterval = maintenanceInterval
+    }
+
+    /// The endpoint a push for `environment` goes to.
+    public func endpoint(for environment: APNsEnvironment) -> APNsEndpoint {
+        if let customEndpoint { return customEndpoint }
+        return environment == .production ? productionEndpoint : sandboxEndpoint
+    }
+
+    /// The reconnect delay after `failures` consecutive failed connects (1 → initial, doubling, capped).
+    public func reconnectDelay(afterFailures failures: Int) -> Duration {
+        guard failures > 0 else { return .zero }
+        var delay = reconnectBackoffInitial
+        for _ in 1..<min(failures, 32) {
+            delay *= 2
+            if delay >= reconnectBackoffMaximum { return reconnectBackoffMaximum }
+        }
+        return min(delay, reconnectBackoffMaximum)
+    }
+}

@@ -1,0 +1,32 @@
+/// Why an ``APNsClient`` could not be created. Push outcomes are never errors: they are ``APNsResult``s.
+public struct APNsClientError: Error, Sendable, CustomStringConvertible {
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Sendable { case credentials, transport }
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// The key, certificate or PKCS#12 archive could not be loaded.
+        public static let credentials = Code(.credentials)
+        /// Event loops or the TLS context could not be set up.
+        public static let transport = Code(.transport)
+
+        public var description: String { value.rawValue }
+    }
+
+    public let code: Code
+    public let reason: String
+    public let file: String
+    public let line: Int
+
+    public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
+        self.code = code
+        self.reason = reason
+        self.file = file
+        self.line = line
+    }
+
+    /// Configuration errors are not retriable.
+    public var isRetriable: Bool { false }
+
+    public var description: String { "APNs.\(code): \(reason) \(file):\(line)" }
+}

@@ -1,0 +1,81 @@
+public import Telemetry
+import Synchronization
+
+/// The APNs client's Prometheus series (names fixed; labels bounded: status, reason, endpoint, connection slot,
+/// event kind).
+///
+/// - `callpush_apns_requests_total{status,reason}`: answers, `status="none"` for transport failures.
+/// - `callpush_apns_request_duration_seconds`: `send` to answer, resends included.
+/// - `callpush_apns_connections{endpoint}`: open connections (ready or draining).
+/// - `callpush_apns_streams_in_flight{endpoint}`: requests on the wire.
+/// - `callpush_apns_stream_limit{endpoint,connection}`: the effective stream limit of each pool slot.
+/// - `callpush_apns_jwt_refreshes_total`: provider tokens minted.
+/// - `callpush_apns_connection_events_total{endpoint,event}`: `opened`, `goaway`, `failed`, `replaced`.
+public final class APNsClientMetrics: Sendable {
+    public static let requestsTotal = "callpush_apns_requests_total"
+    public static let requestDuration = "callpush_apns_request_duration_seconds"
+    public static let connections = "callpush_apns_connections"
+    public static let streamsInFlight = "callpush_apns_streams_in_flight"
+    public static let streamLimit = "callpush_apns_stream_limit"
+    public static let jwtRefreshes = "callpush_apns_jwt_refreshes_total"
+    public static let connectionEvents = "callpush_apns_connection_events_total"
+
+    /// Connection event kinds.
+    public enum ConnectionEvent: String, Sendable, CaseIterable {
+        case opened, goaway, failed, replaced
+    }
+
+    public let registry: MetricsRegistry
+    let duration: Histogram
+    let jwtRefreshCounter: Counter
+    private let requestCounters = Mutex<[String: Counter]>([:])
+
+    public init(registry: MetricsRegistry) {
+        self.registry = registry
+        duration = registry.histogram(Self.requestDuration, help: "Time from send to APNs' answer (seconds).")
+        jwtRefreshCounter = registry.counter(Self.jwtRefreshes, help: "APNs provider tokens (JWT) minted.")
+    }
+
+    func recordAnswer(_ result: APNsResult, seconds: Double) {
+        let status = result.status.map(String.init) ?? "none"
+        let reason = result.reason ?? (result.status == 200 ? "Success" : "")
+        let key = status + "|" + reason
+        let counter = requestCounters.withLock { counters -> Counter in
+            if let counter = counters[key] { return counter }
+            let counter = registry.counter(
+                Self.requestsTotal, help: "APNs answers by status and reason (status none: no answer).",
+                labels: ["status": status, "reason": reason])
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
+        duration.observe(seconds)
+    }
+
+    func connectionEvent(endpoint: String, _ event: ConnectionEvent) {
+        registry.counter(
+            Self.connectionEvents, help: "APNs connection life-cycle events.",
+            labels: ["endpoint": endpoint, "event": event.rawValue]
+        ).increment()
+    }
+
+    func connectionsGauge(endpoint: String) -> Gauge {
+        registry.gauge(Self.connections, help: "Open APNs HTTP/2 connections.", labels: ["endpoint": endpoint])
+    }
+
+    func inFlightGauge(endpoint: String) -> Gauge {
+        registry.gauge(Self.streamsInFlight, help: "APNs requests on the wire.", labels: ["endpoint": endpoint])
+    }
+
+    func streamLimitGauge(endpoint: String, slot: Int) -> Gauge {
+        registry.gauge(
+            Self.streamLimit, help: "Effective concurrent-stream limit of each APNs connection slot.",
+            labels: ["endpoint": endpoint, "connection": String(slot)])
+    }
+
+    /// The answers counted so far for one status/reason pair.
+    public func requestCount(status: String, reason: String) -> Double {
+        registry.counter(Self.requestsTotal, help: "APNs answers by status and reason (status none: no answer).",
+                         labels: ["status": status, "reason": reason]).value
+    }
+}

@@ -1,0 +1,274 @@
+public import APNs
+internal import Crypto
+internal import Dispatch
+internal import Foundation
+public import HTTP2
+import Synchronization
+public import Telemetry
+
+/// An APNs-faithful HTTP/2-over-TLS server (ALPN h2) for tests, the demo and load tests.
+///
+/// Each request goes through ``APNsMockValidator/handle(_:connection:)``; the decision is carried out without
+/// blocking the event loop: answer (after its latency), stall (never answer), drop the connection, and GOAWAY after
+/// N streams. Token-auth connections start with a stream limit of 1 and get
+/// ``APNsMockServerConfiguration/maxConcurrentStreams`` after their first valid provider token, as APNs does.
+///
+/// - Important: thread-safe. Change faults while it runs through ``faults``; read what happened from
+///   ``recorder`` and ``connectionStats()``.
+public final class APNsMockServer: Sendable {
+    public let configuration: APNsMockServerConfiguration
+    public let validator: APNsMockValidator
+    /// The bound port.
+    public let port: Int
+    /// PEM certificate the server presents: trust it as a CA file in clients.
+    public let certificatePath: String
+    /// PEM private key of the server certificate.
+    public let privateKeyPath: String
+    let server: HTTP2Server
+    let core: Core
+    let group: EventLoopGroup
+    let ownsGroup: Bool
+    let generatedDirectory: String?
+
+    /// The live fault plan (see ``APNsMockFaultInjector/update(_:)``).
+    public var faults: APNsMockFaultInjector { validator.faults }
+    /// Every handled request and the counts by outcome.
+    public var recorder: APNsMockRecorder { validator.recorder }
+    /// An endpoint for clients: `127.0.0.1:<port>` trusting ``certificatePath``.
+    public var endpoint: APNsEndpoint { .custom(host: configuration.host, port: port, caFile: certificatePath) }
+
+    /// Starts listening.
+    /// - Parameters:
+    ///   - group: loops to run on. Default: a new group of ``APNsMockServerConfiguration/eventLoops`` threads,
+    ///     stopped by ``stop()``.
+    /// - Throws: ``APNsMockServerError``.
+    public init(
+        configuration: APNsMockServerConfiguration = APNsMockServerConfiguration(),
+        group: EventLoopGroup? = nil,
+        logger: Logger = .disabled
+    ) throws(APNsMockServerError) {
+        self.configuration = configuration
+        validator = APNsMockValidator(
+            configuration: configuration.apns,
+            faults: APNsMockFaultInjector(faults: configuration.faults, seed: configuration.seed),
+            recorder: APNsMockRecorder(capacity: configuration.recorderCapacity))
+        if let certificateFile = configuration.certificateFile, let privateKeyFile = configuration.privateKeyFile {
+            certificatePath = certificateFile
+            privateKeyPath = privateKeyFile
+            generatedDirectory = nil
+        } else {
+            var directory = configuration.certificateDirectory
+            var created: String?
+            if directory == nil {
+                let path = NSTemporaryDirectory() + "callpush-apns-mock-" + UUID().uuidString
+                do {
+                    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+                } catch {
+                    throw APNsMockServerError(.certificate, "cannot create \(path): \(error)")
+                }
+                directory = path
+                created = path
+            }
+            do {
+                let certificate = try SelfSignedCertificate.generate()
+                let files = try certificate.write(toDirectory: directory!)
+                certificatePath = files.certificatePath
+                privateKeyPath = files.privateKeyPath
+            } catch {
+                throw APNsMockServerError(.certificate, "cannot generate the server certificate: \(error)")
+            }
+            generatedDirectory = created
+        }
+        let tls: TLSContext
+        do {
+            tls = try TLSContext(server: TLSServerConfiguration(
+                certificateFile: certificatePath, privateKeyFile: privateKeyPath,
+                clientCAFile: configuration.clientCAFile))
+        } catch {
+            throw APNsMockServerError(.tls, "\(error)")
+        }
+        if let group {
+            self.group = group
+            ownsGroup = false
+        } else {
+            do {
+                self.group = try EventLoopGroup(numberOfThreads: configuration.eventLoops)
+            } catch {
+                throw APNsMockServerError(.eventLoop, "\(error)")
+            }
+            ownsGroup = true
+        }
+        let core = Core(configuration: configuration, validator: validator)
+        self.core = core
+        let http2 = HTTP2ServerConfiguration(
+            host: configuration.host, port: configuration.port,
+            maxConcurrentStreams: configuration.usesProviderTokens
+                ? configuration.unauthenticatedMaxConcurrentStreams : configuration.maxConcurrentStreams)
+        do {
+            server = try HTTP2Server(configuration: http2, tls: tls, group: self.group, logger: logger) {
+                request, responder in core.handle(request, responder)
+            }
+        } catch {
+            if ownsGroup { self.group.shutdown() }
+            throw APNsMockServerError(.bind, "\(error)")
+        }
+        port = server.port
+    }
+
+    // MARK: - Run-time control
+
+    /// Replaces the fault plan.
+    public func setFaults(_ faults: APNsMockFaults) { validator.faults.faults = faults }
+
+    /// Changes SETTINGS_MAX_CONCURRENT_STREAMS on every live connection (and for new ones).
+    public func setMaxConcurrentStreams(_ value: Int) { server.setMaxConcurrentStreams(value) }
+
+    /// Sends GOAWAY on every live connection, with APNs-style JSON debug data.
+    public func sendGoAway(reason: APNsReason = .shutdown) {
+        server.sendGoAway(debugData: #"{"reason":""# + reason.rawValue + #""}"#)
+    }
+
+    /// Drops every live connection without GOAWAY.
+    public func dropAllConnections() { server.dropAllConnections() }
+
+    /// Connections accepted so far.
+    public var acceptedConnections: Int { core.state.withLock { $0.accepted } }
+
+    /// Per-connection statistics, by connection id.
+    public func connectionStats() -> [APNsMockConnectionStats] {
+        core.state.withLock { state in
+            state.connections.values.map { entry in
+                APNsMockConnectionStats(
+                    id: entry.id, requests: entry.requests, maxConcurrentStreams: entry.maxActive,
+                    maxConcurrentStreamsBeforeAuthentication: entry.maxActiveBeforeAuthentication,
+                    authenticated: entry.raised, refusedAfterGoAway: entry.refused)
+            }.sorted { $0.id < $1.id }
+        }
+    }
+
+    /// Stops accepting, drops every connection, stops the loops it created, removes a generated certificate.
+    /// Must not run on an event-loop thread.
+    public func stop() {
+        server.stop()
+        if ownsGroup { group.shutdown() }
+        if let generatedDirectory { try? FileManager.default.removeItem(atPath: generatedDirectory) }
+    }
+
+    // MARK: - Request handling
+
+    /// The handler side: per-connection state and the carrying-out of decisions.
+    final class Core: Sendable {
+        final class Entry: @unchecked Sendable {
+            // Mutable fields only under Core.state's lock.
+            let id: Int
+            let apns: APNsMockConnectionState
+            let connection: HTTP2ServerConnection
+            var raised = false
+            var requests = 0
+            var active = 0
+            var maxActive = 0
+            var maxActiveBeforeAuthentication = 0
+            /// Set when this connection decided to send GOAWAY: later streams above it are refused, not processed.
+            var goAwayLastStreamID: Int32?
+            var refused = 0
+
+            init(id: Int, connection: HTTP2ServerConnection) {
+                self.id = id
+                self.connection = connection
+                apns = APNsMockConnectionState(id: id)
+            }
+        }
+
+        struct State {
+            var connections: [Int: Entry] = [:]
+            var accepted = 0
+        }
+
+        let configuration: APNsMockServerConfiguration
+        let validator: APNsMockValidator
+        let state = Mutex(State())
+
+        init(configuration: APNsMockServerConfiguration, validator: APNsMockValidator) {
+            self.configuration = configuration
+            self.validator = validator
+        }
+
+        func handle(_ request: HTTP2ServerRequest, _ responder: HTTP2ServerResponder) {
+            let connection = request.connection
+            let (entry, refuse) = state.withLock { state -> (Entry, Bool) in
+                let entry: Entry
+                if let existing = state.connections[connection.id] {
+                    entry = existing
+                } else {
+                    entry = Entry(id: connection.id, connection: connection)
+                    state.connections[connection.id] = entry
+                    state.accepted += 1
+                    if state.connections.count > 256 {
+                        state.connections = state.connections.filter { !$0.value.connection.isClosed }
+                    }
+                }
+                if let last = entry.goAwayLastStreamID, request.streamID > last {
+                    // HTTP2 sends GOAWAY at the end of the loop turn, after handing over every stream of the same
+                    // read; streams above the GOAWAY's last-stream-id were never processed, so refuse them.
+                    entry.refused += 1
+                    return (entry, true)
+                }
+                entry.requests += 1
+                entry.active += 1
+                entry.maxActive = max(entry.maxActive, entry.active)
+                if !entry.raised {
+                    entry.maxActiveBeforeAuthentication = max(entry.maxActiveBeforeAuthentication, entry.active)
+                }
+                return (entry, false)
+            }
+            if refuse {
+                responder.reset(errorCode: 0x7)  // REFUSED_STREAM: safe for the client to retry elsewhere
+                return
+            }
+            var headers: [(name: String, value: String)] = [
+                (":method", request.method), (":scheme", request.scheme), (":authority", request.authority),
+                (":path", request.path),
+            ]
+            for header in request.headers { headers.append((header.name, header.value)) }
+            let mockRequest = APNsMockRequest(method: request.method, path: request.path, headers: headers,
+                                              body: request.body)
+            let decision = validator.handle(mockRequest, connection: entry.apns)
+            if configuration.usesProviderTokens, entry.apns.boundKeyID != nil {
+                let raise = state.withLock { _ -> Bool in
+                    defer { entry.raised = true }
+                    return !entry.raised
+                }
+                if raise { connection.setMaxConcurrentStreams(configuration.maxConcurrentStreams) }
+            } else if !configuration.usesProviderTokens {
+                state.withLock { _ in entry.raised = true }
+            }
+            let streamID = request.streamID
+            if decision.sendGoAwayAfter { state.withLock { _ in entry.goAwayLastStreamID = streamID } }
+            let act: @Sendable () -> Void = { [self] in
+                switch decision.action {
+                case .respond(let response):
+                    state.withLock { _ in entry.active -= 1 }
+                    responder.respond(
+                        status: response.status,
+                        headers: response.headers.sorted { $0.key < $1.key }.map { HTTP2Header($0.key, $0.value) },
+                        body: response.body)
+                case .stall:
+                    break
+                case .dropConnection:
+                    connection.drop()
+                }
+                if decision.sendGoAwayAfter {
+                    connection.sendGoAway(
+                        lastStreamID: streamID, errorCode: 0,
+                        debugData: String(decoding: decision.goAwayDebugData, as: UTF8.self))
+                }
+            }
+            if decision.delaySeconds > 0 {
+                // HTTP2 does not expose its loop timers (EventLoop.schedule is internal); Dispatch keeps the loop free.
+                DispatchQueue.global().asyncAfter(deadline: .now() + decision.delaySeconds, execute: act)
+            } else {
+                act()
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+/// One request from submission to completion (loop-thread only).
+final class ClientStream {
+    var request: HTTP2Request?
+    let deadline: UInt64
+    let completion: HTTP2ClientConnection.Completion
+    var streamID: Int32 = 0
+    var body: [UInt8] = []
+    var bodyOffset = 0
+    var status = 0
+    var headers: [HTTP2Header] = []
+    var responseBody: [UInt8] = []
+
+    init(request: HTTP2Request, deadline: UInt64, completion: @escaping HTTP2ClientConnection.Completion) {
+        self.request = request
+        self.deadline = deadline
+        self.completion = completion
+    }
+}
+
+/// A FIFO of queued requests: an array with a moving head, compacted when the dead prefix is large.
+struct PendingQueue {
+    private var items: [ClientStream] = []
+    private var head = 0
+
+    var count: Int { items.count - head }
+    var isEmpty: Bool { head >= items.count }
+
+    mutating func append(_ stream: ClientStream) { items.append(stream) }
+
+    mutating func popFirst() -> ClientStream? {
+        guard head < items.count else { return nil }
+        let item = items[head]
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 1024 && head * 2 >= items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return item
+    }
+
+    /// Removes and returns every element matching `predicate`, keeping the order of the rest.
+    mutating func removeAll(where predicate: (ClientStream) -> Bool) -> [ClientStream] {
+        guard !isEmpty else { return [] }
+        var removed: [ClientStream] = []
+        var kept: [ClientStream] = []
+        kept.reserveCapacity(count)
+        for index in head..<items.count {
+            if predicate(items[index]) { removed.append(items[index]) } else { kept.append(items[index]) }
+        }
+        if !removed.isEmpty {
+            items = kept
+            head = 0
+        }
+        return removed
+    }
+
+    var containsDeadline: Bool {
+        for index in head..<items.count where items[index].deadline != UInt64.max { return true }
+        return false
+    }
+
+    mutating func takeAll() -> [ClientStream] {
+        let all = Array(items[head...])
+        items = []
+        head = 0
+        return all
+    }
+}
+
+/// An outstanding PING.
+struct PingWaiter {
+    let sentAt: UInt64
+    let timer: EventLoopTimer
+    let completion: (@Sendable (Result<Duration, HTTP2Error>) -> Void)?
+}

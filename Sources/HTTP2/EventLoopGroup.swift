@@ -1,0 +1,46 @@
+@preconcurrency import Glibc
+import Synchronization
+
+/// A fixed set of event loops, one thread each. Connections are spread over the loops round-robin.
+///
+/// Create one per process (or per component) and call `shutdown()` once at the end.
+public final class EventLoopGroup: Sendable {
+    /// The loops, in index order.
+    public let loops: [EventLoop]
+    private let nextIndex = Atomic<Int>(0)
+    private let isShutdown = Atomic<Bool>(false)
+
+    /// Starts `numberOfThreads` loops.
+    /// - Parameter numberOfThreads: loops (threads) to start; at least 1. Default: 1.
+    /// - Throws: `HTTP2Error` if epoll or eventfd cannot be created.
+    ///
+    /// - Important: ignores `SIGPIPE` process-wide (OpenSSL writes to sockets with `write(2)`, and a peer that
+    ///   closed would otherwise kill the process).
+    public init(numberOfThreads: Int = 1) throws(HTTP2Error) {
+        signal(SIGPIPE, SIG_IGN)
+        var loops: [EventLoop] = []
+        for index in 0..<max(1, numberOfThreads) {
+            loops.append(try EventLoop(index: index))
+        }
+        self.loops = loops
+        for loop in loops { loop.start() }
+    }
+
+    /// The next loop in round-robin order.
+    public func next() -> EventLoop {
+        let index = nextIndex.add(1, ordering: .relaxed).oldValue
+        return loops[index % loops.count]
+    }
+
+    /// Stops every loop: each closes its connections (answering pending requests with errors) and its thread ends.
+    /// Blocks until the threads have exited. Must not be called from one of the group's own loops. Idempotent.
+    public func shutdown() {
+        if isShutdown.exchange(true, ordering: .acquiringAndReleasing) { return }
+        for loop in loops { loop.shutdown() }
+        for loop in loops { loop.join() }
+    }
+
+    deinit {
+        shutdown()
+    }
+}

@@ -1,1 +1,0 @@
-// Module HTTP2: see docs/ and the issue that builds it. Filled in by its issue.

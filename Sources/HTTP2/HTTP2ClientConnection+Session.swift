@@ -1,0 +1,306 @@
+@preconcurrency import Glibc
+internal import CNGHTTP2
+
+// MARK: - Transport delegate: session setup, input, output, close
+
+extension HTTP2ClientConnection: TLSTransportDelegate {
+    func transportDidBecomeActive() {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, clientOnFrameRecv)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, clientOnHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, clientOnDataChunk)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, clientOnStreamClose)
+        var newSession: OpaquePointer?
+        let result = nghttp2_session_client_new(&newSession, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        guard result == 0, let newSession else {
+            transport?.close(error: HTTP2Error(.protocolError, reason: nghttp2ErrorText(Int(result))))
+            return
+        }
+        session = newSession
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: 1000),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                                   value: UInt32(clamping: configuration.initialWindowSize)),
+        ]
+        nghttp2_submit_settings(newSession, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        nghttp2_session_set_local_window_size(newSession, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0,
+                                              Int32(clamping: configuration.initialWindowSize))
+        lastReadTime = HTTP2Deadline.now().uptimeNanoseconds
+        schedulePingTimer()
+    }
+
+    func transportDidRead(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let session else { return false }
+        lastReadTime = HTTP2Deadline.now().uptimeNanoseconds
+        let consumed = nghttp2_session_mem_recv(session, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                                bytes.count)
+        if consumed < 0 {
+            closeError = HTTP2Error(.protocolError, reason: nghttp2ErrorText(consumed))
+            return false
+        }
+        return true
+    }
+
+    func transportProduceOutput(into buffer: inout [UInt8]) {
+        guard let session else { return }
+        drainQueue()
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session, &data)
+            if length < 0 {
+                closeError = HTTP2Error(.protocolError, reason: nghttp2ErrorText(length))
+                transport?.scheduleFlush()
+                return
+            }
+            if length == 0 { break }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+        }
+        publishCounters()
+    }
+
+    func transportShouldClose() -> Bool {
+        if closeError != nil { return true }
+        guard let session else { return false }
+        if goAwayReceived && streams.isEmpty { return true }
+        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+    }
+
+    func transportDidClose(error: HTTP2Error) {
+        finishClose(closeError ?? error)
+    }
+
+    /// Answers everything and releases the session. Never called from inside an nghttp2 callback.
+    func finishClose(_ error: HTTP2Error) {
+        guard localState != .closed else { return }
+        if closeError == nil { closeError = error }
+        let error = closeError!
+        connectTimer?.cancel()
+        sweepTimer?.cancel()
+        pingTimer?.cancel()
+        if let ready = readyCallback {
+            readyCallback = nil
+            ready(.failure(error))
+        }
+        let queued = queue.takeAll()
+        let active = streams.values.sorted { $0.streamID < $1.streamID }
+        streams.removeAll()
+        let waiters = pings
+        pings.removeAll()
+        setState(.closed)
+        publishCounters()
+        if let session {
+            nghttp2_session_del(session)
+            self.session = nil
+        }
+        transport?.delegate = nil
+        transport = nil
+        stateHandler = nil
+        for stream in queued {
+            stream.completion(.failure(HTTP2Error(.notProcessed, reason: "connection closed before send: \(error.reason)")))
+        }
+        for stream in active {
+            let retriable = goAwayReceived && stream.streamID > receivedLastStreamID
+            stream.completion(.failure(retriable
+                ? HTTP2Error(.notProcessed, reason: "above GOAWAY last-stream-id")
+                : HTTP2Error(error.code == .shutdown ? .connectionClosed : error.code, reason: error.reason)))
+        }
+        for (_, waiter) in waiters {
+            waiter.timer.cancel()
+            waiter.completion?(.failure(error))
+        }
+    }
+
+    // MARK: - Frame handlers (called from nghttp2 callbacks)
+
+    func didReceiveSettings() {
+        guard let session else { return }
+        let remote = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+        setLimit(min(remote, configuration.maxConcurrentStreams))
+        if localState == .connecting {
+            connectTimer?.cancel()
+            connectTimer = nil
+            setState(.ready)
+            if let ready = readyCallback {
+                readyCallback = nil
+                ready(.success(self))
+            }
+        }
+        transport?.scheduleFlush()
+    }
+
+    func didReceiveGoAway(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) {
+        goAwayReceived = true
+        receivedLastStreamID = min(receivedLastStreamID, lastStreamID)
+        let text = String(decoding: debugData, as: UTF8.self)
+        logger.debug("received GOAWAY", metadata: ["h2.last_stream_id": "\(lastStreamID)",
+                                                   "h2.error_code": "\(errorCode)", "h2.debug": text])
+        let queued = queue.takeAll()
+        setState(.goingAway)
+        publishCounters()
+        for stream in queued {
+            stream.completion(.failure(HTTP2Error(.notProcessed, reason: "GOAWAY before send: \(text)", errorCode: errorCode)))
+        }
+        transport?.scheduleFlush()
+    }
+
+    func didCloseStream(_ streamID: Int32, errorCode: UInt32) {
+        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        let result: Result<HTTP2Response, HTTP2Error>
+        if errorCode == 0 && stream.status > 0 {
+            result = .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.responseBody,
+                                            streamID: streamID))
+        } else if goAwayReceived && streamID > receivedLastStreamID {
+            result = .failure(HTTP2Error(.notProcessed, reason: "stream above GOAWAY last-stream-id \(receivedLastStreamID)",
+                                         errorCode: errorCode))
+        } else if errorCode != 0 {
+            let text = String(cString: nghttp2_http2_strerror(errorCode))
+            result = .failure(HTTP2Error(.streamReset, reason: text, errorCode: errorCode))
+        } else {
+            result = .failure(HTTP2Error(goAwayReceived ? .goAway : .protocolError, reason: "stream closed without a response"))
+        }
+        if !queue.isEmpty { transport?.scheduleFlush() }
+        stream.completion(result)
+    }
+
+    // MARK: - PING
+
+    func sendPing(timeout: Duration, completion: (@Sendable (Result<Duration, HTTP2Error>) -> Void)?) {
+        guard let session, localState != .closed, localState != .connecting else {
+            completion?(.failure(closeError ?? HTTP2Error(.connectionClosed, reason: "not connected")))
+            return
+        }
+        let id = nextPingID
+        nextPingID &+= 1
+        var opaque = id.bigEndian
+        let rc = withUnsafeBytes(of: &opaque) { raw in
+            nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        if rc != 0 {
+            completion?(.failure(HTTP2Error(.protocolError, reason: nghttp2ErrorText(Int(rc)))))
+            return
+        }
+        let timer = loop.schedule(at: .after(timeout)) { [self] in
+            guard pings.removeValue(forKey: id) != nil else { return }
+            closeError = HTTP2Error(.pingTimeout, reason: "no PING ACK within \(timeout)")
+            transport?.close(error: closeError!)
+            // completion is answered by finishClose through `pings`? It was removed above, so answer here.
+            completion?(.failure(closeError!))
+        }
+        pings[id] = PingWaiter(sentAt: HTTP2Deadline.now().uptimeNanoseconds, timer: timer, completion: completion)
+        transport?.scheduleFlush()
+    }
+
+    func didReceivePingAck(_ opaque: UInt64) {
+        guard let waiter = pings.removeValue(forKey: opaque) else { return }
+        waiter.timer.cancel()
+        let elapsed = HTTP2Deadline.now().uptimeNanoseconds &- waiter.sentAt
+        waiter.completion?(.success(.nanoseconds(Int64(elapsed))))
+    }
+
+    func schedulePingTimer() {
+        guard let interval = configuration.pingInterval else { return }
+        pingTimer = loop.schedule(at: .after(interval)) { [self] in
+            pingTimer = nil
+            guard localState != .closed else { return }
+            let idle = HTTP2Deadline.now().uptimeNanoseconds &- lastReadTime
+            if idle >= UInt64(interval.nanoseconds) && pings.isEmpty {
+                sendPing(timeout: configuration.pingTimeout, completion: nil)
+            }
+            schedulePingTimer()
+        }
+    }
+}
+
+// MARK: - nghttp2 callbacks (non-capturing; `user_data` is the unretained connection, which owns the session)
+
+private func clientConnection(_ userData: UnsafeMutableRawPointer?) -> HTTP2ClientConnection {
+    Unmanaged<HTTP2ClientConnection>.fromOpaque(userData!).takeUnretainedValue()
+}
+
+private let clientOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData in
+    guard let frame, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    let connection = clientConnection(userData)
+    let type = frame.pointee.hd.type
+    let flags = frame.pointee.hd.flags
+    switch UInt32(type) {
+    case NGHTTP2_SETTINGS.rawValue:
+        if flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { connection.didReceiveSettings() }
+    case NGHTTP2_GOAWAY.rawValue:
+        let goaway = frame.pointee.goaway
+        var debug: [UInt8] = []
+        if let data = goaway.opaque_data, goaway.opaque_data_len > 0 {
+            debug = Array(UnsafeBufferPointer(start: data, count: goaway.opaque_data_len))
+        }
+        connection.didReceiveGoAway(lastStreamID: goaway.last_stream_id, errorCode: goaway.error_code, debugData: debug)
+    case NGHTTP2_PING.rawValue:
+        if flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 {
+            var value: UInt64 = 0
+            withUnsafeMutableBytes(of: &value) { raw in
+                withUnsafeBytes(of: frame.pointee.ping.opaque_data) { raw.copyMemory(from: $0) }
+            }
+            connection.didReceivePingAck(UInt64(bigEndian: value))
+        }
+    default:
+        break
+    }
+    return 0
+}
+
+private let clientOnHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+    guard let frame, let name, let value, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    let connection = clientConnection(userData)
+    guard let stream = connection.streams[frame.pointee.hd.stream_id] else { return 0 }
+    if nameLength == 7 && name[0] == UInt8(ascii: ":") {
+        // ":status"
+        var status = 0
+        for index in 0..<valueLength {
+            let digit = Int(value[index]) - 48
+            if digit < 0 || digit > 9 { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+            status = status * 10 + digit
+        }
+        stream.status = status
+        return 0
+    }
+    if name[0] == UInt8(ascii: ":") { return 0 }
+    stream.headers.append(HTTP2Header(
+        String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+        String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)))
+    return 0
+}
+
+private let clientOnDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+    guard let data, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    let connection = clientConnection(userData)
+    connection.streams[streamID]?.responseBody.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+    return 0
+}
+
+private let clientOnStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
+    guard userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    clientConnection(userData).didCloseStream(streamID, errorCode: errorCode)
+    return 0
+}
+
+/// Copies the request body of `streamID` into nghttp2's DATA frame buffer.
+let clientReadBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+    guard let buffer, let flags, userData != nil else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    let connection = clientConnection(userData)
+    guard let stream = connection.streams[streamID] else {
+        return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+    }
+    let remaining = stream.body.count - stream.bodyOffset
+    let count = min(remaining, length)
+    if count > 0 {
+        stream.body.withUnsafeBufferPointer { source in
+            buffer.update(from: source.baseAddress! + stream.bodyOffset, count: count)
+        }
+        stream.bodyOffset += count
+    }
+    if stream.bodyOffset >= stream.body.count {
+        flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+    }
+    return count
+}

@@ -1,0 +1,336 @@
+@preconcurrency import Glibc
+internal import CNGHTTP2
+import Synchronization
+public import Telemetry
+
+/// One HTTP/2-over-TLS client connection, confined to one `EventLoop`.
+///
+/// Submit requests from any thread with `submit(_:deadline:completion:)`; completions run on the loop thread (keep
+/// them cheap, hop elsewhere for heavy work). When the peer's stream limit is reached, requests wait in a local
+/// FIFO queue. Every request is answered exactly once: with a response, or with an `HTTP2Error` (check
+/// `isRetriable`).
+///
+/// - Important: `@unchecked Sendable`: public methods are thread-safe (they hop to the loop with `execute`, or read
+///   atomics); all other state is touched only on the loop thread. The connection keeps itself alive while open;
+///   call `close()` when done.
+public final class HTTP2ClientConnection: @unchecked Sendable {
+    public typealias Completion = @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void
+    public typealias StateHandler = @Sendable (HTTP2ClientConnection, HTTP2ConnectionState) -> Void
+
+    /// The loop this connection lives on.
+    public let loop: EventLoop
+    public let configuration: HTTP2ClientConfiguration
+    let host: String
+    let port: Int
+    let authority: String
+    var logger: Logger
+
+    // Atomics readable from any thread.
+    private let stateValue = Atomic<Int>(HTTP2ConnectionState.connecting.rawValue)
+    private let limitValue = Atomic<Int>(0)
+    private let activeValue = Atomic<Int>(0)
+    private let queuedValue = Atomic<Int>(0)
+    private let lastStreamValue = Atomic<Int32>(Int32.max)
+
+    // Loop-confined state.
+    var transport: TLSTransport?
+    var session: OpaquePointer?
+    var streams: [Int32: ClientStream] = [:]
+    var queue = PendingQueue()
+    var encoder = NGHTTP2HeaderEncoder()
+    var goAwayReceived = false
+    var receivedLastStreamID: Int32 = Int32.max
+    var closeError: HTTP2Error?
+    var readyCallback: ((Result<HTTP2ClientConnection, HTTP2Error>) -> Void)?
+    var stateHandler: StateHandler?
+    var connectTimer: EventLoopTimer?
+    var sweepTimer: EventLoopTimer?
+    var pingTimer: EventLoopTimer?
+    var pings: [UInt64: PingWaiter] = [:]
+    var nextPingID: UInt64 = 1
+    var lastReadTime: UInt64 = 0
+    var localState: HTTP2ConnectionState = .connecting
+
+    init(loop: EventLoop, host: String, port: Int, configuration: HTTP2ClientConfiguration, logger: Logger) {
+        self.loop = loop
+        self.host = host
+        self.port = port
+        self.configuration = configuration
+        self.authority = port == 443 ? host : "\(host):\(port)"
+        self.logger = logger
+    }
+
+    // MARK: - Connect
+
+    /// Opens a connection and calls `completion` (on the loop thread) once the peer's first SETTINGS arrived, or
+    /// with an error (`connectFailed`, `tlsHandshakeFailed`, `certificateVerifyFailed`, `hostnameMismatch`,
+    /// `alpnMismatch`, `timeout`). Name resolution (`getaddrinfo`) runs on the calling thread.
+    /// - Parameters:
+    ///   - stateHandler: called on the loop thread at every state change (`ready`, `goingAway`, `closed`).
+    public static func connect(
+        host: String,
+        port: Int,
+        tls: TLSContext,
+        configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration(),
+        on loop: EventLoop,
+        logger: Logger = .disabled,
+        stateHandler: StateHandler? = nil,
+        completion: @escaping @Sendable (Result<HTTP2ClientConnection, HTTP2Error>) -> Void
+    ) {
+        let connection = HTTP2ClientConnection(
+            loop: loop, host: host, port: port, configuration: configuration, logger: logger)
+        let address: SocketAddress
+        do {
+            address = try Socket.resolve(host: host, port: port)
+        } catch {
+            loop.execute { completion(.failure(error)) }
+            return
+        }
+        let unsafeAddress = UnsafeTransfer(address)
+        loop.execute {
+            connection.start(address: unsafeAddress.value, tls: tls, stateHandler: stateHandler, completion: completion)
+        }
+    }
+
+    /// Async form of `connect(…completion:)`.
+    public static func connect(
+        host: String,
+        port: Int,
+        tls: TLSContext,
+        configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration(),
+        on loop: EventLoop,
+        logger: Logger = .disabled,
+        stateHandler: StateHandler? = nil
+    ) async throws(HTTP2Error) -> HTTP2ClientConnection {
+        let result = await withCheckedContinuation { continuation in
+            connect(host: host, port: port, tls: tls, configuration: configuration, on: loop, logger: logger,
+                    stateHandler: stateHandler) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    private func start(
+        address: SocketAddress,
+        tls: TLSContext,
+        stateHandler: StateHandler?,
+        completion: @escaping (Result<HTTP2ClientConnection, HTTP2Error>) -> Void
+    ) {
+        self.stateHandler = stateHandler
+        self.readyCallback = completion
+        let transport: TLSTransport
+        do {
+            let fd = try Socket.connect(to: address)
+            transport = try TLSTransport(loop: loop, connectingFD: fd, context: tls, host: host)
+        } catch {
+            finishClose(error)
+            return
+        }
+        self.transport = transport
+        transport.delegate = self
+        connectTimer = loop.schedule(at: .after(configuration.connectTimeout)) {
+            transport.close(error: HTTP2Error(.timeout, reason: "connect timed out"))
+        }
+        transport.start()
+    }
+
+    // MARK: - Observation (any thread)
+
+    /// The current state.
+    public var state: HTTP2ConnectionState {
+        HTTP2ConnectionState(rawValue: stateValue.load(ordering: .relaxed)) ?? .closed
+    }
+    /// The effective concurrent-stream limit: `min(local cap, peer SETTINGS_MAX_CONCURRENT_STREAMS)`; 0 before ready.
+    public var maxConcurrentStreams: Int { limitValue.load(ordering: .relaxed) }
+    /// Streams open on the wire now.
+    public var activeStreams: Int { activeValue.load(ordering: .relaxed) }
+    /// Requests waiting locally for a free stream.
+    public var queuedRequests: Int { queuedValue.load(ordering: .relaxed) }
+    /// GOAWAY's last-stream-id once one was received, else `nil`.
+    public var goAwayLastStreamID: Int32? {
+        let value = lastStreamValue.load(ordering: .relaxed)
+        return value == Int32.max ? nil : value
+    }
+    /// True while new requests can be accepted (connecting or ready).
+    public var isAcceptingRequests: Bool { state.rawValue <= HTTP2ConnectionState.ready.rawValue }
+
+    func publishCounters() {
+        activeValue.store(streams.count, ordering: .relaxed)
+        queuedValue.store(queue.count, ordering: .relaxed)
+    }
+
+    func setState(_ newState: HTTP2ConnectionState) {
+        guard newState.rawValue > localState.rawValue else { return }
+        localState = newState
+        stateValue.store(newState.rawValue, ordering: .relaxed)
+        if goAwayReceived { lastStreamValue.store(receivedLastStreamID, ordering: .relaxed) }
+        stateHandler?(self, newState)
+    }
+
+    func setLimit(_ value: Int) { limitValue.store(value, ordering: .relaxed) }
+
+    // MARK: - Requests
+
+    /// Sends `request`; `completion` runs once on the loop thread with the response or an `HTTP2Error`.
+    /// Thread-safe. From the loop thread (e.g. inside another completion) the request is queued without a hop.
+    /// - Parameter deadline: when to give up (`timeout`); default: `configuration.defaultRequestTimeout` from now.
+    public func submit(_ request: HTTP2Request, deadline: HTTP2Deadline? = nil, completion: @escaping Completion) {
+        let resolved: UInt64
+        if let deadline {
+            resolved = deadline.uptimeNanoseconds
+        } else if let timeout = configuration.defaultRequestTimeout {
+            resolved = HTTP2Deadline.after(timeout).uptimeNanoseconds
+        } else {
+            resolved = UInt64.max
+        }
+        let stream = ClientStream(request: request, deadline: resolved, completion: completion)
+        if loop.inEventLoop {
+            enqueue(stream)
+        } else {
+            let transfer = UnsafeTransfer(stream)
+            loop.execute { self.enqueue(transfer.value) }
+        }
+    }
+
+    /// Submits several requests with one hop to the loop.
+    public func submit(batch: [(HTTP2Request, HTTP2Deadline?, Completion)]) {
+        let streams = batch.map { item in
+            ClientStream(request: item.0, deadline: item.1?.uptimeNanoseconds ?? UInt64.max, completion: item.2)
+        }
+        let transfer = UnsafeTransfer(streams)
+        loop.execute { for stream in transfer.value { self.enqueue(stream) } }
+    }
+
+    /// Async form of `submit`.
+    public func send(_ request: HTTP2Request, deadline: HTTP2Deadline? = nil) async throws(HTTP2Error) -> HTTP2Response {
+        let result = await withCheckedContinuation { continuation in
+            submit(request, deadline: deadline) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
+
+    /// Sends a PING and reports the round-trip time; a missing ACK within `timeout` closes the connection
+    /// (`pingTimeout`: the peer is considered dead) and fails everything pending.
+    public func ping(timeout: Duration? = nil, completion: @escaping @Sendable (Result<Duration, HTTP2Error>) -> Void) {
+        let timeout = timeout ?? configuration.pingTimeout
+        loop.execute { self.sendPing(timeout: timeout, completion: completion) }
+    }
+
+    /// Closes the connection now: sends GOAWAY, fails queued requests (`notProcessed`) and in-flight ones
+    /// (`connectionClosed`). Thread-safe, idempotent.
+    public func close() {
+        loop.execute {
+            guard let transport = self.transport, self.localState != .closed else { return }
+            if let session = self.session {
+                nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 0, nil, 0)
+                var buffer: [UInt8] = []
+                self.transportProduceOutput(into: &buffer)
+            }
+            transport.close(error: HTTP2Error(.connectionClosed, reason: "closed locally"))
+        }
+    }
+
+    // MARK: - Loop-side queueing
+
+    func enqueue(_ stream: ClientStream) {
+        if localState == .closed {
+            stream.completion(.failure(closeError ?? HTTP2Error(.connectionClosed, reason: "connection closed")))
+            return
+        }
+        if localState == .goingAway {
+            stream.completion(.failure(HTTP2Error(.notProcessed, reason: "connection is going away")))
+            return
+        }
+        if queue.count >= configuration.maxQueuedRequests {
+            stream.completion(.failure(HTTP2Error(.notProcessed, reason: "local queue full")))
+            return
+        }
+        queue.append(stream)
+        if stream.deadline != UInt64.max { ensureSweepTimer() }
+        transport?.scheduleFlush()
+    }
+
+    /// Moves queued requests onto the wire while streams are free.
+    func drainQueue() {
+        guard localState == .ready, let session else { return }
+        let remote = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+        let limit = min(configuration.maxConcurrentStreams, remote)
+        while streams.count < limit, let stream = queue.popFirst() {
+            submitToSession(stream, session: session)
+        }
+        publishCounters()
+    }
+
+    private func submitToSession(_ stream: ClientStream, session: OpaquePointer) {
+        guard let request = stream.request else { return }
+        stream.request = nil
+        var estimate = request.method.utf8.count + request.path.utf8.count + request.authority.utf8.count
+            + request.scheme.utf8.count + 32
+        for header in request.headers { estimate += header.name.utf8.count + header.value.utf8.count }
+        encoder.begin(estimatedBytes: estimate)
+        encoder.add(":method", request.method)
+        encoder.add(":scheme", request.scheme)
+        encoder.add(":authority", request.authority)
+        encoder.add(":path", request.path, neverIndex: request.neverIndexPath)
+        for header in request.headers { encoder.add(header.name, header.value, neverIndex: header.neverIndex) }
+        stream.body = request.body
+        let streamID: Int32 = encoder.withFields { fields, count in
+            if request.body.isEmpty {
+                return nghttp2_submit_request(session, nil, fields, count, nil, nil)
+            }
+            var provider = nghttp2_data_provider()
+            provider.read_callback = clientReadBody
+            return nghttp2_submit_request(session, nil, fields, count, &provider, nil)
+        }
+        if streamID < 0 {
+            let retriable = streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue
+            stream.completion(.failure(HTTP2Error(retriable ? .notProcessed : .invalidRequest,
+                                                  reason: nghttp2ErrorText(Int(streamID)))))
+            return
+        }
+        stream.streamID = streamID
+        streams[streamID] = stream
+    }
+
+    // MARK: - Deadlines
+
+    func ensureSweepTimer() {
+        guard sweepTimer == nil, localState != .closed else { return }
+        sweepTimer = loop.schedule(at: .after(configuration.deadlineCheckInterval)) { [self] in
+            sweepTimer = nil
+            sweepDeadlines()
+        }
+    }
+
+    private func sweepDeadlines() {
+        let now = HTTP2Deadline.now().uptimeNanoseconds
+        var pending = false
+        let expiredQueued = queue.removeAll { $0.deadline <= now }
+        for stream in expiredQueued {
+            stream.completion(.failure(HTTP2Error(.timeout, reason: "deadline passed while queued (not sent)")))
+        }
+        if queue.containsDeadline { pending = true }
+        var expired: [ClientStream] = []
+        for (_, stream) in streams where stream.deadline != UInt64.max {
+            if stream.deadline <= now { expired.append(stream) } else { pending = true }
+        }
+        for stream in expired {
+            streams[stream.streamID] = nil
+            if let session {
+                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID,
+                                          NGHTTP2_CANCEL.rawValue)
+            }
+            stream.completion(.failure(HTTP2Error(.timeout, reason: "no response before the deadline")))
+        }
+        if !expired.isEmpty || !expiredQueued.isEmpty {
+            publishCounters()
+            transport?.scheduleFlush()
+        }
+        if pending { ensureSweepTimer() }
+    }
+}
+
+/// Moves a non-Sendable value into a `@Sendable` closure when the receiver is known to be its only user.
+struct UnsafeTransfer<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

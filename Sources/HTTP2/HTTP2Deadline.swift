@@ -1,0 +1,47 @@
+@preconcurrency import Glibc
+
+/// A point in time on the monotonic clock (CLOCK_MONOTONIC), in nanoseconds. Cheap to create and compare.
+public struct HTTP2Deadline: Hashable, Comparable, Sendable {
+    /// Nanoseconds since an arbitrary fixed point (boot).
+    public var uptimeNanoseconds: UInt64
+
+    public init(uptimeNanoseconds: UInt64) {
+        self.uptimeNanoseconds = uptimeNanoseconds
+    }
+
+    /// The current time.
+    public static func now() -> HTTP2Deadline {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return HTTP2Deadline(uptimeNanoseconds: UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec))
+    }
+
+    /// A deadline `duration` from now.
+    public static func after(_ duration: Duration) -> HTTP2Deadline {
+        now() + duration
+    }
+
+    /// A deadline that never passes.
+    public static let distantFuture = HTTP2Deadline(uptimeNanoseconds: UInt64.max)
+
+    public static func < (lhs: HTTP2Deadline, rhs: HTTP2Deadline) -> Bool {
+        lhs.uptimeNanoseconds < rhs.uptimeNanoseconds
+    }
+
+    public static func + (lhs: HTTP2Deadline, rhs: Duration) -> HTTP2Deadline {
+        let nanos = rhs.nanoseconds
+        if nanos <= 0 { return lhs }
+        let (sum, overflow) = lhs.uptimeNanoseconds.addingReportingOverflow(UInt64(nanos))
+        return HTTP2Deadline(uptimeNanoseconds: overflow ? UInt64.max : sum)
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds (saturating).
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? Int64.min : Int64.max }
+        return scaled &+ attoseconds / 1_000_000_000
+    }
+}

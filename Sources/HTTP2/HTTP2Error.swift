@@ -1,0 +1,93 @@
+/// An error from the HTTP/2 engine: connecting, TLS, framing, or a request that did not complete.
+///
+/// `code` says what happened; `reason` carries the underlying text (the OpenSSL error stack, `nghttp2_strerror`,
+/// `strerror`, or GOAWAY debug data). `isRetriable` tells a caller whether re-sending the same request on another
+/// (or a new) connection is safe: the peer is known not to have processed it.
+public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
+    /// What went wrong; an extensible set of static constants.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Value: String, Sendable {
+            case connectFailed, tlsHandshakeFailed, certificateVerifyFailed, hostnameMismatch, alpnMismatch
+            case tlsConfiguration, protocolError, goAway, notProcessed, streamReset, timeout
+            case connectionClosed, pingTimeout, invalidRequest, bindFailed, shutdown
+        }
+        private let value: Value
+        private init(_ value: Value) { self.value = value }
+
+        /// TCP connect (or name resolution) failed.
+        public static let connectFailed = Code(.connectFailed)
+        /// The TLS handshake failed for a reason other than certificate verification.
+        public static let tlsHandshakeFailed = Code(.tlsHandshakeFailed)
+        /// The peer certificate did not verify against the trust store.
+        public static let certificateVerifyFailed = Code(.certificateVerifyFailed)
+        /// The peer certificate is valid but not for the requested host name.
+        public static let hostnameMismatch = Code(.hostnameMismatch)
+        /// The peer did not select ALPN `h2`.
+        public static let alpnMismatch = Code(.alpnMismatch)
+        /// A certificate, key or CA file could not be loaded.
+        public static let tlsConfiguration = Code(.tlsConfiguration)
+        /// The peer violated HTTP/2 or nghttp2 reported an error.
+        public static let protocolError = Code(.protocolError)
+        /// The connection received GOAWAY; the stream was at or below the last stream id but did not finish.
+        public static let goAway = Code(.goAway)
+        /// The request was not processed by the peer (queued locally, or above GOAWAY's last stream id).
+        /// Always safe to retry.
+        public static let notProcessed = Code(.notProcessed)
+        /// The peer reset the stream (`errorCode` holds the HTTP/2 error code). REFUSED_STREAM is retriable.
+        public static let streamReset = Code(.streamReset)
+        /// The request's deadline passed before a response arrived.
+        public static let timeout = Code(.timeout)
+        /// The connection closed (locally or by the peer) before the request completed.
+        public static let connectionClosed = Code(.connectionClosed)
+        /// A PING was not acknowledged in time: the peer is considered dead.
+        public static let pingTimeout = Code(.pingTimeout)
+        /// The request could not be encoded (for example an empty method).
+        public static let invalidRequest = Code(.invalidRequest)
+        /// The server could not bind or listen.
+        public static let bindFailed = Code(.bindFailed)
+        /// The event loop group is shutting down.
+        public static let shutdown = Code(.shutdown)
+
+        public var description: String { value.rawValue }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// The underlying reason (OpenSSL error stack, nghttp2 error text, errno text, GOAWAY debug data).
+    public var reason: String
+    /// The HTTP/2 error code from RST_STREAM or GOAWAY, when there was one.
+    public var errorCode: UInt32?
+    /// Where the error was created.
+    public var file: String
+    /// Where the error was created.
+    public var line: Int
+
+    public init(_ code: Code, reason: String = "", errorCode: UInt32? = nil, file: String = #fileID, line: Int = #line) {
+        self.code = code
+        self.reason = reason
+        self.errorCode = errorCode
+        self.file = file
+        self.line = line
+    }
+
+    /// The HTTP/2 REFUSED_STREAM error code (0x7).
+    public static let refusedStreamErrorCode: UInt32 = 0x7
+
+    /// True when re-sending the request is safe because the peer did not process it: it was never sent, it was above
+    /// GOAWAY's last stream id, or the peer refused the stream (REFUSED_STREAM). A timeout or a connection that closed
+    /// mid-request is *not* retriable by this definition (the peer may have processed it).
+    public var isRetriable: Bool {
+        switch code {
+        case .notProcessed: return true
+        case .streamReset: return errorCode == HTTP2Error.refusedStreamErrorCode
+        default: return false
+        }
+    }
+
+    public var description: String {
+        var text = "HTTP2.\(code)"
+        if !reason.isEmpty { text += ": \(reason)" }
+        if let errorCode { text += " (h2 error \(errorCode))" }
+        return text + " \(file):\(line)"
+    }
+}

@@ -1,0 +1,215 @@
+@preconcurrency import Glibc
+import Synchronization
+
+/// Drives N connections × M concurrent streams against an HTTP/2 server and measures requests per second and CPU.
+/// The engine behind `callpush bench` (HTTP/2 part); comparable to `h2load -c N -m M`.
+public struct HTTP2LoadGenerator: Sendable {
+    /// What to run.
+    public struct Configuration: Sendable {
+        /// Default: `"127.0.0.1"`.
+        public var host: String
+        public var port: Int
+        /// TLS settings for every connection.
+        /// Default: system trust store.
+        public var tls: TLSClientConfiguration
+        /// Number of connections (h2load `-c`).
+        /// Default: `1`.
+        public var connections: Int
+        /// Concurrent streams per connection (h2load `-m`).
+        /// Default: `100`.
+        public var streamsPerConnection: Int
+        /// Total requests over all connections (h2load `-n`); `nil` runs for `duration`.
+        /// Default: `nil`.
+        public var totalRequests: Int?
+        /// How long to run when `totalRequests` is `nil`.
+        /// Default: 10 s.
+        public var duration: Duration
+        /// Event loop threads to spread connections over.
+        /// Default: `1`.
+        public var threads: Int
+        /// The request sent repeatedly. Default: a small JSON POST to `/3/device/<64 hex>`.
+        public var request: HTTP2Request
+
+        public init(
+            host: String = "127.0.0.1",
+            port: Int,
+            tls: TLSClientConfiguration = TLSClientConfiguration(),
+            connections: Int = 1,
+            streamsPerConnection: Int = 100,
+            totalRequests: Int? = nil,
+            duration: Duration = .seconds(10),
+            threads: Int = 1,
+            request: HTTP2Request? = nil
+        ) {
+            self.host = host
+            self.port = port
+            self.tls = tls
+            self.connections = connections
+            self.streamsPerConnection = streamsPerConnection
+            self.totalRequests = totalRequests
+            self.duration = duration
+            self.threads = threads
+            self.request = request ?? HTTP2Request(
+                path: "/3/device/" + String(repeating: "ab", count: 32),
+                authority: host,
+                headers: [HTTP2Header("apns-topic", "com.example.app"), HTTP2Header("apns-push-type", "alert"),
+                          HTTP2Header("content-type", "application/json")],
+                body: Array(#"{"aps":{"alert":{"title":"Incoming call","body":"Alice"},"sound":"default"}}"#.utf8))
+        }
+    }
+
+    /// What happened.
+    public struct Report: Sendable, CustomStringConvertible {
+        public var succeeded: Int
+        public var failed: Int
+        /// Responses by status.
+        public var statuses: [Int: Int]
+        public var elapsedSeconds: Double
+        /// Process CPU time (user + system) during the run.
+        public var cpuSeconds: Double
+        public var requestsPerSecond: Double { elapsedSeconds > 0 ? Double(succeeded + failed) / elapsedSeconds : 0 }
+        /// CPU seconds per 100 000 requests.
+        public var cpuSecondsPer100k: Double {
+            succeeded + failed > 0 ? cpuSeconds * 100_000 / Double(succeeded + failed) : 0
+        }
+        public var description: String {
+            let rps = Int(requestsPerSecond)
+            return "requests=\(succeeded + failed) ok=\(succeeded) failed=\(failed) elapsed=\(elapsedSeconds)s "
+                + "req/s=\(rps) cpu=\(cpuSeconds)s cpu/100k=\(cpuSecondsPer100k)s"
+        }
+    }
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Connects, runs, closes, and reports. Uses its own event loop group.
+    public func run() async throws(HTTP2Error) -> Report {
+        let group = try EventLoopGroup(numberOfThreads: configuration.threads)
+        defer { group.shutdown() }
+        let tls = try TLSContext(client: configuration.tls)
+        var clientConfiguration = HTTP2ClientConfiguration()
+        clientConfiguration.maxConcurrentStreams = configuration.streamsPerConnection
+        var connections: [HTTP2ClientConnection] = []
+        for _ in 0..<max(1, configuration.connections) {
+            connections.append(try await HTTP2ClientConnection.connect(
+                host: configuration.host, port: configuration.port, tls: tls, configuration: clientConfiguration,
+                on: group.next()))
+        }
+        let tally = LoadTally()
+        let perConnection = configuration.totalRequests.map { max(1, $0 / connections.count) }
+        let cpuStart = processCPUSeconds()
+        let start = HTTP2Deadline.now()
+        let stopAt = perConnection == nil ? start + configuration.duration : .distantFuture
+        await withTaskGroup(of: Void.self) { tasks in
+            for connection in connections {
+                tasks.addTask {
+                    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                        let driver = LoadDriver(connection: connection, request: configuration.request,
+                                                concurrency: configuration.streamsPerConnection,
+                                                limit: perConnection, stopAt: stopAt, tally: tally) {
+                            continuation.resume()
+                        }
+                        connection.loop.execute { driver.start() }
+                    }
+                }
+            }
+        }
+        let elapsed = Double(HTTP2Deadline.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        let cpu = processCPUSeconds() - cpuStart
+        for connection in connections { connection.close() }
+        let (succeeded, failed, statuses) = tally.snapshot()
+        return Report(succeeded: succeeded, failed: failed, statuses: statuses, elapsedSeconds: elapsed, cpuSeconds: cpu)
+    }
+}
+
+/// User + system CPU seconds of this process.
+public func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}
+
+/// Totals across connections (merged once per connection at the end).
+final class LoadTally: Sendable {
+    private let state = Mutex<(Int, Int, [Int: Int])>((0, 0, [:]))
+    func merge(succeeded: Int, failed: Int, statuses: [Int: Int]) {
+        state.withLock { value in
+            value.0 += succeeded
+            value.1 += failed
+            value.2.merge(statuses, uniquingKeysWith: +)
+        }
+    }
+    func snapshot() -> (Int, Int, [Int: Int]) { state.withLock { $0 } }
+}
+
+/// Keeps `concurrency` requests in flight on one connection, resubmitting from the completion (loop thread, no
+/// hop). Loop-thread only.
+final class LoadDriver: @unchecked Sendable {
+    let connection: HTTP2ClientConnection
+    let request: HTTP2Request
+    let concurrency: Int
+    let limit: Int?
+    let stopAt: HTTP2Deadline
+    let tally: LoadTally
+    let done: @Sendable () -> Void
+    var sent = 0
+    var inFlight = 0
+    var succeeded = 0
+    var failed = 0
+    var statuses: [Int: Int] = [:]
+    var stopped = false
+    var finished = false
+
+    init(connection: HTTP2ClientConnection, request: HTTP2Request, concurrency: Int, limit: Int?,
+         stopAt: HTTP2Deadline, tally: LoadTally, done: @escaping @Sendable () -> Void) {
+        self.connection = connection
+        self.request = request
+        self.concurrency = concurrency
+        self.limit = limit
+        self.stopAt = stopAt
+        self.tally = tally
+        self.done = done
+    }
+
+    func start() {
+        if limit == nil {
+            connection.loop.schedule(at: stopAt) { [self] in stopped = true; finishIfIdle() }
+        }
+        for _ in 0..<concurrency { sendOne() }
+        finishIfIdle()
+    }
+
+    private func sendOne() {
+        if stopped { return }
+        if let limit, sent >= limit {
+            stopped = true
+            return
+        }
+        sent += 1
+        inFlight += 1
+        connection.submit(request) { [self] result in
+            inFlight -= 1
+            switch result {
+            case .success(let response):
+                succeeded += 1
+                statuses[response.status, default: 0] += 1
+            case .failure:
+                failed += 1
+                if !connection.isAcceptingRequests { stopped = true }
+            }
+            sendOne()
+            finishIfIdle()
+        }
+    }
+
+    private func finishIfIdle() {
+        guard stopped, inFlight == 0, !finished else { return }
+        finished = true
+        tally.merge(succeeded: succeeded, failed: failed, statuses: statuses)
+        done()
+    }
+}

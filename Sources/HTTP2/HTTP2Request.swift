@@ -1,0 +1,57 @@
+/// A request to send on an `HTTP2ClientConnection`.
+public struct HTTP2Request: Sendable {
+    /// Default: `"POST"`.
+    public var method: String
+    /// The `:path` pseudo-header, e.g. `/3/device/<token>`.
+    public var path: String
+    /// The `:authority` pseudo-header (host).
+    public var authority: String
+    /// Default: `"https"`.
+    public var scheme: String
+    /// Regular header fields, in order (lowercase names, no pseudo-headers).
+    /// Default: `[]`.
+    public var headers: [HTTP2Header]
+    /// The request body (sent as DATA frames with END_STREAM). Empty: HEADERS carries END_STREAM.
+    /// Default: `[]`.
+    public var body: [UInt8]
+    /// Encode `:path` as never-indexed.
+    /// Default: `true` (APNs guidance: per-request values stay out of the HPACK table).
+    public var neverIndexPath: Bool
+
+    public init(
+        method: String = "POST",
+        path: String,
+        authority: String,
+        scheme: String = "https",
+        headers: [HTTP2Header] = [],
+        body: [UInt8] = [],
+        neverIndexPath: Bool = true
+    ) {
+        self.method = method
+        self.path = path
+        self.authority = authority
+        self.scheme = scheme
+        self.headers = headers
+        self.body = body
+        self.neverIndexPath = neverIndexPath
+    }
+}
+
+/// A complete response received on an `HTTP2ClientConnection`.
+public struct HTTP2Response: Sendable {
+    /// The `:status` value.
+    public var status: Int
+    /// Response header fields (no pseudo-headers), in arrival order.
+    public var headers: [HTTP2Header]
+    /// The response body.
+    public var body: [UInt8]
+    /// The HTTP/2 stream id the response arrived on.
+    public var streamID: Int32
+
+    public init(status: Int, headers: [HTTP2Header] = [], body: [UInt8] = [], streamID: Int32 = 0) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.streamID = streamID
+    }
+}

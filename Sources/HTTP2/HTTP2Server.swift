@@ -1,0 +1,162 @@
+@preconcurrency import Glibc
+internal import CNGHTTP2
+import Synchronization
+public import Telemetry
+
+/// An HTTP/2-over-TLS server: accepts on one loop, spreads connections over the group's loops round-robin, and
+/// hands each complete request to `handler` on the connection's loop thread. The handler answers through the
+/// `HTTP2ServerResponder`, at once or later from any thread.
+///
+/// - Important: thread-safe; the connection registry is behind a `Mutex`.
+public final class HTTP2Server: Sendable {
+    public let configuration: HTTP2ServerConfiguration
+    /// The bound port (the ephemeral one when `configuration.port` was 0).
+    public let port: Int
+    let group: EventLoopGroup
+    let tls: TLSContext
+    let handler: HTTP2ServerConnection.Handler
+    let logger: Logger
+    private let listener: UnsafeTransfer<Listener>
+    private let state = Mutex<ServerState>(ServerState())
+
+    struct ServerState {
+        var connections: [Int: HTTP2ServerConnection] = [:]
+        var nextID = 1
+        var maxConcurrentStreams: Int?
+        var stopped = false
+    }
+
+    /// Binds and starts accepting.
+    /// - Throws: `HTTP2Error.Code.bindFailed`.
+    public init(
+        configuration: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
+        tls: TLSContext,
+        group: EventLoopGroup,
+        logger: Logger = .disabled,
+        handler: @escaping HTTP2ServerConnection.Handler
+    ) throws(HTTP2Error) {
+        self.configuration = configuration
+        self.tls = tls
+        self.group = group
+        self.handler = handler
+        self.logger = logger
+        let (fd, port) = try Socket.listen(host: configuration.host, port: configuration.port,
+                                           backlog: configuration.backlog)
+        self.port = port
+        let listener = Listener(fd: fd, loop: group.loops[0])
+        self.listener = UnsafeTransfer(listener)
+        listener.server = self
+        let transfer = UnsafeTransfer(listener)
+        group.loops[0].execute { transfer.value.start() }
+    }
+
+    /// Live connections.
+    public var connections: [HTTP2ServerConnection] {
+        state.withLock { Array($0.connections.values) }.sorted { $0.id < $1.id }
+    }
+
+    /// Changes SETTINGS_MAX_CONCURRENT_STREAMS on every live connection now, and for new ones.
+    public func setMaxConcurrentStreams(_ value: Int) {
+        let live = state.withLock { state -> [HTTP2ServerConnection] in
+            state.maxConcurrentStreams = value
+            return Array(state.connections.values)
+        }
+        for connection in live { connection.setMaxConcurrentStreams(value) }
+    }
+
+    /// Sends GOAWAY on every live connection (see `HTTP2ServerConnection.sendGoAway`).
+    public func sendGoAway(lastStreamID: Int32? = nil, errorCode: UInt32 = 0, debugData: String = "") {
+        for connection in connections {
+            connection.sendGoAway(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debugData)
+        }
+    }
+
+    /// Drops every live connection abruptly (TCP RST).
+    public func dropAllConnections() {
+        for connection in connections { connection.drop() }
+    }
+
+    /// Stops accepting and drops every connection. Does not shut the loop group down.
+    public func stop() {
+        let live = state.withLock { state -> [HTTP2ServerConnection] in
+            state.stopped = true
+            return Array(state.connections.values)
+        }
+        let transfer = listener
+        group.loops[0].execute { transfer.value.close() }
+        for connection in live { connection.drop() }
+    }
+
+    // MARK: - Internal
+
+    func accepted(fd: Int32) {
+        let loop = group.next()
+        let registration = state.withLock { state -> (HTTP2ServerConnection, Int?)? in
+            if state.stopped { return nil }
+            var configuration = self.configuration
+            if let value = state.maxConcurrentStreams { configuration.maxConcurrentStreams = value }
+            let connection = HTTP2ServerConnection(id: state.nextID, loop: loop, configuration: configuration,
+                                                   handler: handler)
+            state.nextID += 1
+            state.connections[connection.id] = connection
+            return (connection, nil)
+        }
+        guard let (connection, _) = registration else {
+            close(fd)
+            return
+        }
+        connection.server = self
+        let tls = self.tls
+        loop.execute { connection.start(fd: fd, context: tls) }
+    }
+
+    func connectionDidClose(_ connection: HTTP2ServerConnection) {
+        _ = state.withLock { $0.connections.removeValue(forKey: connection.id) }
+    }
+}
+
+/// The listening socket (loop 0 only).
+final class Listener: EventLoopHandler {
+    let fd: Int32
+    let loop: EventLoop
+    weak var server: HTTP2Server?
+    private var isOpen = false
+    private var fdClosed = false
+
+    init(fd: Int32, loop: EventLoop) {
+        self.fd = fd
+        self.loop = loop
+    }
+
+    func start() {
+        isOpen = loop.register(fd: fd, handler: self, events: EPOLLIN.rawValue)
+    }
+
+    func handleEvents(_ events: UInt32) {
+        while isOpen {
+            let client = accept(fd, nil, nil)
+            if client < 0 { return }
+            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            Socket.setNoDelay(client)
+            guard let server else {
+                Glibc.close(client)
+                continue
+            }
+            server.accepted(fd: client)
+        }
+    }
+
+    func flush() {}
+
+    func loopWillShutdown() { close() }
+
+    func close() {
+        if isOpen { loop.deregister(fd: fd) }
+        isOpen = false
+        if !fdClosed {
+            fdClosed = true
+            Glibc.close(fd)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+@preconcurrency import Glibc
+internal import CNGHTTP2
+
+extension HTTP2ServerConnection: TLSTransportDelegate {
+    func transportDidBecomeActive() {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, serverOnBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, serverOnHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, serverOnDataChunk)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, serverOnFrameRecv)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, serverOnStreamClose)
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        nghttp2_option_set_no_closed_streams(option, 1)
+        var newSession: OpaquePointer?
+        let rc = nghttp2_session_server_new2(&newSession, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        guard rc == 0, let newSession else {
+            transport?.close(error: HTTP2Error(.protocolError, reason: nghttp2ErrorText(Int(rc))))
+            return
+        }
+        session = newSession
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                                   value: UInt32(clamping: configuration.maxConcurrentStreams)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
+                                   value: UInt32(clamping: configuration.initialWindowSize)),
+        ]
+        nghttp2_submit_settings(newSession, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
+        nghttp2_session_set_local_window_size(newSession, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0,
+                                              Int32(clamping: configuration.initialWindowSize))
+    }
+
+    func transportDidRead(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let session else { return false }
+        let consumed = nghttp2_session_mem_recv(session, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                                bytes.count)
+        return consumed >= 0
+    }
+
+    func transportProduceOutput(into buffer: inout [UInt8]) {
+        guard let session else { return }
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session, &data)
+            if length <= 0 { break }
+            buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+        }
+    }
+
+    func transportShouldClose() -> Bool {
+        guard let session else { return true }
+        if let _ = goAwaySentLastStreamID, streams.values.allSatisfy({ $0.abandoned }) {
+            return nghttp2_session_want_write(session) == 0
+        }
+        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+    }
+
+    func transportDidClose(error: HTTP2Error) {
+        guard !closed else { return }
+        streams.removeAll()
+        if let session {
+            nghttp2_session_del(session)
+            self.session = nil
+        }
+        transport?.delegate = nil
+        transport = nil
+        markClosed()
+    }
+}
+
+// MARK: - nghttp2 callbacks (user_data: the unretained connection, which owns the session)
+
+private func serverConnection(_ userData: UnsafeMutableRawPointer?) -> HTTP2ServerConnection {
+    Unmanaged<HTTP2ServerConnection>.fromOpaque(userData!).takeUnretainedValue()
+}
+
+private let serverOnBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+    guard let frame, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    if UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue
+        && frame.pointee.headers.cat.rawValue == NGHTTP2_HCAT_REQUEST.rawValue
+    {
+        let id = frame.pointee.hd.stream_id
+        serverConnection(userData).streams[id] = ServerStream(streamID: id)
+    }
+    return 0
+}
+
+private let serverOnHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+    guard let frame, let name, let value, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    guard let stream = serverConnection(userData).streams[frame.pointee.hd.stream_id] else { return 0 }
+    let valueText = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+    if nameLength > 0 && name[0] == UInt8(ascii: ":") {
+        switch nameLength {
+        case 5 where name[1] == UInt8(ascii: "p"): stream.path = valueText
+        case 7 where name[1] == UInt8(ascii: "m"): stream.method = valueText
+        case 7 where name[1] == UInt8(ascii: "s"): stream.scheme = valueText
+        case 10 where name[1] == UInt8(ascii: "a"): stream.authority = valueText
+        default: break
+        }
+        return 0
+    }
+    stream.headers.append(HTTP2Header(
+        String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self), valueText))
+    return 0
+}
+
+private let serverOnDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+    guard let data, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    serverConnection(userData).streams[streamID]?.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+    return 0
+}
+
+private let serverOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData in
+    guard let frame, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    let type = UInt32(frame.pointee.hd.type)
+    guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue else { return 0 }
+    guard frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
+    let connection = serverConnection(userData)
+    if let stream = connection.streams[frame.pointee.hd.stream_id] {
+        connection.didReceiveRequest(stream)
+    }
+    return 0
+}
+
+private let serverOnStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
+    guard userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    serverConnection(userData).streams[streamID] = nil
+    return 0
+}
+
+let serverReadBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+    guard let buffer, let flags, userData != nil else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    guard let stream = serverConnection(userData).streams[streamID] else {
+        return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+    }
+    let count = min(stream.responseBody.count - stream.responseOffset, length)
+    if count > 0 {
+        stream.responseBody.withUnsafeBufferPointer { source in
+            buffer.update(from: source.baseAddress! + stream.responseOffset, count: count)
+        }
+        stream.responseOffset += count
+    }
+    if stream.responseOffset >= stream.responseBody.count { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+    return count
+}

@@ -1,0 +1,183 @@
+@preconcurrency import Glibc
+internal import CNGHTTP2
+import Synchronization
+
+/// One accepted HTTP/2-over-TLS connection of an `HTTP2Server`, confined to one `EventLoop`.
+///
+/// - Important: `@unchecked Sendable`: the public methods hop to the loop (`execute`) and are thread-safe; all other
+///   state is loop-confined. The loop's handler table keeps it alive while it is open.
+public final class HTTP2ServerConnection: @unchecked Sendable {
+    public typealias Handler = @Sendable (HTTP2ServerRequest, HTTP2ServerResponder) -> Void
+
+    /// A process-unique id (for logs and tests).
+    public let id: Int
+    public let loop: EventLoop
+    let handler: Handler
+    let configuration: HTTP2ServerConfiguration
+    weak var server: HTTP2Server?
+
+    var transport: TLSTransport?
+    var session: OpaquePointer?
+    var streams: [Int32: ServerStream] = [:]
+    var encoder = NGHTTP2HeaderEncoder()
+    var requestsReceived = 0
+    var goAwaySentLastStreamID: Int32?
+    var closed = false
+    private let closedFlag = Atomic<Bool>(false)
+
+    init(id: Int, loop: EventLoop, configuration: HTTP2ServerConfiguration, handler: @escaping Handler) {
+        self.id = id
+        self.loop = loop
+        self.configuration = configuration
+        self.handler = handler
+    }
+
+    /// True once the connection has closed.
+    public var isClosed: Bool { closedFlag.load(ordering: .relaxed) }
+
+    func start(fd: Int32, context: TLSContext) {
+        do {
+            let transport = try TLSTransport(loop: loop, acceptedFD: fd, context: context)
+            self.transport = transport
+            transport.delegate = self
+            transport.start()
+        } catch {
+            Glibc.close(fd)
+            markClosed()
+        }
+    }
+
+    // MARK: - Control (any thread)
+
+    /// Sends a new SETTINGS frame with SETTINGS_MAX_CONCURRENT_STREAMS = `value` on this live connection.
+    public func setMaxConcurrentStreams(_ value: Int) {
+        loop.execute {
+            guard let session = self.session else { return }
+            var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                                               value: UInt32(clamping: value))
+            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+            self.transport?.scheduleFlush()
+        }
+    }
+
+    /// Sends GOAWAY. `lastStreamID` defaults to the highest stream received so far; streams above it are not
+    /// processed (their requests are not handed to the handler). The connection closes once the remaining streams
+    /// are answered.
+    public func sendGoAway(lastStreamID: Int32? = nil, errorCode: UInt32 = 0, debugData: String = "") {
+        loop.execute { self.submitGoAway(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debugData) }
+    }
+
+    /// Closes the TCP connection at once (RST, no GOAWAY, no TLS close_notify).
+    public func drop() {
+        loop.execute { self.transport?.close(error: HTTP2Error(.connectionClosed, reason: "dropped"), abrupt: true) }
+    }
+
+    func submitGoAway(lastStreamID: Int32?, errorCode: UInt32, debugData: String) {
+        guard let session else { return }
+        let last = lastStreamID ?? nghttp2_session_get_last_proc_stream_id(session)
+        goAwaySentLastStreamID = min(goAwaySentLastStreamID ?? Int32.max, last)
+        var debug = Array(debugData.utf8)
+        debug.withUnsafeMutableBufferPointer { buffer in
+            _ = nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode,
+                                      buffer.baseAddress, buffer.count)
+        }
+        // Streams above the last id will never be answered.
+        for (streamID, stream) in streams where streamID > last { stream.abandoned = true }
+        transport?.scheduleFlush()
+    }
+
+    // MARK: - Responding (loop thread)
+
+    func respond(streamID: Int32, status: Int, headers: [HTTP2Header], body: [UInt8]) {
+        if !loop.inEventLoop {
+            loop.execute { self.respond(streamID: streamID, status: status, headers: headers, body: body) }
+            return
+        }
+        guard let session, let stream = streams[streamID], !stream.responded, !stream.abandoned else { return }
+        stream.responded = true
+        stream.responseBody = body
+        var estimate = 16
+        for header in headers { estimate += header.name.utf8.count + header.value.utf8.count }
+        encoder.begin(estimatedBytes: estimate)
+        encoder.add(":status", statusText(status))
+        for header in headers { encoder.add(header.name, header.value, neverIndex: header.neverIndex) }
+        let rc: Int32 = encoder.withFields { fields, count in
+            if body.isEmpty {
+                return nghttp2_submit_response(session, streamID, fields, count, nil)
+            }
+            var provider = nghttp2_data_provider()
+            provider.read_callback = serverReadBody
+            return nghttp2_submit_response(session, streamID, fields, count, &provider)
+        }
+        if rc != 0 {
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_INTERNAL_ERROR.rawValue)
+        }
+        transport?.scheduleFlush()
+    }
+
+    func reset(streamID: Int32, errorCode: UInt32) {
+        if !loop.inEventLoop {
+            loop.execute { self.reset(streamID: streamID, errorCode: errorCode) }
+            return
+        }
+        guard let session, let stream = streams[streamID], !stream.responded else { return }
+        stream.responded = true
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
+        transport?.scheduleFlush()
+    }
+
+    private func statusText(_ status: Int) -> String {
+        switch status {
+        case 200: return "200"
+        case 400: return "400"
+        case 403: return "403"
+        case 404: return "404"
+        case 410: return "410"
+        case 429: return "429"
+        case 500: return "500"
+        case 503: return "503"
+        default: return String(status)
+        }
+    }
+
+    // MARK: - Requests (called from nghttp2 callbacks)
+
+    func didReceiveRequest(_ stream: ServerStream) {
+        if let last = goAwaySentLastStreamID, stream.streamID > last {
+            stream.abandoned = true
+            return
+        }
+        requestsReceived += 1
+        if let limit = configuration.goAwayAfterStreams, requestsReceived == limit, let session, goAwaySentLastStreamID == nil {
+            _ = session
+            submitGoAway(lastStreamID: stream.streamID, errorCode: 0, debugData: configuration.goAwayDebugData)
+        }
+        let request = HTTP2ServerRequest(
+            method: stream.method, path: stream.path, authority: stream.authority, scheme: stream.scheme,
+            headers: stream.headers, body: stream.body, streamID: stream.streamID, connection: self)
+        handler(request, HTTP2ServerResponder(connection: self, streamID: stream.streamID))
+    }
+
+    func markClosed() {
+        closed = true
+        closedFlag.store(true, ordering: .relaxed)
+        server?.connectionDidClose(self)
+    }
+}
+
+/// Server-side state of one stream (loop-thread only).
+final class ServerStream {
+    let streamID: Int32
+    var method = ""
+    var path = ""
+    var authority = ""
+    var scheme = ""
+    var headers: [HTTP2Header] = []
+    var body: [UInt8] = []
+    var responseBody: [UInt8] = []
+    var responseOffset = 0
+    var responded = false
+    var abandoned = false
+
+    init(streamID: Int32) { self.streamID = streamID }
+}

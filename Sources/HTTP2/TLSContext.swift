@@ -1,0 +1,160 @@
+@preconcurrency import Glibc
+internal import COpenSSL
+
+/// A loaded OpenSSL context (`SSL_CTX`): certificates, keys, trust store and ALPN. Build one per configuration and
+/// share it between connections; loading the system trust store is expensive.
+///
+/// - Important: `@unchecked Sendable` because it wraps an `SSL_CTX` pointer that is fully configured in `init` and
+///   only read afterwards (`SSL_new` is thread-safe on a configured context). It owns the pointer and frees it once,
+///   in `deinit`.
+public final class TLSContext: @unchecked Sendable {
+    /// Client or server.
+    public enum Role: Sendable { case client, server }
+
+    public let role: Role
+    let context: OpaquePointer
+    /// Wire-format ALPN list the server selects from (length-prefixed), kept alive for the select callback.
+    let serverProtocols: [[UInt8]]
+    /// Client-side verification enabled.
+    let verifyPeer: Bool
+    /// SNI / verification name override.
+    let serverName: String?
+
+    /// Loads a client context: TLS 1.2+, ALPN `h2`, trust store, optional client certificate.
+    /// - Throws: `HTTP2Error.Code.tlsConfiguration` with the OpenSSL error stack.
+    public init(client configuration: TLSClientConfiguration) throws(HTTP2Error) {
+        role = .client
+        serverProtocols = []
+        verifyPeer = configuration.verifyPeer
+        serverName = configuration.serverName
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_new: \(OpenSSLErrorStack.drain())")
+        }
+        self.context = context
+        try Self.applyCommon(context)
+        if configuration.verifyPeer {
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        } else {
+            SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        }
+        if let caFile = configuration.caFile {
+            if SSL_CTX_load_verify_locations(context, caFile, nil) != 1 {
+                throw HTTP2Error(.tlsConfiguration, reason: "CA file \(caFile): \(OpenSSLErrorStack.drain())")
+            }
+        } else if SSL_CTX_set_default_verify_paths(context) != 1 {
+            throw HTTP2Error(.tlsConfiguration, reason: "system trust store: \(OpenSSLErrorStack.drain())")
+        }
+        if let certificateFile = configuration.certificateFile {
+            try Self.loadCertificate(context, certificateFile, configuration.privateKeyFile ?? certificateFile)
+        }
+        let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
+        if SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) != 0 {  // 0 is success here
+            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_set_alpn_protos: \(OpenSSLErrorStack.drain())")
+        }
+    }
+
+    /// Loads a server context: certificate + key, TLS 1.2+, ALPN selection from `alpnProtocols`.
+    /// - Throws: `HTTP2Error.Code.tlsConfiguration` with the OpenSSL error stack.
+    public init(server configuration: TLSServerConfiguration) throws(HTTP2Error) {
+        role = .server
+        verifyPeer = configuration.clientCAFile != nil
+        serverName = nil
+        serverProtocols = configuration.alpnProtocols.map { Array($0.utf8) }
+        guard let context = SSL_CTX_new(TLS_server_method()) else {
+            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_new: \(OpenSSLErrorStack.drain())")
+        }
+        self.context = context
+        try Self.applyCommon(context)
+        try Self.loadCertificate(context, configuration.certificateFile, configuration.privateKeyFile)
+        if let clientCAFile = configuration.clientCAFile {
+            if SSL_CTX_load_verify_locations(context, clientCAFile, nil) != 1 {
+                throw HTTP2Error(.tlsConfiguration, reason: "CA file \(clientCAFile): \(OpenSSLErrorStack.drain())")
+            }
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+        }
+        SSL_CTX_set_alpn_select_cb(context, tlsALPNSelectCallback, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit {
+        SSL_CTX_free(context)
+    }
+
+    private static func applyCommon(_ context: OpaquePointer) throws(HTTP2Error) {
+        if COpenSSL_SSL_CTX_set_min_proto_version(context, COpenSSL_TLS1_2_VERSION()) != 1 {
+            throw HTTP2Error(.tlsConfiguration, reason: "min protocol version: \(OpenSSLErrorStack.drain())")
+        }
+        SSL_CTX_set_options(context, COpenSSL_SSL_OP_NO_COMPRESSION() | COpenSSL_SSL_OP_NO_RENEGOTIATION())
+        _ = COpenSSL_SSL_CTX_set_mode(
+            context,
+            COpenSSL_SSL_MODE_ENABLE_PARTIAL_WRITE() | COpenSSL_SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER()
+        )
+    }
+
+    private static func loadCertificate(_ context: OpaquePointer, _ certificate: String, _ key: String)
+        throws(HTTP2Error)
+    {
+        if SSL_CTX_use_certificate_chain_file(context, certificate) != 1 {
+            throw HTTP2Error(.tlsConfiguration, reason: "certificate \(certificate): \(OpenSSLErrorStack.drain())")
+        }
+        if SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) != 1 {
+            throw HTTP2Error(.tlsConfiguration, reason: "private key \(key): \(OpenSSLErrorStack.drain())")
+        }
+        if SSL_CTX_check_private_key(context) != 1 {
+            throw HTTP2Error(.tlsConfiguration, reason: "key does not match certificate: \(OpenSSLErrorStack.drain())")
+        }
+    }
+}
+
+/// ALPN selection for servers: the first protocol in the client's list that the server supports.
+/// No match: no ALPN is negotiated (NOACK) and the client decides (ours fails with `alpnMismatch`).
+private func tlsALPNSelectCallback(
+    _ ssl: OpaquePointer?,
+    _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+    _ outLength: UnsafeMutablePointer<UInt8>?,
+    _ input: UnsafePointer<UInt8>?,
+    _ inputLength: UInt32,
+    _ argument: UnsafeMutableRawPointer?
+) -> Int32 {
+    guard let argument, let input, let out, let outLength else { return COpenSSL_SSL_TLSEXT_ERR_NOACK() }
+    let context = Unmanaged<TLSContext>.fromOpaque(argument).takeUnretainedValue()
+    for wanted in context.serverProtocols {
+        var index = 0
+        let total = Int(inputLength)
+        while index < total {
+            let length = Int(input[index])
+            let start = index + 1
+            if start + length > total { break }
+            if length == wanted.count {
+                var same = true
+                for k in 0..<length where input[start + k] != wanted[k] {
+                    same = false
+                    break
+                }
+                if same {
+                    out.pointee = input + start
+                    outLength.pointee = UInt8(length)
+                    return COpenSSL_SSL_TLSEXT_ERR_OK()
+                }
+            }
+            index = start + length
+        }
+    }
+    return COpenSSL_SSL_TLSEXT_ERR_NOACK()
+}
+
+/// Reads and clears this thread's OpenSSL error queue.
+enum OpenSSLErrorStack {
+    static func drain() -> String {
+        var parts: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            parts.append(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        }
+        return parts.isEmpty ? "no OpenSSL error" : parts.joined(separator: "; ")
+    }
+
+    static func clear() { ERR_clear_error() }
+}

@@ -1,0 +1,300 @@
+@preconcurrency import Glibc
+internal import CNGHTTP2
+internal import COpenSSL
+
+/// What a `TLSTransport` reports to the HTTP/2 layer. Called on the loop thread.
+protocol TLSTransportDelegate: AnyObject {
+    /// TCP + TLS are up and ALPN was checked.
+    func transportDidBecomeActive()
+    /// Bytes arrived. Return false to close the connection (the delegate has already recorded why).
+    func transportDidRead(_ bytes: UnsafeRawBufferPointer) -> Bool
+    /// End of a loop turn: append pending output to `buffer`.
+    func transportProduceOutput(into buffer: inout [UInt8])
+    /// After a flush: return true when the session has nothing left to do and the transport should close.
+    func transportShouldClose() -> Bool
+    /// The transport closed; `error` says why. Called exactly once.
+    func transportDidClose(error: HTTP2Error)
+}
+
+/// One TCP socket with OpenSSL on top (`SSL_set_fd`, non-blocking), driven by an `EventLoop`.
+/// Owns the descriptor and the `SSL` object and frees both exactly once, in `close`.
+/// Output is collected once per loop turn and written with as few `SSL_write` calls as possible.
+/// Loop-thread only.
+final class TLSTransport: EventLoopHandler {
+    enum State { case connecting, handshaking, active, closed }
+
+    let loop: EventLoop
+    private(set) var state: State
+    private var fd: Int32
+    private var ssl: OpaquePointer?
+    private let isClient: Bool
+    private let requireH2: Bool
+    /// Strong on purpose: an open connection keeps itself alive through the loop's handler table; cleared on close.
+    var delegate: (any TLSTransportDelegate)?
+
+    private var interest: UInt32 = 0
+    private var outBuffer: [UInt8] = []
+    private var outOffset = 0
+    private var flushScheduled = false
+    private var readBuffer: UnsafeMutableRawPointer
+    private let readBufferSize = 64 * 1024
+
+    private static let eventIn = EPOLLIN.rawValue
+    private static let eventOut = EPOLLOUT.rawValue
+
+    /// Client transport: `fd` is connecting (non-blocking connect started).
+    init(loop: EventLoop, connectingFD fd: Int32, context: TLSContext, host: String) throws(HTTP2Error) {
+        self.loop = loop
+        self.fd = fd
+        self.isClient = true
+        self.requireH2 = true
+        self.state = .connecting
+        self.readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
+        OpenSSLErrorStack.clear()
+        guard let ssl = SSL_new(context.context) else {
+            readBuffer.deallocate()
+            throw HTTP2Error(.tlsConfiguration, reason: "SSL_new: \(OpenSSLErrorStack.drain())")
+        }
+        self.ssl = ssl
+        SSL_set_fd(ssl, fd)
+        SSL_set_connect_state(ssl)
+        let name = context.serverName ?? host
+        if Socket.isIPAddress(name) {
+            if context.verifyPeer {
+                _ = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), name)
+            }
+        } else {
+            _ = COpenSSL_SSL_set_tlsext_host_name(ssl, name)
+            if context.verifyPeer { _ = SSL_set1_host(ssl, name) }
+        }
+    }
+
+    /// Server transport: `fd` is an accepted socket.
+    init(loop: EventLoop, acceptedFD fd: Int32, context: TLSContext) throws(HTTP2Error) {
+        self.loop = loop
+        self.fd = fd
+        self.isClient = false
+        self.requireH2 = false
+        self.state = .handshaking
+        self.readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
+        OpenSSLErrorStack.clear()
+        guard let ssl = SSL_new(context.context) else {
+            readBuffer.deallocate()
+            throw HTTP2Error(.tlsConfiguration, reason: "SSL_new: \(OpenSSLErrorStack.drain())")
+        }
+        self.ssl = ssl
+        SSL_set_fd(ssl, fd)
+        SSL_set_accept_state(ssl)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        if let ssl { SSL_free(ssl) }
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
+    /// Registers with the loop. Must be called on the loop thread.
+    func start() {
+        let events = state == .connecting ? Self.eventOut : Self.eventIn
+        interest = events
+        if !loop.register(fd: fd, handler: self, events: events) {
+            close(error: HTTP2Error(.connectFailed, reason: "epoll_ctl: \(errnoText())"))
+            return
+        }
+        if state == .handshaking { handshake() }
+    }
+
+    private func setInterest(_ events: UInt32) {
+        if events != interest && state != .closed {
+            interest = events
+            loop.modify(fd: fd, events: events)
+        }
+    }
+
+    // MARK: - EventLoopHandler
+
+    func handleEvents(_ events: UInt32) {
+        switch state {
+        case .connecting:
+            let error = Socket.pendingError(fd)
+            if error != 0 {
+                close(error: HTTP2Error(.connectFailed, reason: "connect: \(errnoText(error))"))
+                return
+            }
+            state = .handshaking
+            handshake()
+        case .handshaking:
+            handshake()
+        case .active:
+            if events & Self.eventOut != 0 { writePending() }
+            if state == .active && events & ~Self.eventOut != 0 { readAvailable() }
+        case .closed:
+            break
+        }
+    }
+
+    func flush() {
+        flushScheduled = false
+        guard state == .active, let delegate else { return }
+        delegate.transportProduceOutput(into: &outBuffer)
+        writePending()
+        if state == .active && outOffset >= outBuffer.count && delegate.transportShouldClose() {
+            close(error: HTTP2Error(.connectionClosed, reason: "session finished"))
+        }
+    }
+
+    func loopWillShutdown() {
+        close(error: HTTP2Error(.shutdown, reason: "event loop shut down"))
+    }
+
+    /// Asks for a flush at the end of this loop turn.
+    func scheduleFlush() {
+        if !flushScheduled && state == .active {
+            flushScheduled = true
+            loop.scheduleFlush(self)
+        }
+    }
+
+    // MARK: - Handshake
+
+    private func handshake() {
+        guard let ssl else { return }
+        OpenSSLErrorStack.clear()
+        let result = SSL_do_handshake(ssl)
+        if result == 1 {
+            if isClient {
+                var data: UnsafePointer<UInt8>?
+                var length: UInt32 = 0
+                SSL_get0_alpn_selected(ssl, &data, &length)
+                let selected = data.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(length)), as: UTF8.self) }
+                if requireH2 && selected != "h2" {
+                    close(error: HTTP2Error(.alpnMismatch, reason: "server selected ALPN \(selected ?? "none"), need h2"))
+                    return
+                }
+            }
+            state = .active
+            setInterest(Self.eventIn)
+            delegate?.transportDidBecomeActive()
+            scheduleFlush()
+            // Data may already be buffered inside OpenSSL.
+            if state == .active { readAvailable() }
+            return
+        }
+        let error = SSL_get_error(ssl, result)
+        switch error {
+        case SSL_ERROR_WANT_READ:
+            setInterest(Self.eventIn)
+        case SSL_ERROR_WANT_WRITE:
+            setInterest(Self.eventOut)
+        default:
+            let stack = OpenSSLErrorStack.drain()
+            let verify = SSL_get_verify_result(ssl)
+            if isClient && verify != X509_V_OK {
+                let text = String(cString: X509_verify_cert_error_string(verify))
+                let code: HTTP2Error.Code =
+                    verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH
+                    ? .hostnameMismatch : .certificateVerifyFailed
+                close(error: HTTP2Error(code, reason: "\(text) (\(stack))"))
+            } else {
+                let detail = error == SSL_ERROR_SYSCALL ? "syscall: \(errnoText()); " : ""
+                close(error: HTTP2Error(.tlsHandshakeFailed, reason: detail + stack))
+            }
+        }
+    }
+
+    // MARK: - Read / write
+
+    private func readAvailable() {
+        guard let ssl else { return }
+        while state == .active {
+            OpenSSLErrorStack.clear()
+            let count = SSL_read(ssl, readBuffer, Int32(readBufferSize))
+            if count > 0 {
+                let bytes = UnsafeRawBufferPointer(start: readBuffer, count: Int(count))
+                guard let delegate, delegate.transportDidRead(bytes) else {
+                    close(error: HTTP2Error(.protocolError, reason: "session rejected input"))
+                    return
+                }
+                continue
+            }
+            let error = SSL_get_error(ssl, count)
+            switch error {
+            case SSL_ERROR_WANT_READ:
+                scheduleFlush()
+                return
+            case SSL_ERROR_WANT_WRITE:
+                setInterest(Self.eventIn | Self.eventOut)
+                return
+            case SSL_ERROR_ZERO_RETURN:
+                close(error: HTTP2Error(.connectionClosed, reason: "peer closed TLS"))
+                return
+            case SSL_ERROR_SYSCALL:
+                let text = count == 0 || errno == 0 ? "peer closed TCP" : errnoText()
+                close(error: HTTP2Error(.connectionClosed, reason: text))
+                return
+            default:
+                close(error: HTTP2Error(.connectionClosed, reason: OpenSSLErrorStack.drain()))
+                return
+            }
+        }
+        scheduleFlush()
+    }
+
+    private func writePending() {
+        guard let ssl else { return }
+        while outOffset < outBuffer.count && state == .active {
+            OpenSSLErrorStack.clear()
+            let remaining = min(outBuffer.count - outOffset, Int(Int32.max))
+            let written = outBuffer.withUnsafeBytes { raw in
+                SSL_write(ssl, raw.baseAddress! + outOffset, Int32(remaining))
+            }
+            if written > 0 {
+                outOffset += Int(written)
+                continue
+            }
+            let error = SSL_get_error(ssl, written)
+            if error == SSL_ERROR_WANT_WRITE || error == SSL_ERROR_WANT_READ {
+                setInterest(Self.eventIn | Self.eventOut)
+                return
+            }
+            let text = error == SSL_ERROR_SYSCALL ? errnoText() : OpenSSLErrorStack.drain()
+            close(error: HTTP2Error(.connectionClosed, reason: "write: \(text)"))
+            return
+        }
+        if outOffset >= outBuffer.count {
+            outBuffer.removeAll(keepingCapacity: outBuffer.capacity <= 1 << 20)
+            outOffset = 0
+            setInterest(Self.eventIn)
+        }
+    }
+
+    // MARK: - Close
+
+    /// Closes now: best-effort TLS close_notify unless `abrupt`, then the socket. Idempotent.
+    func close(error: HTTP2Error, abrupt: Bool = false) {
+        guard state != .closed else { return }
+        let wasRegistered = state != .closed
+        state = .closed
+        if wasRegistered { loop.deregister(fd: fd) }
+        if let ssl {
+            if abrupt {
+                Socket.setLingerZero(fd)
+            } else {
+                // Push what is still buffered (e.g. a GOAWAY), then close_notify; never block.
+                if outOffset < outBuffer.count {
+                    _ = outBuffer.withUnsafeBytes { raw in
+                        SSL_write(ssl, raw.baseAddress! + outOffset, Int32(outBuffer.count - outOffset))
+                    }
+                }
+                _ = SSL_shutdown(ssl)
+            }
+            OpenSSLErrorStack.clear()
+            SSL_free(ssl)
+            self.ssl = nil
+        }
+        Glibc.close(fd)
+        fd = -1
+        outBuffer = []
+        delegate?.transportDidClose(error: error)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HTTP2
+import Testing
+
+/// Throughput comparison with h2load / nghttpd. Off by default; run with
+/// `HTTP2_BENCH=1 swift test -c release --filter HTTP2BenchmarkTests` (see scripts/http2-bench.sh).
+@Suite("HTTP2 benchmark vs h2load/nghttpd", .serialized,
+       .enabled(if: ProcessInfo.processInfo.environment["HTTP2_BENCH"] == "1"))
+struct HTTP2BenchmarkTests {
+    let certificates = TestCertificates.shared
+
+    private func h2load(_ url: String, requests: Int, connections: Int, streams: Int) throws -> (rps: Double, cpu: Double) {
+        let start = rusageChildren()
+        let process = try ExternalProcess("/usr/bin/h2load", ["-n", String(requests), "-c", String(connections),
+                                                             "-m", String(streams), "-d", bodyFile(), url])
+        let (_, output) = try #require(process.finish(timeout: 120))
+        let cpu = rusageChildren() - start
+        let line = output.split(separator: "\n").first { $0.hasPrefix("finished in") } ?? ""
+        let rps = Double(line.split(separator: " ").dropFirst(3).first ?? "0") ?? 0
+        return (rps, cpu)
+    }
+
+    private func bodyFile() -> String {
+        let path = certificates.directory + "/body.json"
+        _ = FileManager.default.createFile(
+            atPath: path,
+            contents: Data(#"{"aps":{"alert":{"title":"Incoming call","body":"Alice"},"sound":"default"}}"#.utf8))
+        return path
+    }
+
+    @Test(arguments: [(1, 100), (4, 100)])
+    func clientVersusH2loadAgainstNghttpd(connections: Int, streams: Int) async throws {
+        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
+            Issue.record("nghttpd did not start")
+            return
+        }
+        defer { nghttpd.stop() }
+        let requests = 100_000
+        let reference = try h2load("https://127.0.0.1:\(port)/3/device/x", requests: requests,
+                                   connections: connections, streams: streams)
+        let generator = HTTP2LoadGenerator(configuration: .init(
+            port: port, tls: TLSClientConfiguration(caFile: certificates.certificateFile),
+            connections: connections, streamsPerConnection: streams, totalRequests: requests, threads: 1))
+        let ours = try await generator.run()
+        let line = "client -c \(connections) -m \(streams): ours \(Int(ours.requestsPerSecond)) req/s "
+            + "cpu/100k \(String(format: "%.3f", ours.cpuSecondsPer100k))s | h2load \(Int(reference.rps)) req/s "
+            + "cpu/100k \(String(format: "%.3f", reference.cpu * 100_000 / Double(requests)))s | throughput ratio "
+            + String(format: "%.2f", ours.requestsPerSecond / reference.rps) + " cpu ratio "
+            + String(format: "%.2f", ours.cpuSecondsPer100k / (reference.cpu * 100_000 / Double(requests)))
+        print("BENCH " + line)
+        #expect(ours.failed == 0)  // nghttpd answers 404 (no such file): still a complete response
+    }
+
+    @Test(arguments: [(1, 100), (4, 100)])
+    func h2loadAgainstOurServerVersusNghttpd(connections: Int, streams: Int) async throws {
+        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
+            Issue.record("nghttpd did not start")
+            return
+        }
+        let requests = 100_000
+        let reference = try h2load("https://127.0.0.1:\(port)/3/device/x", requests: requests,
+                                   connections: connections, streams: streams)
+        nghttpd.stop()
+        let group = try EventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdown() }
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { _, responder in
+            responder.respond(status: 200, headers: [HTTP2Header("apns-id", "00000000-0000-0000-0000-000000000000")])
+        }
+        defer { server.stop() }
+        let ours = try h2load("https://127.0.0.1:\(server.port)/3/device/x", requests: requests,
+                              connections: connections, streams: streams)
+        print("BENCH server -c \(connections) -m \(streams): h2load→ours \(Int(ours.rps)) req/s | h2load→nghttpd "
+              + "\(Int(reference.rps)) req/s | ratio " + String(format: "%.2f", ours.rps / reference.rps))
+    }
+}
+
+func rusageChildren() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+        + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+}

@@ -1,0 +1,201 @@
+import Foundation
+import HTTP2
+import Testing
+
+@Suite("HTTP2 client ↔ server over TLS on 127.0.0.1", .serialized)
+struct HTTP2ClientServerTests {
+    let certificates = TestCertificates.shared
+
+    @Test func singleRequestRoundTrip() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 2)
+        defer { group.shutdown() }
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group, handler: echoHandler)
+        defer { server.stop() }
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+        #expect(connection.state == .ready)
+        #expect(connection.maxConcurrentStreams == 1000)
+        let response = try await connection.send(testRequest(server.port, id: 7), deadline: .after(.seconds(5)))
+        #expect(response.status == 200)
+        #expect(response.headers.first(name: "apns-id") == "id-7")
+        #expect(response.body == Array("{\"aps\":{}}".utf8))
+        connection.close()
+        #expect(eventually(2) { connection.state == .closed })
+    }
+
+    @Test func manyConcurrentRequestsOnOneAndSeveralConnections() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 2)
+        defer { group.shutdown() }
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group, handler: echoHandler)
+        defer { server.stop() }
+        let tls = try certificates.clientContext()
+        var connections: [HTTP2ClientConnection] = []
+        for _ in 0..<3 {
+            connections.append(try await HTTP2ClientConnection.connect(
+                host: "localhost", port: server.port, tls: tls, on: group.next()))
+        }
+        let perConnection = 2000
+        let collector = ResultCollector(expected: perConnection * connections.count)
+        for connection in connections {
+            for i in 0..<perConnection {
+                connection.submit(testRequest(server.port, id: i), deadline: .after(.seconds(20))) { collector.add($0) }
+            }
+        }
+        let results = try #require(collector.wait(seconds: 30))
+        let ok = results.filter { (try? $0.get().status) == 200 }.count
+        #expect(ok == perConnection * connections.count)
+        for connection in connections {
+            // The published counters are refreshed on the loop after the last completion ran.
+            let deadline = ContinuousClock.now + .seconds(2)
+            while connection.activeStreams + connection.queuedRequests > 0 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(connection.activeStreams == 0 && connection.queuedRequests == 0)
+            connection.close()
+        }
+    }
+
+    @Test func serverLowersMaxConcurrentStreamsMidFlight() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 2)
+        defer { group.shutdown() }
+        let held = HeldResponders()
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
+            held.add(request.streamID, responder)
+        }
+        defer { server.stop() }
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+        let total = 50
+        let collector = ResultCollector(expected: total)
+        for i in 0..<20 {
+            connection.submit(testRequest(server.port, id: i), deadline: .after(.seconds(20))) { collector.add($0) }
+        }
+        #expect(eventually(5) { held.count == 20 })
+        server.setMaxConcurrentStreams(1)
+        #expect(eventually(5) { connection.maxConcurrentStreams == 1 })
+        for i in 20..<total {
+            connection.submit(testRequest(server.port, id: i), deadline: .after(.seconds(20))) { collector.add($0) }
+        }
+        #expect(eventually(5) { connection.queuedRequests == 30 })
+        // Answer everything the server holds, repeatedly, until all requests completed.
+        let drained = eventually(20) {
+            for (_, responder) in held.takeAll() { responder.respond(status: 200) }
+            #expect(connection.activeStreams <= 20)
+            return collector.count == total
+        }
+        #expect(drained)
+        let results = try #require(collector.wait(seconds: 1))
+        #expect(results.allSatisfy { (try? $0.get().status) == 200 })
+        connection.close()
+    }
+
+    @Test func goAwayWhileRequestsInFlight() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 2)
+        defer { group.shutdown() }
+        let held = HeldResponders()
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
+            held.add(request.streamID, responder)
+        }
+        defer { server.stop() }
+        let states = StateLog()
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next(),
+            stateHandler: { _, state in states.append(state) })
+        let collector = ResultCollector(expected: 10)
+        for i in 0..<10 {
+            connection.submit(testRequest(server.port, id: i), deadline: .after(.seconds(10))) { collector.add($0) }
+        }
+        #expect(eventually(5) { held.count == 10 })
+        server.sendGoAway(lastStreamID: 9, debugData: "shutting down")  // streams 1,3,5,7,9 stay
+        #expect(eventually(5) { connection.state == .goingAway })
+        #expect(connection.goAwayLastStreamID == 9)
+        // New requests are refused with a retriable error.
+        let refused = try await withTimeout(5) {
+            await withCheckedContinuation { continuation in
+                connection.submit(testRequest(server.port, id: 99)) { continuation.resume(returning: $0) }
+            }
+        }
+        guard case .failure(let refusal) = refused else { Issue.record("expected failure"); return }
+        #expect(refusal.isRetriable)
+        #expect(eventually(5) { collector.count == 5 })  // the 5 streams above 9 failed
+        for (_, responder) in held.takeAll() { responder.respond(status: 200) }
+        let results = try #require(collector.wait(seconds: 10))
+        let successes = results.compactMap { try? $0.get() }
+        let failures = results.compactMap { result -> HTTP2Error? in if case .failure(let e) = result { return e }; return nil }
+        #expect(successes.count == 5)
+        #expect(successes.allSatisfy { $0.streamID <= 9 })
+        #expect(failures.count == 5)
+        #expect(failures.allSatisfy { $0.isRetriable && $0.code == .notProcessed })
+        #expect(eventually(5) { connection.state == .closed })
+        #expect(states.values.contains(.goingAway))
+    }
+
+    @Test func refusedStreamIsRetriable() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdown() }
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { _, responder in
+            responder.reset(errorCode: HTTP2Error.refusedStreamErrorCode)
+        }
+        defer { server.stop() }
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+        await #expect { try await connection.send(testRequest(server.port), deadline: .after(.seconds(5))) } throws: { error in
+            guard let error = error as? HTTP2Error else { return false }
+            return error.code == .streamReset && error.isRetriable
+        }
+        connection.close()
+    }
+
+    @Test func deadlineFiresWhenServerStalls() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdown() }
+        let held = HeldResponders()
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
+            held.add(request.streamID, responder)  // never answers
+        }
+        defer { server.stop() }
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+        let start = Date()
+        await #expect { try await connection.send(testRequest(server.port), deadline: .after(.milliseconds(200))) } throws: { error in
+            (error as? HTTP2Error)?.code == .timeout
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        #expect(elapsed >= 0.19 && elapsed < 2)
+        #expect(eventually(2) { connection.activeStreams == 0 })
+        // The connection is still usable.
+        #expect(connection.state == .ready)
+        connection.close()
+    }
+
+    @Test func abruptCloseAnswersEveryPendingRequest() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 2)
+        defer { group.shutdown() }
+        let held = HeldResponders()
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
+            held.add(request.streamID, responder)
+        }
+        defer { server.stop() }
+        server.setMaxConcurrentStreams(10)
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+        #expect(eventually(2) { connection.maxConcurrentStreams == 10 })
+        let collector = ResultCollector(expected: 30)
+        for i in 0..<30 { connection.submit(testRequest(server.port, id: i)) { collector.add($0) } }
+        #expect(eventually(5) { held.count == 10 && connection.queuedRequests == 20 })
+        server.dropAllConnections()
+        let results = try #require(collector.wait(seconds: 5))
+        let errors = results.compactMap { result -> HTTP2Error? in if case .failure(let e) = result { return e }; return nil }
+        #expect(errors.count == 30)
+        #expect(errors.filter { $0.code == .connectionClosed }.count == 10)
+        #expect(errors.filter { $0.code == .notProcessed && $0.isRetriable }.count == 20)
+        #expect(connection.state == .closed)
+    }
+}
+
+final class StateLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [HTTP2ConnectionState] = []
+    func append(_ state: HTTP2ConnectionState) { lock.lock(); items.append(state); lock.unlock() }
+    var values: [HTTP2ConnectionState] { lock.lock(); defer { lock.unlock() }; return items }
+}

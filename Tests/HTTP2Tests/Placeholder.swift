@@ -1,1 +1,0 @@
-// HTTP2Tests: filled in by its issue.
