@@ -3,6 +3,7 @@ import Foundation
 let tool = CommandLineTool(commands: [
     ProduceCommand(),
     KafkaMockCommand(),
+    DemoCommand(),
 ])
 let status = await tool.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
 exit(status)
