@@ -3,7 +3,9 @@ import Foundation
 let tool = CommandLineTool(commands: [
     ProduceCommand(),
     KafkaMockCommand(),
+    SendCommand(),
     DemoCommand(),
+    MockAPNsCommand(),
 ])
 let status = await tool.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
 exit(status)
