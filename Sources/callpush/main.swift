@@ -3,6 +3,7 @@ import Foundation
 let tool = CommandLineTool(commands: [
     ProduceCommand(),
     KafkaMockCommand(),
+    RunCommand(),
     SendCommand(),
     DemoCommand(),
     MockAPNsCommand(),

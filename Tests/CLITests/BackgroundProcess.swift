@@ -1,4 +1,5 @@
 import Foundation
+@preconcurrency import Glibc
 
 /// A long-running `callpush` subcommand (kafka-mock, mock-apns) started for a test; its first stdout line is
 /// where it listens.
@@ -7,12 +8,18 @@ final class BackgroundProcess: @unchecked Sendable {
     let firstLine: String
     private let stdout = Pipe()
 
-    init(_ arguments: [String], timeout: TimeInterval = 30) throws {
+    /// - Parameter readFirstLine: wait for the first stdout line (servers print where they listen); otherwise
+    ///   stdout is discarded.
+    init(_ arguments: [String], readFirstLine: Bool = true, timeout: TimeInterval = 30) throws {
         process.executableURL = CallpushProcess.executable
         process.arguments = arguments
-        process.standardOutput = stdout
+        process.standardOutput = readFirstLine ? stdout : FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+        guard readFirstLine else {
+            firstLine = ""
+            return
+        }
         var bytes: [UInt8] = []
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -31,14 +38,20 @@ final class BackgroundProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(15)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return -1
         }
         return process.terminationStatus
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    /// SIGKILL, as a crash or an OOM kill would.
+    func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
 }
 
 /// Runs an external tool (kcat, openssl, …) to completion.
