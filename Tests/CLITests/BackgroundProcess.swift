@@ -10,11 +10,16 @@ final class BackgroundProcess: @unchecked Sendable {
 
     /// - Parameter readFirstLine: wait for the first stdout line (servers print where they listen); otherwise
     ///   stdout is discarded.
+    /// Where stdout (when not read) and stderr go, for diagnosing a failed test.
+    let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-\(UUID().uuidString.prefix(8)).log").path
+
     init(_ arguments: [String], readFirstLine: Bool = true, timeout: TimeInterval = 30) throws {
         process.executableURL = CallpushProcess.executable
         process.arguments = arguments
-        process.standardOutput = readFirstLine ? stdout : FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = FileHandle(forWritingAtPath: logPath) ?? FileHandle.nullDevice
+        process.standardOutput = readFirstLine ? stdout : log
+        process.standardError = log
         try process.run()
         guard readFirstLine else {
             firstLine = ""
@@ -51,7 +56,16 @@ final class BackgroundProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    deinit { if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) } }
+    /// The last lines the process wrote (stderr, and stdout when it was not read).
+    var logTail: String {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").suffix(20).joined(separator: "\n")
+    }
+
+    deinit {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: logPath)
+    }
 }
 
 /// Runs an external tool (kcat, openssl, …) to completion.

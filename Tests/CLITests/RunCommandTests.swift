@@ -121,7 +121,7 @@ import Testing
         let second = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
         let receipts = try bed.waitForReceipts(atLeast: 1000)
         #expect(second.terminate() == 0)
-        #expect(receipts.count == 1000, "every event has a receipt")
+        #expect(receipts.count == 1000, "every event has a receipt; restarted worker said:\n\(second.logTail)")
         #expect(receipts.values.allSatisfy { $0 == 1 }, "a graceful drain leaves no duplicates")
     }
 
@@ -135,7 +135,7 @@ import Testing
         let second = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
         let receipts = try bed.waitForReceipts(atLeast: 1500)
         #expect(second.terminate() == 0)
-        #expect(receipts.count == 1500, "nothing is lost")
+        #expect(receipts.count == 1500, "nothing is lost; restarted worker said:\n\(second.logTail)")
         let duplicates = receipts.values.reduce(0) { $0 + $1 - 1 }
         print("SIGKILL restart: \(duplicates) duplicate receipts of 1500 events")
         #expect(duplicates <= 1500, "duplicates are bounded by what was in flight")

@@ -71,11 +71,19 @@ final class PipelineHarness: Sendable {
 
     /// Reads every record of `topics` from the beginning until `count` arrived or `timeout` passed.
     func read(_ topics: [String], atLeast count: Int, timeout: Duration = .seconds(30)) async throws -> [KafkaMessage] {
+        try await Self.read(bootstrap: cluster.bootstrapServers, topics, atLeast: count, timeout: timeout)
+    }
+
+    /// Reads every record of `topics` on the cluster at `bootstrap`, from the beginning, until `count` arrived or
+    /// `timeout` passed.
+    static func read(bootstrap: String, _ topics: [String], atLeast count: Int, timeout: Duration = .seconds(30))
+        async throws -> [KafkaMessage]
+    {
         let collector = Collector()
-        var configuration = Self.consumerConfiguration(cluster.bootstrapServers, group: "reader-\(UUID().uuidString.prefix(8))")
+        var configuration = consumerConfiguration(bootstrap, group: "reader-\(UUID().uuidString.prefix(8))")
         configuration.autoOffsetReset = .earliest
         let consumer = try KafkaConsumer(topics: topics, configuration: configuration, delegate: collector, logger: .disabled)
-        _ = await Self.waitUntil(timeout: timeout) { collector.messages.count >= count }
+        _ = await waitUntil(timeout: timeout) { collector.messages.count >= count }
         await consumer.abandon()
         return collector.messages
     }
