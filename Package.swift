@@ -41,14 +41,19 @@ let package = Package(
         .target(name: "APNs", dependencies: ["HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "APNsMock", dependencies: ["APNs", "HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Worker", dependencies: ["Kafka", "APNs", "Telemetry"], swiftSettings: swiftSettings),
+        .target(
+            name: "EmbeddedPipeline",
+            dependencies: ["Worker", "Kafka", "APNs", "APNsMock", "Crypto", "Telemetry"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "callpush",
-            dependencies: ["Worker", "Kafka", "APNs", "APNsMock", "Telemetry"],
+            dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Crypto", "Telemetry"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "Telemetry"],
+            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Telemetry"],
             swiftSettings: swiftSettings
         ),
 
@@ -64,7 +69,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: ["Worker", "Kafka", "APNs", "APNsMock", "Telemetry"],
+            dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Telemetry"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CLITests", dependencies: ["callpush"], swiftSettings: swiftSettings),

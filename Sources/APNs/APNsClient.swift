@@ -151,11 +151,13 @@ public final class APNsClient: Sendable {
     public func poolStatus(for environment: APNsEnvironment) -> APNsPoolStatus {
         let endpoint = configuration.endpoint(for: environment)
         guard let pool = pools[endpoint] else {
-            return APNsPoolStatus(endpoint: endpoint, openConnections: 0, inFlight: 0, queued: 0, streamLimits: [])
+            return APNsPoolStatus(
+                endpoint: endpoint, openConnections: 0, inFlight: 0, queued: 0, streamLimits: [], lastConnectError: nil)
         }
         let snapshot = pool.snapshot()
         return APNsPoolStatus(endpoint: endpoint, openConnections: snapshot.open, inFlight: snapshot.inFlight,
-                              queued: snapshot.pending, streamLimits: snapshot.limits)
+                              queued: snapshot.pending, streamLimits: snapshot.limits,
+                              lastConnectError: snapshot.lastConnectError)
     }
 
     // MARK: - Shutdown
@@ -182,4 +184,6 @@ public struct APNsPoolStatus: Sendable, Hashable {
     public let queued: Int
     /// Each slot's stream limit (0: no connection; 1: not yet authenticated).
     public let streamLimits: [Int]
+    /// Why the last connection attempt failed (TLS, DNS, refused…); nil once a connection succeeds.
+    public let lastConnectError: String?
 }

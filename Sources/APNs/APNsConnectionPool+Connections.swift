@@ -46,6 +46,7 @@ extension APNsConnectionPool {
             let accepted = state.withLock { state -> Bool in
                 state.connecting = false
                 state.consecutiveFailures = 0
+                state.lastConnectError = nil
                 state.nextConnectAttempt = 0
                 guard !state.isShutdown, connection.state.rawValue <= HTTP2ConnectionState.ready.rawValue else {
                     return false
@@ -68,6 +69,7 @@ extension APNsConnectionPool {
             let delay = state.withLock { state -> Duration in
                 state.connecting = false
                 state.consecutiveFailures += 1
+                state.lastConnectError = error.description
                 let delay = configuration.reconnectDelay(afterFailures: state.consecutiveFailures)
                 state.nextConnectAttempt = (HTTP2Deadline.now() + delay).uptimeNanoseconds
                 return delay

@@ -24,6 +24,8 @@ final class APNsConnectionPool: Sendable {
         var pending = APNsRequestQueue()
         var connecting = false
         var consecutiveFailures = 0
+        /// Why the last connection attempt failed; nil once one succeeds.
+        var lastConnectError: String?
         var nextConnectAttempt: UInt64 = 0
         var nextConnectionID = 1
         var isShutdown = false
@@ -84,14 +86,14 @@ final class APNsConnectionPool: Sendable {
     // MARK: - Observation
 
     /// Requests on the wire and each slot's stream limit (0 for an empty slot).
-    func snapshot() -> (inFlight: Int, limits: [Int], open: Int, pending: Int) {
+    func snapshot() -> (inFlight: Int, limits: [Int], open: Int, pending: Int, lastConnectError: String?) {
         state.withLock { state in
             let inFlight = state.open.values.reduce(0) { $0 + $1.inFlight }
             let limits = state.slots.map { slot -> Int in
                 guard let connection = slot.connection else { return 0 }
                 return connection.authenticated ? connection.connection.maxConcurrentStreams : 1
             }
-            return (inFlight, limits, state.open.count, state.pending.count)
+            return (inFlight, limits, state.open.count, state.pending.count, state.lastConnectError)
         }
     }
 

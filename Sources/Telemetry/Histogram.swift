@@ -7,6 +7,7 @@ public final class Histogram: Sendable {
     public let upperBounds: [Double]
     private let cells: [MetricCell]  // upperBounds.count + 1 (the last is +Inf)
     private let total = MetricCell()
+    private let largest = MetricCell()
 
     init(upperBounds: [Double]) {
         self.upperBounds = upperBounds
@@ -23,7 +24,11 @@ public final class Histogram: Sendable {
         }
         cells[low].add(integer: 1)
         total.add(double: value)
+        largest.max(double: value)
     }
+
+    /// The largest observation so far (0 when empty); kept for summaries, not part of the exposition.
+    public var maximum: Double { largest.doubleValue }
 
     /// Cumulative counts per bucket, the last being `+Inf` (= the count).
     public var cumulativeCounts: [UInt64] {

@@ -26,6 +26,18 @@ final class MetricCell: Sendable {
         }
     }
 
+    /// Raises the stored double to `value` if it is larger.
+    func max(double value: Double) {
+        var current = bits.load(ordering: .relaxed)
+        while Double(bitPattern: current) < value {
+            let (exchanged, original) = bits.compareExchange(
+                expected: current, desired: value.bitPattern, ordering: .relaxed
+            )
+            if exchanged { return }
+            current = original
+        }
+    }
+
     func set(double value: Double) {
         bits.store(value.bitPattern, ordering: .relaxed)
     }

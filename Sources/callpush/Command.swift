@@ -36,7 +36,7 @@ extension Command {
                 text += line + "\n"
             }
             if readsEnvironment {
-                text += "  --config FILE\(String(repeating: " ", count: max(1, width - 13)))JSON file of settings, keys as above without dashes (e.g. {\"kafka\":{\"brokers\":\"…\"}}); flags win over CALLPUSH_* variables, which win over the file\n"
+                text += "  --config FILE\(String(repeating: " ", count: max(1, width - 13)))JSON file of settings by dotted name, nested or flat (e.g. {\"kafka\":{\"brokers\":\"…\"}}); flags win over CALLPUSH_* variables, which win over the file\n"
             }
             text += "  --help\(String(repeating: " ", count: max(1, width - 6)))this text\n"
         }

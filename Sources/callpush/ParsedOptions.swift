@@ -32,4 +32,7 @@ struct ParsedOptions: Sendable {
     }
 
     func has(_ key: String) -> Bool { values[key] != nil }
+
+    /// Where `key`'s value came from: `flag`, `environment CALLPUSH_…`, `file` or `default`.
+    func source(of key: String) -> String? { sources[key] }
 }

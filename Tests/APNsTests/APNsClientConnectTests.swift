@@ -55,7 +55,6 @@ import Testing
         let result = await client.send(try Fixture.alert())
         #expect(result.reason == "Timeout")
         #expect(result.disposition == .retryLater)
-        #expect(ContinuousClock.now - start < .seconds(3))
         let failed = registry.counter(APNsClientMetrics.connectionEvents, help: "",
                                       labels: ["endpoint": endpoint.description, "event": "failed"]).value
         // 100 ms, 200 ms, 400 ms, 800 ms: at most 4–5 attempts in 1.2 s, not one every 50 ms.

@@ -1,3 +1,4 @@
+public import APNs
 /// What happened to a call: `incoming` makes the phone ring; every other type stops it.
 ///
 /// `missed` and `answered_elsewhere` are accepted as "stop ringing" types and mapped exactly like `hangup`
@@ -40,8 +41,5 @@ public enum CallPushKind: String, Hashable, Sendable, CaseIterable {
     case voip
 }
 
-/// The APNs environment the token was issued for.
-public enum CallEnvironment: String, Hashable, Sendable, CaseIterable {
-    case production
-    case sandbox
-}
+/// The APNs environment of an event's device token (`production` or `sandbox`).
+public typealias CallEnvironment = APNsEnvironment

@@ -1,0 +1,109 @@
+public import APNs
+public import APNsMock
+import Crypto
+import Foundation
+public import Kafka
+import Synchronization
+public import Telemetry
+public import Worker
+
+/// An in-process Kafka cluster with every worker topic, the mock APNs server in provider-token mode (with a key
+/// generated for the run), an APNs client pointed at it over TLS, and any number of workers in one consumer group.
+public final class EmbeddedPipeline: Sendable {
+    public let configuration: EmbeddedPipelineConfiguration
+    public let cluster: KafkaMockCluster
+    public let mock: APNsMockServer
+    public let client: APNsClient
+    /// The worker configuration with the cluster's bootstrap servers filled in.
+    public let workerConfiguration: WorkerConfiguration
+    public let registry: MetricsRegistry
+    private let logger: Logger
+    private let workers = Mutex<[WorkerService]>([])
+
+    public static let keyID = "EMBEDDED01"
+    public static let teamID = "CALLPUSH01"
+
+    /// Starts the cluster, creates the topics, starts the mock APNs server and the client. Workers start with
+    /// ``startWorker(readiness:)``.
+    public init(
+        configuration: EmbeddedPipelineConfiguration = .init(),
+        registry: MetricsRegistry = MetricsRegistry(),
+        logger: Logger = .disabled
+    ) throws {
+        self.configuration = configuration
+        self.registry = registry
+        self.logger = logger
+        cluster = try KafkaMockCluster(brokers: configuration.brokers)
+        var worker = configuration.worker
+        worker.consumer.bootstrapServers = cluster.bootstrapServers
+        worker.producer.bootstrapServers = cluster.bootstrapServers
+        workerConfiguration = worker
+        for topic in worker.allTopics {
+            try cluster.createTopic(topic, partitions: configuration.partitions)
+        }
+        let key = try ES256PrivateKey.generate()
+        mock = try APNsMockServer(
+            configuration: APNsMockServerConfiguration(
+                apns: APNsMockConfiguration(
+                    authentication: .providerToken(keys: [Self.keyID: key.publicKey], teamID: Self.teamID),
+                    allowedBundleIDs: [configuration.bundleID]
+                ),
+                faults: configuration.faults,
+                seed: configuration.seed
+            ),
+            logger: logger
+        )
+        client = try APNsClient(
+            configuration: APNsClientConfiguration(
+                credentials: .token(keyPEM: key.pemRepresentation(), keyID: Self.keyID, teamID: Self.teamID),
+                customEndpoint: mock.endpoint,
+                connectionsPerPool: configuration.apnsConnections,
+                requestTimeout: configuration.apnsRequestTimeout,
+                reconnectBackoffInitial: .milliseconds(100),
+                reconnectBackoffMaximum: .seconds(2)
+            ),
+            metrics: registry,
+            logger: logger
+        )
+    }
+
+    /// Starts one more worker in the consumer group (each with its own client id).
+    @discardableResult
+    public func startWorker(readiness: ReadinessFlag = ReadinessFlag()) throws -> WorkerService {
+        var configuration = workerConfiguration
+        let index = workers.withLock { $0.count }
+        configuration.consumer.clientID = "callpush-embedded-\(index)"
+        configuration.producer.clientID = "callpush-embedded-\(index)"
+        let worker = try WorkerService(
+            configuration: configuration, sender: client, registry: registry, readiness: readiness, logger: logger
+        )
+        try worker.start()
+        workers.withLock { $0.append(worker) }
+        return worker
+    }
+
+    /// A producer on the cluster, for generators and tests.
+    public func makeProducer(clientID: String = "callpush-embedded-generator") throws(KafkaError) -> KafkaProducer {
+        var producer = KafkaProducerConfiguration()
+        producer.bootstrapServers = cluster.bootstrapServers
+        producer.clientID = clientID
+        return try KafkaProducer(configuration: producer, logger: logger)
+    }
+
+    /// Shuts every worker down gracefully, then the client, the mock and the cluster.
+    public func shutdown() async {
+        for worker in workers.withLock({ $0 }) { await worker.shutdown() }
+        client.shutdown()
+        mock.stop()
+        cluster.close()
+    }
+
+    /// Final outcomes counted so far, by outcome.
+    public var outcomes: [Outcome: Int] {
+        let metrics = WorkerMetrics(registry: registry)
+        return Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, Int(metrics.outcomeCounter($0).value)) })
+    }
+
+    /// `created_at` → APNs answer latency histogram.
+    public var latency: Histogram { WorkerMetrics(registry: registry).endToEndLatency }
+}

@@ -1,0 +1,46 @@
+public import APNsMock
+public import Worker
+
+/// The embedded default: an in-process Kafka cluster, the mock APNs server and workers, wired together on
+/// 127.0.0.1 (used by `callpush demo`, the end-to-end tests and the benchmarks).
+public struct EmbeddedPipelineConfiguration: Sendable {
+    /// Mock Kafka brokers. Default: 3.
+    public var brokers: Int = 3
+    /// Partitions of every topic. Default: 4.
+    public var partitions: Int = 4
+    /// The bundle id the mock APNs accepts and events use. Default: `"com.example.callpush"`.
+    public var bundleID: String = "com.example.callpush"
+    /// Faults the mock APNs injects. Default: none.
+    public var faults: APNsMockFaults = .none
+    /// Seed of the mock's fault generator. Default: 0x5EED.
+    public var seed: UInt64 = 0x5EED
+    /// HTTP/2 connections per APNs pool. Default: 2.
+    public var apnsConnections: Int = 2
+    /// APNs request deadline. Default: 5 s.
+    public var apnsRequestTimeout: Duration = .seconds(5)
+    /// Worker settings; bootstrap servers are filled in at start. Default: ``EmbeddedPipelineConfiguration/demoWorker``.
+    public var worker: WorkerConfiguration = Self.demoWorker
+
+    public init() {}
+
+    /// The worker tuned for an embedded run: retry tiers of 1 s, 3 s and 6 s (`calls.retry.1s`, …), receipts on,
+    /// fast group membership and offset storage.
+    public static var demoWorker: WorkerConfiguration {
+        var worker = WorkerConfiguration()
+        worker.dispatcher.routing.retry.tiers = [(1_000, "1s"), (3_000, "3s"), (6_000, "6s")].map {
+            .init(topic: "calls.retry.\($0.1)", delayMilliseconds: $0.0)
+        }
+        worker.dispatcher.routing.retry.maximumAttempts = 4
+        worker.dispatcher.routing.emitReceipts = true
+        worker.dispatcher.produceRetryInitialSeconds = 0.05
+        worker.consumer.sessionTimeout = .seconds(6)
+        worker.consumer.heartbeatInterval = .seconds(1)
+        worker.consumer.autoCommitInterval = .milliseconds(200)
+        worker.consumer.offsetStoreInterval = .milliseconds(20)
+        worker.consumer.statisticsInterval = .seconds(1)
+        worker.consumer.revokeDrainTimeout = .seconds(2)
+        worker.consumer.closeDrainTimeout = .seconds(15)
+        worker.producer.messageTimeout = .seconds(20)
+        return worker
+    }
+}

@@ -1,0 +1,3 @@
+public import APNs
+
+extension APNsClient: PushSender {}

@@ -1,0 +1,24 @@
+public import Kafka
+
+/// The Kafka producer as the dispatcher's ``RecordProducer``: one record, one delivery report.
+public struct KafkaRecordProducer: RecordProducer {
+    public let producer: KafkaProducer
+
+    public init(producer: KafkaProducer) {
+        self.producer = producer
+    }
+
+    public func produce(_ record: OutboundRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let kafkaRecord = KafkaProducerRecord(
+            topic: record.topic, key: record.key, value: record.value,
+            headers: record.headers.map { KafkaHeader(name: $0.name, value: $0.value) }
+        )
+        do {
+            try producer.produce(kafkaRecord) { result in
+                completion(result.map { _ in () }.mapError { $0 })
+            }
+        } catch {
+            completion(.failure(error))
+        }
+    }
+}

@@ -1,0 +1,34 @@
+public import Kafka
+
+/// Settings of one worker process. Every part documents its own defaults.
+public struct WorkerConfiguration: Sendable {
+    /// The topic upstream services produce call events to. Default: `"calls"`.
+    public var callsTopic: String = "calls"
+    /// Consumer group, back-pressure (in-flight window) and drain bounds. Default: ``KafkaConsumerConfiguration/init()``
+    /// with a 25 s close drain.
+    public var consumer: KafkaConsumerConfiguration = {
+        var consumer = KafkaConsumerConfiguration()
+        consumer.closeDrainTimeout = .seconds(25)
+        consumer.additionalProperties["fetch.wait.max.ms"] = "10"
+        return consumer
+    }()
+    /// The idempotent producer for retry, dead-letter, invalidation and receipt records.
+    /// Default: ``KafkaProducerConfiguration/init()``.
+    public var producer = KafkaProducerConfiguration()
+    /// Decoding, mapping, retry tiers, output topics. Default: ``DispatcherConfiguration/init()``.
+    public var dispatcher = DispatcherConfiguration()
+    /// How long shutdown waits for the producer to deliver what is queued. Default: 10 s.
+    public var producerFlushTimeout: Duration = .seconds(10)
+
+    public init() {}
+
+    /// The main topic followed by every retry tier: the consumer's subscription.
+    public var subscribedTopics: [String] { [callsTopic] + dispatcher.routing.retry.tiers.map(\.topic) }
+
+    /// Every topic the worker reads or writes, for creating them in a test or demo cluster.
+    public var allTopics: [String] {
+        var topics = subscribedTopics + [dispatcher.routing.deadLetterTopic, dispatcher.routing.invalidatedTokensTopic]
+        if dispatcher.routing.emitReceipts { topics.append(dispatcher.routing.outcomesTopic) }
+        return topics
+    }
+}

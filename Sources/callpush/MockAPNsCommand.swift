@@ -1,0 +1,162 @@
+import APNs
+import APNsMock
+import Crypto
+import Foundation
+import Telemetry
+
+/// `callpush mock-apns`: the APNs-faithful mock server on its own.
+struct MockAPNsCommand: Command {
+    let name = "mock-apns"
+    let summary = "run the APNs-faithful mock server (HTTP/2 over TLS) with fault injection"
+    let usage = """
+        Usage: callpush mock-apns [options]
+
+        Serves Apple's provider API (POST /3/device/<token>) over HTTP/2 + TLS (ALPN h2), validating every request
+        as APNs does and answering with APNs' status codes, JSON reasons and apns-id. The first line of stdout is
+        'HOST:PORT ca=CERTIFICATE.pem' (the certificate is generated at start unless given; clients trust it as
+        their CA). In token mode (--key-file) it verifies ES256 provider tokens and starts every connection at one
+        concurrent stream until the first valid token, then --max-streams.
+
+        While running, faults can be changed by writing lines to stdin: 'set <option> <value>' with the fault
+        options below without dashes (e.g. 'set rate-503 0.2'), 'goaway', 'drop', or 'stats' (prints counts by
+        outcome as JSON). On SIGINT/SIGTERM it prints the counts and exits.
+        """
+    let examples = [
+        "callpush mock-apns --port 2197",
+        "callpush mock-apns --key-file AuthKey.p8 --key-id ABC123DEFG --team-id DEF123GHIJ --bundle-id com.example.app",
+        "callpush mock-apns --rate-503 0.05 --latency-ms 20 --goaway-after 1000 --unregistered-tokens $TOKEN",
+    ]
+    static let faultOptions = [
+        OptionSpec("unregistered-tokens", .string, "comma-separated device tokens answered 410 Unregistered"),
+        OptionSpec("bad-tokens", .string, "comma-separated device tokens answered 400 BadDeviceToken"),
+        OptionSpec("rate-429", .number(0...1), default: "0", "fraction of pushes answered 429 TooManyRequests"),
+        OptionSpec("rate-500", .number(0...1), default: "0", "fraction answered 500 InternalServerError"),
+        OptionSpec("rate-503", .number(0...1), default: "0", "fraction answered 503 ServiceUnavailable"),
+        OptionSpec("latency-ms", .number(0...60_000), default: "0", "added latency per answer"),
+        OptionSpec("jitter-ms", .number(0...60_000), default: "0", "random extra latency up to this"),
+        OptionSpec("goaway-after", .integer(0...100_000_000), default: "0", "send GOAWAY after this many streams per connection (0: never)"),
+        OptionSpec("drop-rate", .number(0...1), default: "0", "fraction of pushes that drop their connection"),
+        OptionSpec("stall-rate", .number(0...1), default: "0", "fraction of pushes never answered"),
+    ]
+    var options: [OptionSpec] {
+        [
+            OptionSpec("host", .string, default: "127.0.0.1", "address to listen on"),
+            OptionSpec("port", .integer(0...65535), default: "0", "port to listen on (0: any free port)"),
+            OptionSpec("certificate", .string, "PEM certificate to serve (default: generate a self-signed one)"),
+            OptionSpec("private-key", .string, "PEM private key of --certificate"),
+            OptionSpec("client-ca", .string, "certificate mode: require client certificates signed by this CA"),
+            OptionSpec("key-file", .string, "token mode: the .p8 key (or its public key PEM) whose tokens to accept"),
+            OptionSpec("key-id", .string, "token mode: the key's 10-character Key ID"),
+            OptionSpec("team-id", .string, "token mode: the 10-character Team ID tokens must carry"),
+            OptionSpec("bundle-id", .string, "comma-separated bundle ids that may be pushed to (default: any)"),
+            OptionSpec("max-streams", .integer(1...100_000), default: "1000", "MAX_CONCURRENT_STREAMS once authenticated"),
+            OptionSpec("seed", .integer(0...Int.max), default: "24301", "seed of the fault generator"),
+        ] + Self.faultOptions
+    }
+
+    func run(_ options: ParsedOptions) async -> Int32 {
+        let signals = ShutdownSignals()
+        var configuration = APNsMockServerConfiguration()
+        configuration.host = options.string("host", or: "127.0.0.1")
+        configuration.port = options.integer("port") ?? 0
+        configuration.certificateFile = options.string("certificate")
+        configuration.privateKeyFile = options.string("private-key")
+        configuration.clientCAFile = options.string("client-ca")
+        configuration.maxConcurrentStreams = options.integer("max-streams") ?? 1000
+        configuration.seed = UInt64(options.integer("seed") ?? 24301)
+        configuration.apns.allowedBundleIDs = Set(options.list("bundle-id"))
+        if (configuration.certificateFile == nil) != (configuration.privateKeyFile == nil) {
+            CommandLineTool.printError("--certificate and --private-key go together; see 'callpush mock-apns --help'")
+            return ExitStatus.usage
+        }
+        if let keyFile = options.string("key-file") {
+            guard let keyID = options.string("key-id"), let teamID = options.string("team-id") else {
+                CommandLineTool.printError("--key-file needs --key-id and --team-id; see 'callpush mock-apns --help'")
+                return ExitStatus.usage
+            }
+            guard let key = Self.publicKey(from: keyFile) else {
+                CommandLineTool.printError("cannot read an EC P-256 key from \(keyFile)")
+                return ExitStatus.usage
+            }
+            configuration.apns.authentication = .providerToken(keys: [keyID: key], teamID: teamID)
+        }
+        var faults = APNsMockFaults.none
+        for spec in Self.faultOptions {
+            if let value = options.string(spec.key) { _ = Self.apply(spec.key, value, to: &faults) }
+        }
+        configuration.faults = faults
+        let server: APNsMockServer
+        do {
+            server = try APNsMockServer(configuration: configuration)
+        } catch {
+            CommandLineTool.printError("cannot start the mock APNs server: \(error)")
+            return ExitStatus.failure
+        }
+        Output.line("\(configuration.host):\(server.port) ca=\(server.certificatePath)")
+        let control = Task.detached { Self.readControlLines(server: server) }
+        _ = await signals.wait()
+        control.cancel()
+        Output.line(Self.statsJSON(server))
+        server.stop()
+        return ExitStatus.success
+    }
+
+    /// Reads `set …`, `goaway`, `drop`, `stats` lines from stdin until it closes.
+    private static func readControlLines(server: APNsMockServer) {
+        for line in LineReader(FileHandle.standardInput) {
+            let words = String(decoding: line, as: UTF8.self).split(separator: " ").map(String.init)
+            switch words.first {
+            case "set" where words.count == 3:
+                var failed = false
+                server.faults.update { faults in failed = !apply(words[1], words[2], to: &faults) }
+                Output.line(failed ? "error: cannot set \(words[1]) to \(words[2])" : "ok")
+            case "goaway":
+                server.sendGoAway()
+                Output.line("ok")
+            case "drop":
+                server.dropAllConnections()
+                Output.line("ok")
+            case "stats":
+                Output.line(statsJSON(server))
+            case nil:
+                continue
+            default:
+                Output.line("error: unknown control line; use 'set <option> <value>', 'goaway', 'drop' or 'stats'")
+            }
+        }
+    }
+
+    /// Applies one fault option; false when the name or value is invalid.
+    static func apply(_ name: String, _ value: String, to faults: inout APNsMockFaults) -> Bool {
+        guard let spec = faultOptions.first(where: { $0.key == name }), spec.problem(with: value) == nil else { return false }
+        let number = Double(value) ?? 0
+        let tokens = Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        switch name {
+        case "unregistered-tokens": faults.unregisteredTokens = tokens
+        case "bad-tokens": faults.badTokens = tokens
+        case "rate-429": faults.tooManyRequestsProbability = number
+        case "rate-500": faults.internalServerErrorProbability = number
+        case "rate-503": faults.serviceUnavailableProbability = number
+        case "latency-ms": faults.latencySeconds = number / 1000
+        case "jitter-ms": faults.latencyJitterSeconds = number / 1000
+        case "goaway-after": faults.goAwayAfterStreams = number > 0 ? Int(number) : nil
+        case "drop-rate": faults.dropConnectionProbability = number
+        case "stall-rate": faults.stallProbability = number
+        default: return false
+        }
+        return true
+    }
+
+    static func statsJSON(_ server: APNsMockServer) -> String {
+        let counts = server.recorder.countsByOutcome
+        let fields = counts.keys.sorted().map { "\(JSONText.quoted($0)):\(counts[$0]!)" }
+        return "{\"total\":\(server.recorder.totalCount),\"connections\":\(server.acceptedConnections),\"outcomes\":{\(fields.joined(separator: ","))}}"
+    }
+
+    /// The public key of a `.p8` private key file, or a public-key PEM file.
+    static func publicKey(from path: String) -> ES256PublicKey? {
+        if let privateKey = try? ES256PrivateKey(pemFile: path) { return privateKey.publicKey }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        return try? ES256PublicKey(pem: text)
+    }
+}

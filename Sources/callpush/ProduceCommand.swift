@@ -1,0 +1,173 @@
+import Foundation
+import Kafka
+import Synchronization
+import Telemetry
+import Worker
+
+/// `callpush produce`: JSON lines → the calls topic, validated first; or a replay of the dead-letter topic.
+struct ProduceCommand: Command {
+    let name = "produce"
+    let summary = "produce call events (JSON lines) to Kafka, or replay dead-lettered events"
+    let usage = """
+        Usage: callpush produce --brokers HOST:PORT[,…] [--file FILE] [options]
+               callpush produce --brokers HOST:PORT[,…] --from-dlq [options]
+
+        Reads one event per line (the schema in the README), validates each with the worker's own decoder, and
+        produces the valid ones to the calls topic keyed by call id. Invalid lines are reported as
+        'line N: reason' on stderr and not sent. Ends with a count of produced and failed events; exits 1 if any
+        failed. With --from-dlq it consumes the dead-letter topic (as consumer group --group, so a replay resumes
+        where it stopped) and re-produces each event to the calls topic, stopping once the topic has been idle for
+        --idle-exit seconds.
+        """
+    let examples = [
+        "callpush produce --brokers 127.0.0.1:9092 --file events.jsonl",
+        "cat events.jsonl | callpush produce --brokers 127.0.0.1:9092",
+        "callpush produce --brokers 127.0.0.1:9092 --from-dlq --idle-exit 10",
+    ]
+    let options = [
+        OptionSpec("brokers", .string, "Kafka bootstrap servers (required)"),
+        OptionSpec("topic", .string, default: "calls", "topic to produce to"),
+        OptionSpec("file", .string, default: "-", "JSON-lines file to read; - reads stdin"),
+        OptionSpec("from-dlq", .boolean, "replay the dead-letter topic instead of reading lines"),
+        OptionSpec("dlq-topic", .string, default: "calls.dlq", "dead-letter topic to replay"),
+        OptionSpec("group", .string, default: "callpush-dlq-replay", "consumer group of the replay"),
+        OptionSpec("idle-exit", .number(0.5...3600), default: "5", "replay: stop after this many idle seconds"),
+    ]
+
+    func run(_ options: ParsedOptions) async -> Int32 {
+        guard let brokers = options.string("brokers"), !brokers.isEmpty else {
+            CommandLineTool.printError("--brokers is required; see 'callpush produce --help'")
+            return ExitStatus.usage
+        }
+        var configuration = KafkaProducerConfiguration()
+        configuration.bootstrapServers = brokers
+        configuration.clientID = "callpush-produce"
+        configuration.messageTimeout = .seconds(30)
+        let producer: KafkaProducer
+        do {
+            producer = try KafkaProducer(configuration: configuration, logger: Logger(label: "produce", level: .error, sink: FileDescriptorLogSink(fileDescriptor: 2)))
+        } catch {
+            CommandLineTool.printError("cannot create a Kafka producer: \(error)")
+            return ExitStatus.failure
+        }
+        let topic = options.string("topic", or: "calls")
+        let tally = ProduceTally()
+        if options.boolean("from-dlq") {
+            await replayDeadLetters(options, brokers: brokers, producer: producer, topic: topic, tally: tally)
+        } else {
+            guard let input = openInput(options.string("file", or: "-")) else {
+                await producer.close()
+                return ExitStatus.failure
+            }
+            await produceLines(from: input, producer: producer, topic: topic, tally: tally)
+        }
+        _ = await producer.flush(timeout: .seconds(30))
+        await producer.close()
+        let (produced, failed) = tally.snapshot
+        Output.progress("")
+        Output.line("produced \(produced), failed \(failed)")
+        return failed == 0 ? ExitStatus.success : ExitStatus.failure
+    }
+
+    private func openInput(_ path: String) -> FileHandle? {
+        if path == "-" { return FileHandle.standardInput }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            CommandLineTool.printError("cannot read \(path)")
+            return nil
+        }
+        return handle
+    }
+
+    private func produceLines(from input: FileHandle, producer: KafkaProducer, topic: String, tally: ProduceTally) async {
+        let decoder = CallEventDecoder()
+        var lineNumber = 0
+        var lastProgress = ContinuousClock.now
+        for line in LineReader(input) {
+            lineNumber += 1
+            if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) { continue }
+            let event: CallEvent
+            do throws(EventDecodingError) {
+                event = try decoder.decode(line)
+            } catch {
+                CommandLineTool.printError("line \(lineNumber): \(error.code.rawValue): \(error.message)")
+                tally.fail()
+                continue
+            }
+            await send(KafkaProducerRecord(topic: topic, key: Array(event.callID.utf8), value: line), producer, tally)
+            if ContinuousClock.now - lastProgress > .seconds(1) {
+                lastProgress = ContinuousClock.now
+                let (produced, failed) = tally.snapshot
+                Output.progress("lines \(lineNumber), produced \(produced), failed \(failed)")
+            }
+        }
+    }
+
+    /// Enqueues a record, backing off while librdkafka's local queue is full.
+    private func send(_ record: KafkaProducerRecord, _ producer: KafkaProducer, _ tally: ProduceTally, then: (@Sendable () -> Void)? = nil) async {
+        while true {
+            do {
+                try producer.produce(record) { result in
+                    switch result {
+                    case .success: tally.succeed()
+                    case .failure(let error):
+                        CommandLineTool.printError("delivery to \(record.topic) failed: \(error)")
+                        tally.fail()
+                    }
+                    then?()
+                }
+                return
+            } catch where error.code == .queueFull {
+                try? await Task.sleep(for: .milliseconds(20))
+            } catch {
+                CommandLineTool.printError("cannot produce to \(record.topic): \(error)")
+                tally.fail()
+                return
+            }
+        }
+    }
+
+    private func replayDeadLetters(_ options: ParsedOptions, brokers: String, producer: KafkaProducer, topic: String, tally: ProduceTally) async {
+        var configuration = KafkaConsumerConfiguration()
+        configuration.bootstrapServers = brokers
+        configuration.groupID = options.string("group", or: "callpush-dlq-replay")
+        configuration.clientID = "callpush-dlq-replay"
+        configuration.sessionTimeout = .seconds(6)
+        configuration.heartbeatInterval = .seconds(1)
+        configuration.statisticsInterval = .zero
+        let replayer = DeadLetterReplayer(producer: producer, topic: topic, tally: tally, send: send)
+        let consumer: KafkaConsumer
+        do {
+            consumer = try KafkaConsumer(
+                topics: [options.string("dlq-topic", or: "calls.dlq")], configuration: configuration, delegate: replayer,
+                logger: Logger(label: "replay", level: .error, sink: FileDescriptorLogSink(fileDescriptor: 2))
+            )
+        } catch {
+            CommandLineTool.printError("cannot consume the dead-letter topic: \(error)")
+            tally.fail()
+            return
+        }
+        let idle = Duration.milliseconds(Int((options.number("idle-exit") ?? 5) * 1000))
+        let joinDeadline = ContinuousClock.now + .seconds(60)
+        while true {
+            if let last = replayer.lastActivity {
+                if ContinuousClock.now - last >= idle && consumer.inFlightCount == 0 { break }
+            } else if ContinuousClock.now > joinDeadline {
+                CommandLineTool.printError("no partition of the dead-letter topic was assigned within 60 s")
+                tally.fail()
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+            let (produced, failed) = tally.snapshot
+            Output.progress("replayed \(produced), failed \(failed)")
+        }
+        await consumer.close()
+    }
+}
+
+/// Produced and failed counts, updated from delivery reports.
+final class ProduceTally: Sendable {
+    private let counts = Mutex<(produced: Int, failed: Int)>((0, 0))
+    func succeed() { counts.withLock { $0.produced += 1 } }
+    func fail() { counts.withLock { $0.failed += 1 } }
+    var snapshot: (produced: Int, failed: Int) { counts.withLock { $0 } }
+}

@@ -1,0 +1,158 @@
+import APNs
+import Foundation
+import Kafka
+import Telemetry
+import Worker
+
+/// Every setting of `callpush run`: flag `--kafka-brokers`, variable `CALLPUSH_KAFKA_BROKERS`, file key
+/// `{"kafka":{"brokers":…}}`. Turns them into the worker, APNs client and telemetry configurations, refusing
+/// invalid combinations with one line per problem.
+enum RunSettings {
+    static let specs: [OptionSpec] = [
+        OptionSpec("kafka.brokers", .string, "Kafka bootstrap servers, HOST:PORT[,…] (required)"),
+        OptionSpec("kafka.group", .string, default: "callpush", "consumer group shared by every worker"),
+        OptionSpec("kafka.client-id", .string, "client id of this process (default: callpush-<hostname>)"),
+        OptionSpec("kafka.session-timeout", .number(6...300), default: "45", "seconds before a silent worker loses its partitions"),
+        OptionSpec("kafka.calls-topic", .string, default: "calls", "topic of incoming call events"),
+        OptionSpec("kafka.retry-tiers", .string, default: "5s,30s,2m", "delays of the retry tiers, in order (ms, s, m, h)"),
+        OptionSpec("kafka.retry-topic-prefix", .string, default: "calls.retry.", "retry tier topic = prefix + delay"),
+        OptionSpec("kafka.max-attempts", .integer(1...20), default: "4", "attempts per event before it is dead-lettered"),
+        OptionSpec("kafka.dlq-topic", .string, default: "calls.dlq", "dead-letter topic"),
+        OptionSpec("kafka.invalidation-topic", .string, default: "apns.tokens.invalidated", "topic of dead device tokens"),
+        OptionSpec("kafka.outcomes-topic", .string, default: "calls.outcomes", "topic of delivery receipts"),
+        OptionSpec("kafka.receipts", .boolean, default: "false", "produce a receipt per event to the outcomes topic"),
+        OptionSpec("kafka.properties", .string, default: "", "extra librdkafka properties, k=v;k=v (e.g. SASL/TLS)"),
+        OptionSpec("worker.max-in-flight", .integer(1...1_000_000), default: "10000", "events in flight per process before partitions pause"),
+        OptionSpec("worker.max-in-flight-per-partition", .integer(1...1_000_000), default: "1000", "events in flight per partition before it pauses"),
+        OptionSpec("worker.drain-timeout", .number(1...600), default: "25", "seconds a graceful shutdown waits for in-flight events"),
+        OptionSpec("apns.connections", .integer(1...64), default: "2", "HTTP/2 connections per APNs environment"),
+        OptionSpec("apns.request-timeout", .number(0.1...120), default: "10", "seconds before an unanswered push is retried"),
+        OptionSpec("apns.ping-interval", .number(1...3600), default: "60", "seconds of idleness before a PING"),
+    ] + APNsOptions(prefix: "apns.").specs + [
+        OptionSpec("mapping.bundle-id", .string, "send every push under this bundle id instead of the event's topic"),
+        OptionSpec("mapping.allowed-bundle-ids", .string, "comma-separated bundle ids; events for others are dead-lettered"),
+        OptionSpec("mapping.incoming-title", .string, default: "Incoming call", "title when the caller has no name"),
+        OptionSpec("mapping.incoming-body", .string, default: "Incoming call", "body of incoming-call alerts"),
+        OptionSpec("mapping.incoming-category", .string, default: "INCOMING_CALL", "aps.category of incoming-call alerts"),
+        OptionSpec("mapping.hangup-body", .string, default: "Call ended", "body of hang-up alerts"),
+        OptionSpec("mapping.hangup-category", .string, default: "CALL_ENDED", "aps.category of hang-up alerts"),
+        OptionSpec("mapping.title-loc-key", .string, "title-loc-key of incoming-call alerts (localised in the app)"),
+        OptionSpec("mapping.loc-key", .string, "loc-key of incoming-call alerts (caller name as loc-args)"),
+        OptionSpec("mapping.sound", .string, "aps.sound of alerts (default none: the extension rings)"),
+        OptionSpec("metrics.host", .string, default: "0.0.0.0", "address of the /metrics, /healthz, /readyz server"),
+        OptionSpec("metrics.port", .integer(0...65535), default: "9464", "port of that server"),
+        OptionSpec("log.level", .choice(LogLevel.allCases.map(\.description)), default: "info", "log level"),
+    ]
+
+    struct Resolved {
+        var worker: WorkerConfiguration
+        var apns: APNsClientConfiguration
+        var telemetry: TelemetryServerConfiguration
+        var logLevel: LogLevel
+    }
+
+    static func resolve(_ options: ParsedOptions, hostname: String) -> Result<Resolved, OptionParser.Failure> {
+        var problems: [String] = []
+        var worker = WorkerConfiguration()
+        let brokers = options.string("kafka.brokers", or: "")
+        if brokers.isEmpty { problems.append("--kafka-brokers (CALLPUSH_KAFKA_BROKERS) is required") }
+        let clientID = options.string("kafka.client-id") ?? "callpush-\(hostname)"
+        worker.callsTopic = options.string("kafka.calls-topic", or: "calls")
+        worker.consumer.bootstrapServers = brokers
+        worker.consumer.groupID = options.string("kafka.group", or: "callpush")
+        worker.consumer.clientID = clientID
+        let session = options.number("kafka.session-timeout") ?? 45
+        worker.consumer.sessionTimeout = .milliseconds(Int(session * 1000))
+        worker.consumer.heartbeatInterval = .milliseconds(Int(min(3, session / 3) * 1000))
+        worker.consumer.backPressure.maxInFlight = options.integer("worker.max-in-flight") ?? 10_000
+        worker.consumer.backPressure.maxInFlightPerPartition = options.integer("worker.max-in-flight-per-partition") ?? 1_000
+        worker.consumer.closeDrainTimeout = .milliseconds(Int((options.number("worker.drain-timeout") ?? 25) * 1000))
+        worker.producer.bootstrapServers = brokers
+        worker.producer.clientID = clientID
+        switch librdkafkaProperties(options.string("kafka.properties", or: "")) {
+        case .success(let properties):
+            worker.consumer.additionalProperties.merge(properties) { _, new in new }
+            worker.producer.additionalProperties.merge(properties) { _, new in new }
+        case .failure(let failure):
+            problems += failure.problems
+        }
+        let prefix = options.string("kafka.retry-topic-prefix", or: "calls.retry.")
+        var tiers: [RetryPolicy.Tier] = []
+        for label in options.list("kafka.retry-tiers") {
+            guard let milliseconds = milliseconds(label) else {
+                problems.append("--kafka-retry-tiers: '\(label)' is not a delay like 500ms, 5s, 2m or 1h")
+                continue
+            }
+            tiers.append(.init(topic: prefix + label, delayMilliseconds: milliseconds))
+        }
+        worker.dispatcher.routing.retry.tiers = tiers
+        worker.dispatcher.routing.retry.maximumAttempts = options.integer("kafka.max-attempts") ?? 4
+        worker.dispatcher.routing.deadLetterTopic = options.string("kafka.dlq-topic", or: "calls.dlq")
+        worker.dispatcher.routing.invalidatedTokensTopic = options.string("kafka.invalidation-topic", or: "apns.tokens.invalidated")
+        worker.dispatcher.routing.outcomesTopic = options.string("kafka.outcomes-topic", or: "calls.outcomes")
+        worker.dispatcher.routing.emitReceipts = options.boolean("kafka.receipts")
+        applyMapping(options, to: &worker.dispatcher.mapping)
+
+        let apnsOptions = APNsOptions(prefix: "apns.")
+        var credentials: APNsCredentials?
+        switch apnsOptions.credentials(options) {
+        case .success(let value): credentials = value
+        case .failure(let failure): problems += failure.problems
+        }
+        var endpoint: APNsEndpoint?
+        switch apnsOptions.customEndpoint(options) {
+        case .success(let value): endpoint = value
+        case .failure(let failure): problems += failure.problems
+        }
+        var telemetry = TelemetryServerConfiguration()
+        telemetry.host = options.string("metrics.host", or: "0.0.0.0")
+        telemetry.port = options.integer("metrics.port") ?? 9464
+        guard problems.isEmpty, let credentials else { return .failure(.init(problems: problems)) }
+        var apns = APNsClientConfiguration(credentials: credentials, customEndpoint: endpoint)
+        apns.connectionsPerPool = options.integer("apns.connections") ?? 2
+        apns.requestTimeout = .milliseconds(Int((options.number("apns.request-timeout") ?? 10) * 1000))
+        apns.pingInterval = .milliseconds(Int((options.number("apns.ping-interval") ?? 60) * 1000))
+        let level = LogLevel(name: options.string("log.level", or: "info")) ?? .info
+        return .success(Resolved(worker: worker, apns: apns, telemetry: telemetry, logLevel: level))
+    }
+
+    private static func applyMapping(_ options: ParsedOptions, to mapping: inout MappingConfiguration) {
+        mapping.bundleIDOverride = options.string("mapping.bundle-id")
+        if options.has("mapping.allowed-bundle-ids") { mapping.allowedBundleIDs = Set(options.list("mapping.allowed-bundle-ids")) }
+        mapping.sound = options.string("mapping.sound")
+        var incoming = mapping.alertDefaults(for: .incoming)
+        incoming.title = options.string("mapping.incoming-title", or: incoming.title)
+        incoming.body = options.string("mapping.incoming-body", or: incoming.body)
+        incoming.category = options.string("mapping.incoming-category", or: incoming.category ?? "INCOMING_CALL")
+        incoming.titleLocKey = options.string("mapping.title-loc-key")
+        incoming.locKey = options.string("mapping.loc-key")
+        mapping.alerts[.incoming] = incoming
+        var hangup = mapping.alertDefaults(for: .hangup)
+        hangup.body = options.string("mapping.hangup-body", or: hangup.body)
+        hangup.category = options.string("mapping.hangup-category", or: hangup.category ?? "CALL_ENDED")
+        mapping.alerts[.hangup] = hangup
+    }
+
+    /// `500ms`, `5s`, `2m`, `1h` → milliseconds.
+    static func milliseconds(_ label: String) -> Int64? {
+        let units: [(String, Int64)] = [("ms", 1), ("s", 1_000), ("m", 60_000), ("h", 3_600_000)]
+        for (suffix, factor) in units where label.hasSuffix(suffix) {
+            guard let value = Int64(label.dropLast(suffix.count)), value > 0 else { return nil }
+            return value * factor
+        }
+        return nil
+    }
+
+    /// `k=v;k=v` → dictionary.
+    static func librdkafkaProperties(_ text: String) -> Result<[String: String], OptionParser.Failure> {
+        var properties: [String: String] = [:]
+        for pair in text.split(separator: ";") where !pair.trimmingCharacters(in: .whitespaces).isEmpty {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2 else {
+                return .failure(.init(problems: ["--kafka-properties: '\(pair)' is not key=value"]))
+            }
+            properties[parts[0].trimmingCharacters(in: .whitespaces)] = parts[1].trimmingCharacters(in: .whitespaces)
+        }
+        return .success(properties)
+    }
+}

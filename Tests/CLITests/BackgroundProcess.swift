@@ -1,0 +1,89 @@
+import Foundation
+@preconcurrency import Glibc
+
+/// A long-running `callpush` subcommand (kafka-mock, mock-apns) started for a test; its first stdout line is
+/// where it listens.
+final class BackgroundProcess: @unchecked Sendable {
+    let process = Process()
+    let firstLine: String
+    private let stdout = Pipe()
+
+    /// - Parameter readFirstLine: wait for the first stdout line (servers print where they listen); otherwise
+    ///   stdout is discarded.
+    /// Where stdout (when not read) and stderr go, for diagnosing a failed test.
+    let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-\(UUID().uuidString.prefix(8)).log").path
+
+    init(_ arguments: [String], readFirstLine: Bool = true, timeout: TimeInterval = 30) throws {
+        process.executableURL = CallpushProcess.executable
+        process.arguments = arguments
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = FileHandle(forWritingAtPath: logPath) ?? FileHandle.nullDevice
+        process.standardOutput = readFirstLine ? stdout : log
+        process.standardError = log
+        try process.run()
+        guard readFirstLine else {
+            firstLine = ""
+            return
+        }
+        var bytes: [UInt8] = []
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let byte = stdout.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte.first == UInt8(ascii: "\n") { break }
+            bytes.append(contentsOf: byte)
+        }
+        firstLine = String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Sends SIGTERM and waits up to 15 s; returns the exit status (or -1 when it had to be killed).
+    @discardableResult
+    func terminate() -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(15)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return -1
+        }
+        return process.terminationStatus
+    }
+
+    /// SIGKILL, as a crash or an OOM kill would.
+    func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The last lines the process wrote (stderr, and stdout when it was not read).
+    var logTail: String {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").suffix(20).joined(separator: "\n")
+    }
+
+    deinit {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: logPath)
+    }
+}
+
+/// Runs an external tool (kcat, openssl, …) to completion.
+enum Tool {
+    static func run(_ arguments: [String], input: String? = nil, timeout: TimeInterval = 30) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["timeout", String(Int(timeout))] + arguments
+        let output = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try? stdin.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+
+/// `callpush run` as a process between `callpush kafka-mock` and `callpush mock-apns`: configuration errors,
+/// a SIGTERM drain without duplicates, and a SIGKILL + restart without loss.
+@Suite(.serialized) struct RunCommandTests {
+    static let keyID = "ABC123DEFG"
+    static let teamID = "DEF123GHIJ"
+
+    /// A kafka-mock, a mock-apns in token mode with a fresh key, and the worker's flags pointing at both.
+    final class Bed {
+        let directory: URL
+        let kafka: BackgroundProcess
+        let apns: BackgroundProcess
+        let workerArguments: [String]
+
+        init(latencyMilliseconds: Int) throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-run-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let key = directory.appendingPathComponent("AuthKey.p8").path
+            let generated = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+            #expect(generated.status == 0)
+            kafka = try BackgroundProcess(["kafka-mock", "--partitions", "4"])
+            apns = try BackgroundProcess([
+                "mock-apns", "--key-file", key, "--key-id", keyID, "--team-id", teamID, "--bundle-id", "com.example.app",
+                "--latency-ms", String(latencyMilliseconds),
+            ])
+            let parts = apns.firstLine.split(separator: " ")
+            workerArguments = [
+                "run", "--kafka-brokers", kafka.firstLine, "--kafka-group", "run-test", "--kafka-receipts",
+                "--kafka-retry-tiers", "1s,2s", "--apns-key-file", key, "--apns-key-id", keyID, "--apns-team-id", teamID,
+                "--apns-endpoint", String(parts[0]), "--apns-ca-file", String(parts[1].dropFirst(3)),
+                "--metrics-port", "0", "--log-level", "warning", "--kafka-session-timeout", "6",
+            ]
+        }
+
+        func produce(_ count: Int, prefix: String) throws {
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let lines = (0..<count).map { index in
+                """
+                {"event_id":"\(prefix)-\(index)","type":"incoming","call_id":"c-\(prefix)-\(index)","device_token":"\(String(format: "%064x", index + 1))",\
+                "push":"alert","topic":"com.example.app","environment":"production","created_at":\(now),"ring_timeout_s":600}
+                """
+            }
+            let result = try CallpushProcess.run(["produce", "--brokers", kafka.firstLine], input: lines.joined(separator: "\n"))
+            #expect(result.stdout.hasSuffix("produced \(count), failed 0\n"), "\(result.stderr)")
+        }
+
+        /// event_id → how many receipts carry it.
+        func receipts() throws -> [String: Int] {
+            let read = try Tool.run(["kcat", "-b", kafka.firstLine, "-C", "-t", "calls.outcomes", "-e", "-q", "-f", "%s\n"], timeout: 60)
+            var counts: [String: Int] = [:]
+            for line in read.output.split(separator: "\n") {
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let id = object["event_id"] as? String
+                else { continue }
+                counts[id, default: 0] += 1
+            }
+            return counts
+        }
+
+        func waitForReceipts(atLeast count: Int, timeout: TimeInterval = 90) throws -> [String: Int] {
+            let deadline = Date().addingTimeInterval(timeout)
+            var receipts = try self.receipts()
+            while receipts.count < count && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.5)
+                receipts = try self.receipts()
+            }
+            return receipts
+        }
+
+        deinit {
+            apns.terminate()
+            kafka.terminate()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    @Test func invalidConfigurationIsRefusedOneLinePerProblem() throws {
+        let result = try CallpushProcess.run(["run", "--apns-key-file", "/nonexistent.p8", "--apns-key-id", "short"])
+        #expect(result.status == 64)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains("callpush: --kafka-brokers (CALLPUSH_KAFKA_BROKERS) is required"))
+        #expect(lines.contains("callpush: cannot read /nonexistent.p8"))
+        #expect(lines.contains("callpush: --apns-key-id must be the 10-character Key ID of /nonexistent.p8"))
+        #expect(lines.last == "callpush: see 'callpush run --help'")
+    }
+
+    @Test func environmentAndFileAreLayeredUnderFlags() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-\(UUID()).json")
+        try #"{"kafka":{"brokers":"file:9092","group":"from-file","calls-topic":"file-calls"},"apns":{"pkcs12":"/etc/hostname","pkcs12-password":"s3cret"}}"#
+            .write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try CallpushProcess.run(
+            ["run", "--config", file.path, "--kafka-calls-topic", "flag-calls", "--print-config"],
+            environment: ["CALLPUSH_KAFKA_GROUP": "from-env"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("kafka.brokers = file:9092  [file]\n"))
+        #expect(result.stdout.contains("kafka.group = from-env  [environment CALLPUSH_KAFKA_GROUP]\n"))
+        #expect(result.stdout.contains("kafka.calls-topic = flag-calls  [flag]\n"))
+        #expect(result.stdout.contains("apns.pkcs12-password = (hidden)"))
+        #expect(!result.stdout.contains("s3cret"))
+    }
+
+    @Test func unknownConfigFileKeyIsRefused() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-\(UUID()).json")
+        try #"{"kafka":{"brokerz":"x"}}"#.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try CallpushProcess.run(["run", "--config", file.path])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("unknown key kafka.brokerz"))
+    }
+
+    @Test func sigtermDrainsWithoutDuplicatesAndARestartResumes() throws {
+        let bed = try Bed(latencyMilliseconds: 20)
+        try bed.produce(600, prefix: "a")
+        let first = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
+        _ = try bed.waitForReceipts(atLeast: 100)
+        #expect(first.terminate() == 0)
+        try bed.produce(400, prefix: "b")
+        let second = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
+        let receipts = try bed.waitForReceipts(atLeast: 1000)
+        #expect(second.terminate() == 0)
+        #expect(receipts.count == 1000, "every event has a receipt; restarted worker said:\n\(second.logTail)")
+        #expect(receipts.values.allSatisfy { $0 == 1 }, "a graceful drain leaves no duplicates")
+    }
+
+    @Test func sigkillAndRestartLoseNothing() throws {
+        let bed = try Bed(latencyMilliseconds: 400)
+        try bed.produce(1500, prefix: "k")
+        let first = try BackgroundProcess(bed.workerArguments + ["--worker-max-in-flight", "100"], readFirstLine: false)
+        let beforeKill = try bed.waitForReceipts(atLeast: 200)
+        first.kill()
+        #expect(beforeKill.count < 1500, "the worker was killed mid-run")
+        let second = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
+        let receipts = try bed.waitForReceipts(atLeast: 1500)
+        #expect(second.terminate() == 0)
+        #expect(receipts.count == 1500, "nothing is lost; restarted worker said:\n\(second.logTail)")
+        let duplicates = receipts.values.reduce(0) { $0 + $1 - 1 }
+        print("SIGKILL restart: \(duplicates) duplicate receipts of 1500 events")
+        #expect(duplicates <= 1500, "duplicates are bounded by what was in flight")
+    }
+}

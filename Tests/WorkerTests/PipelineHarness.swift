@@ -1,0 +1,126 @@
+import APNs
+import Foundation
+import Kafka
+import Synchronization
+import Telemetry
+
+@testable import Worker
+
+/// An embedded Kafka cluster with every worker topic, a producer for call events, and readers for the output
+/// topics: the end-to-end test bed.
+final class PipelineHarness: Sendable {
+    let cluster: KafkaMockCluster
+    let configuration: WorkerConfiguration
+    let group: String
+    static let partitions = 4
+
+    /// - Parameter retryDelays: short retry tiers so tests do not wait seconds.
+    init(retryDelaysMilliseconds: [Int64] = [200, 400], receipts: Bool = false) throws {
+        cluster = try KafkaMockCluster(brokers: 3)
+        group = "callpush-test-\(UUID().uuidString.prefix(8))"
+        var configuration = WorkerConfiguration()
+        configuration.dispatcher.routing.retry.tiers = retryDelaysMilliseconds.enumerated().map { index, delay in
+            .init(topic: "calls.retry.t\(index)", delayMilliseconds: delay)
+        }
+        configuration.dispatcher.routing.retry.maximumAttempts = retryDelaysMilliseconds.count + 1
+        configuration.dispatcher.routing.emitReceipts = receipts
+        configuration.dispatcher.produceRetryInitialSeconds = 0.05
+        configuration.consumer = Self.consumerConfiguration(cluster.bootstrapServers, group: group)
+        configuration.producer.bootstrapServers = cluster.bootstrapServers
+        configuration.producer.messageTimeout = .seconds(20)
+        self.configuration = configuration
+        for topic in configuration.allTopics + ["calls.outcomes"] {
+            try cluster.createTopic(topic, partitions: Self.partitions)
+        }
+    }
+
+    static func consumerConfiguration(_ bootstrap: String, group: String) -> KafkaConsumerConfiguration {
+        var consumer = KafkaConsumerConfiguration()
+        consumer.bootstrapServers = bootstrap
+        consumer.groupID = group
+        consumer.clientID = "worker-\(UUID().uuidString.prefix(8))"
+        consumer.sessionTimeout = .seconds(6)
+        consumer.heartbeatInterval = .seconds(1)
+        consumer.autoCommitInterval = .milliseconds(200)
+        consumer.statisticsInterval = .seconds(1)
+        consumer.revokeDrainTimeout = .seconds(2)
+        consumer.closeDrainTimeout = .seconds(10)
+        consumer.offsetStoreInterval = .milliseconds(20)
+        return consumer
+    }
+
+    func makeWorker(sender: any PushSender, registry: MetricsRegistry = MetricsRegistry()) throws -> WorkerService {
+        let worker = try WorkerService(
+            configuration: configuration, sender: sender, registry: registry,
+            logger: Logger(label: "worker-test", level: .warning, sink: RecordingLogSink())
+        )
+        try worker.start()
+        return worker
+    }
+
+    /// Produces event JSON lines to `calls`, keyed by call id, and waits for every delivery report.
+    func produce(_ events: [(callID: String, json: String)], topic: String = "calls") async throws {
+        var producerConfiguration = KafkaProducerConfiguration()
+        producerConfiguration.bootstrapServers = cluster.bootstrapServers
+        let producer = try KafkaProducer(configuration: producerConfiguration, logger: .disabled)
+        for event in events {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, key: Array(event.callID.utf8), value: Array(event.json.utf8)))
+        }
+        await producer.close()
+    }
+
+    /// Reads every record of `topics` from the beginning until `count` arrived or `timeout` passed.
+    func read(_ topics: [String], atLeast count: Int, timeout: Duration = .seconds(30)) async throws -> [KafkaMessage] {
+        try await Self.read(bootstrap: cluster.bootstrapServers, topics, atLeast: count, timeout: timeout)
+    }
+
+    /// Reads every record of `topics` on the cluster at `bootstrap`, from the beginning, until `count` arrived or
+    /// `timeout` passed.
+    static func read(bootstrap: String, _ topics: [String], atLeast count: Int, timeout: Duration = .seconds(30))
+        async throws -> [KafkaMessage]
+    {
+        let collector = Collector()
+        var configuration = consumerConfiguration(bootstrap, group: "reader-\(UUID().uuidString.prefix(8))")
+        configuration.autoOffsetReset = .earliest
+        let consumer = try KafkaConsumer(topics: topics, configuration: configuration, delegate: collector, logger: .disabled)
+        _ = await waitUntil(timeout: timeout) { collector.messages.count >= count }
+        await consumer.abandon()
+        return collector.messages
+    }
+
+    @discardableResult
+    static func waitUntil(timeout: Duration, _ condition: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !condition() {
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    /// `callpush_outcomes_total` per outcome from a registry's exposition.
+    static func outcomes(_ registry: MetricsRegistry) -> [Outcome: Int] {
+        let text = registry.exposition()
+        var result: [Outcome: Int] = [:]
+        for outcome in Outcome.allCases {
+            let prefix = "callpush_outcomes_total{outcome=\"\(outcome.rawValue)\"} "
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
+                result[outcome] = Int(line.dropFirst(prefix.count))
+            }
+        }
+        return result
+    }
+
+    final class Collector: KafkaConsumerDelegate {
+        private let state = Mutex<[KafkaMessage]>([])
+        func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
+            state.withLock { $0.append(message) }
+            consumer.complete(message)
+        }
+        var messages: [KafkaMessage] { state.withLock { $0 } }
+    }
+}
+
+extension Dictionary where Key == Outcome, Value == Int {
+    var total: Int { values.reduce(0, +) }
+}

@@ -1,0 +1,60 @@
+import APNs
+import Foundation
+import Synchronization
+import Kafka
+import Telemetry
+import Testing
+
+@testable import Worker
+
+@Suite(.serialized) struct WorkerServiceTests {
+    @Test func everyOutcomePathThroughKafka() async throws {
+        let harness = try PipelineHarness()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let failOnce = FailFirst()
+        let sender = ScriptedSender { request in
+            let payload = String(decoding: request.payload, as: UTF8.self)
+            if payload.contains("dead-token") { return .unregistered }
+            if payload.contains("flaky") { return failOnce.answer(for: payload) }
+            if payload.contains("rejected") { return APNsResult(disposition: .permanent, status: 400, reason: "BadTopic") }
+            return .ok
+        }
+        let registry = MetricsRegistry()
+        let worker = try harness.makeWorker(sender: sender, registry: registry)
+        var events: [(String, String)] = []
+        events.append(("c-ok", Fixtures.eventJSON(eventID: "e-ok", callID: "c-ok", createdAt: now)))
+        events.append(("c-dead", Fixtures.eventJSON(eventID: "e-dead", callID: "c-dead", createdAt: now, extra: ",\"custom\":{\"tag\":\"dead-token\"}")))
+        events.append(("c-flaky", Fixtures.eventJSON(eventID: "e-flaky", callID: "c-flaky", createdAt: now, extra: ",\"custom\":{\"tag\":\"flaky\"}")))
+        events.append(("c-rej", Fixtures.eventJSON(eventID: "e-rej", callID: "c-rej", createdAt: now, extra: ",\"custom\":{\"tag\":\"rejected\"}")))
+        events.append(("c-old", Fixtures.eventJSON(eventID: "e-old", callID: "c-old", createdAt: now - 120_000)))
+        events.append(("c-bad", "{not json"))
+        try await harness.produce(events.map { (callID: $0.0, json: $0.1) })
+        // 6 consumed from calls + 1 redelivered from the retry tier.
+        let finished = await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 7 }
+        #expect(finished)
+        let outcomes = PipelineHarness.outcomes(registry)
+        #expect(outcomes[.delivered] == 2)  // e-ok, and e-flaky on its second attempt
+        #expect(outcomes[.invalidated] == 1)
+        #expect(outcomes[.retried] == 1)
+        #expect(outcomes[.deadLettered] == 2)
+        #expect(outcomes[.expired] == 1)
+        let invalidated = try await harness.read(["apns.tokens.invalidated"], atLeast: 1)
+        #expect(invalidated.count == 1)
+        let invalidation = try #require(invalidated.first.flatMap { try JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any] })
+        #expect(invalidation["reason"] as? String == "Unregistered")
+        #expect(invalidation["event_id"] as? String == "e-dead")
+        let dlq = try await harness.read(["calls.dlq"], atLeast: 2)
+        #expect(Set(dlq.compactMap { $0.header("x-dlq-reason").map { String(decoding: $0, as: UTF8.self) } })
+                == ["invalid_json", "apns_rejected"])
+        await worker.shutdown()
+        #expect(worker.dispatcher.inFlightCount == 0)
+    }
+}
+
+/// Answers 503 the first time a payload is seen, then 200.
+final class FailFirst: Sendable {
+    private let seen = Mutex<Set<String>>([])
+    func answer(for payload: String) -> APNsResult {
+        seen.withLock { $0.insert(payload).inserted } ? .unavailable : .ok
+    }
+}
