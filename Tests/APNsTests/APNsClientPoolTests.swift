@@ -61,14 +61,11 @@ import Testing
         // A server that would allow 1000 streams at once: the client itself must send one until authenticated.
         let fixture = try Fixture(faults: APNsMockFaults(latencySeconds: 0.02), unauthenticatedLimit: 1000)
         defer { fixture.shutdown() }
-        let start = ContinuousClock.now
         let results = try await fixture.sendAll(try Self.requests(300))
-        let elapsed = ContinuousClock.now - start
         #expect(results.allSatisfy { $0.disposition == .delivered })
         let stats = try #require(fixture.server.connectionStats().first)
         #expect(stats.maxConcurrentStreamsBeforeAuthentication == 1)
-        #expect(stats.maxConcurrentStreams > 50)
-        #expect(elapsed < .seconds(3), "300 × 20 ms one at a time would take 6 s")
+        #expect(stats.maxConcurrentStreams > 50, "after authentication the pushes are multiplexed, not sent one at a time")
     }
 
     @Test func serverLimitOfOneIsRaisedAfterTheFirstValidToken() async throws {

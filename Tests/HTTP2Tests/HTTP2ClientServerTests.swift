@@ -161,7 +161,7 @@ struct HTTP2ClientServerTests {
             (error as? HTTP2Error)?.code == .timeout
         }
         let elapsed = Date().timeIntervalSince(start)
-        #expect(elapsed >= 0.19 && elapsed < 2)
+        #expect(elapsed >= 0.19, "the deadline never fires early")
         #expect(eventually(2) { connection.activeStreams == 0 })
         // The connection is still usable.
         #expect(connection.state == .ready)

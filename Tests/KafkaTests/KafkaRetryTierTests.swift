@@ -42,7 +42,7 @@ import Testing
             metrics: registry
         )
         #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { consumer.assignment.count == 2 })
-        let dueAt = ContinuousClock.now + .seconds(3)
+        let dueAt = ContinuousClock.now + .seconds(8)
         due.withLock { $0 = dueAt }
 
         let producer = try KafkaProducer(
@@ -52,18 +52,17 @@ import Testing
         for index in 0..<3 {
             _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: 0, value: Array("r\(index)".utf8)))
         }
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(2)) { log.withLock { $0.holds } >= 1 })
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(5)) { log.withLock { $0.holds } >= 1 })
         #expect(consumer.pausedPartitions[KafkaTopicPartition(topic: topic, partition: 0)] == "retry_due")
         #expect(registry.exposition().contains("callpush_kafka_paused_partitions{reason=\"retry_due\"} 1"))
         // The poll loop keeps running: partition 1 flows while partition 0 waits.
         for index in 0..<20 {
             _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: 1, value: Array("m\(index)".utf8)))
         }
-        let otherFlows = await KafkaTestSupport.waitUntil(timeout: .seconds(2)) {
+        let otherFlows = await KafkaTestSupport.waitUntil(timeout: .seconds(5)) {
             log.withLock { $0.completions.filter { $0.partition == 1 }.count } == 20
         }
         #expect(otherFlows)
-        #expect(ContinuousClock.now < dueAt, "the test machine was too slow to observe flow before the due time")
 
         let allDone = await KafkaTestSupport.waitUntil(timeout: .seconds(10)) {
             log.withLock { $0.completions.filter { $0.partition == 0 }.count } == 3
@@ -71,6 +70,9 @@ import Testing
         #expect(allDone)
         let retried = log.withLock { $0.completions.filter { $0.partition == 0 } }
         #expect(retried.map(\.value) == ["r0", "r1", "r2"])
+        // Partition 1 flowed while partition 0 waited: all of it finished before the first held record.
+        let otherLast = log.withLock { $0.completions.filter { $0.partition == 1 }.map(\.at).max() }
+        if let otherLast, let firstHeld = retried.map(\.at).min() { #expect(otherLast < firstHeld) }
         for completion in retried {
             #expect(completion.at >= dueAt, "\(completion.value) processed before it was due")
         }
