@@ -208,7 +208,8 @@ import Testing
             // Every CALLPUSH_* variable is a real setting.
             let environment = service["environment"] as? [String: Any] ?? [:]
             for key in environment.keys where key.hasPrefix("CALLPUSH_") {
-                #expect(variables.contains(key), "compose service \(name) sets \(key), which callpush run does not know")
+                let known = variables.contains(key)
+                #expect(known, "compose service \(name) sets \(key), which callpush run does not know")
             }
             if (service["command"] as? [String])?.first == "run" {
                 workers += 1
@@ -261,7 +262,10 @@ import Testing
         let variables = try Self.runVariables()
         let configMap = try Self.kubernetes("ConfigMap")
         let settings = configMap["data"] as? [String: String] ?? [:]
-        for key in settings.keys { #expect(variables.contains(key), "ConfigMap sets \(key), which callpush run does not know") }
+        for key in settings.keys {
+            let known = variables.contains(key)
+            #expect(known, "ConfigMap sets \(key), which callpush run does not know")
+        }
 
         let deployment = try Self.kubernetes("Deployment")
         let spec = ((deployment["spec"] as? [String: Any])?["template"] as? [String: Any])?["spec"] as? [String: Any] ?? [:]
