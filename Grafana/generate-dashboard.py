@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Writes Grafana/dashboards/callpush.json, the provisioned callpush SRE dashboard.
+
+The JSON is the deployed artefact; this script is its source so that layout stays regular. Edit here, run
+`python3 Grafana/generate-dashboard.py`, commit both. `--check` exits 1 when the JSON is out of date.
+
+Layout (top to bottom): SLO overview -> APNs (RED + saturation) -> Kafka consumption -> outcomes -> latency.
+Every query uses metrics callpush exports (README "Observability") and Prometheus' `up`; a test checks it.
+"""
+import json
+import pathlib
+import sys
+
+DS = {"type": "prometheus", "uid": "prometheus"}
+SEL = 'job="$job", instance=~"$instance"'
+RI = "$__rate_interval"
+
+panels = []
+next_id = 1
+y = 0
+
+
+def target(expr, legend="", ref="A", fmt=None, instant=False):
+    t = {"datasource": DS, "expr": expr, "legendFormat": legend or "__auto", "refId": ref, "range": not instant,
+         "instant": instant}
+    if fmt:
+        t["format"] = fmt
+    return t
+
+
+def row(title):
+    global next_id, y
+    panels.append({"type": "row", "title": title, "id": next_id, "collapsed": False,
+                   "gridPos": {"h": 1, "w": 24, "x": 0, "y": y}, "panels": []})
+    next_id += 1
+    y += 1
+
+
+def place(specs, height):
+    """specs: list of (width, panel dict). Lays them left to right on one line."""
+    global next_id, y
+    x = 0
+    for width, panel in specs:
+        panel["id"] = next_id
+        panel["gridPos"] = {"h": height, "w": width, "x": x, "y": y}
+        panel["datasource"] = DS
+        next_id += 1
+        x += width
+        panels.append(panel)
+    assert x <= 24, x
+    y += height
+
+
+def stat(title, expr, unit, description, thresholds=None, decimals=None):
+    steps = thresholds or [{"color": "green", "value": None}]
+    defaults = {"unit": unit, "thresholds": {"mode": "absolute", "steps": steps}, "color": {"mode": "thresholds"}}
+    if decimals is not None:
+        defaults["decimals"] = decimals
+    return {"type": "stat", "title": title, "description": description,
+            "targets": [target(expr, instant=False)],
+            "fieldConfig": {"defaults": defaults, "overrides": []},
+            "options": {"reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False},
+                        "colorMode": "background", "graphMode": "area", "justifyMode": "auto",
+                        "textMode": "auto", "orientation": "auto"}}
+
+
+def series(title, targets, unit, description, stack=False, min_zero=True, overrides=None):
+    custom = {"drawStyle": "line", "lineWidth": 1, "fillOpacity": 10 if not stack else 40,
+              "showPoints": "never", "spanNulls": False,
+              "stacking": {"mode": "normal" if stack else "none", "group": "A"}}
+    defaults = {"unit": unit, "custom": custom, "color": {"mode": "palette-classic"}}
+    if min_zero:
+        defaults["min"] = 0
+    return {"type": "timeseries", "title": title, "description": description, "targets": targets,
+            "fieldConfig": {"defaults": defaults, "overrides": overrides or []},
+            "options": {"legend": {"displayMode": "table", "placement": "right", "calcs": ["mean", "max", "lastNotNull"],
+                                   "showLegend": True},
+                        "tooltip": {"mode": "multi", "sort": "desc"}}}
+
+
+def heatmap(title, metric, description):
+    return {"type": "heatmap", "title": title, "description": description,
+            "targets": [target(f'sum by (le) (increase({metric}_bucket{{{SEL}}}[{RI}]))', "{{le}}", fmt="heatmap")],
+            "fieldConfig": {"defaults": {"custom": {"scaleDistribution": {"type": "linear"}}}, "overrides": []},
+            "options": {"calculate": False, "yAxis": {"unit": "s", "axisPlacement": "left"},
+                        "cellGap": 1, "color": {"mode": "scheme", "scheme": "Oranges", "fill": "dark-orange",
+                                                "scale": "exponential", "exponent": 0.5, "steps": 64},
+                        "rowsFrame": {"layout": "auto"}, "tooltip": {"show": True, "yHistogram": True},
+                        "legend": {"show": True}, "filterValues": {"le": 1e-9}}}
+
+
+def quantiles(metric, qs=(0.5, 0.9, 0.99)):
+    refs = "ABCDEFG"
+    return [target(f'histogram_quantile({q}, sum by (le) (rate({metric}_bucket{{{SEL}}}[{RI}])))', f"p{round(q * 100)}",
+                   ref=refs[i]) for i, q in enumerate(qs)]
+
+
+RED_ABOVE = lambda v: [{"color": "green", "value": None}, {"color": "red", "value": v}]
+
+# ---------------------------------------------------------------------------------------------- SLO overview
+row("SLO overview")
+place([
+    (3, stat("Calls consumed/s", f'sum(rate(callpush_events_consumed_total{{{SEL}, topic="calls"}}[{RI}]))', "reqps",
+             "Events consumed from the calls topic per second (retry tiers excluded).")),
+    (3, stat("Push success", f'sum(rate(callpush_apns_requests_total{{{SEL}, status="200"}}[{RI}])) / '
+                             f'sum(rate(callpush_apns_requests_total{{{SEL}}}[{RI}]))', "percentunit",
+             "APNs 200 answers / all APNs attempts (dead tokens and transient failures included).",
+             [{"color": "red", "value": None}, {"color": "orange", "value": 0.9}, {"color": "green", "value": 0.97}], 2)),
+    (3, stat("p99 end-to-end", f'histogram_quantile(0.99, sum by (le) (rate(callpush_end_to_end_latency_seconds_bucket{{{SEL}}}[{RI}])))',
+             "s", "Event created_at to APNs answer, 99th percentile. SLO: 2 s.",
+             [{"color": "green", "value": None}, {"color": "orange", "value": 1}, {"color": "red", "value": 2}], 2)),
+    (3, stat("Within 2 s SLO", f'sum(rate(callpush_end_to_end_latency_seconds_bucket{{{SEL}, le="2"}}[{RI}])) / '
+                               f'sum(rate(callpush_end_to_end_latency_seconds_count{{{SEL}}}[{RI}]))', "percentunit",
+             "Fraction of pushes answered within 2 s of created_at (exact: 2 is a bucket bound). Target 99 %.",
+             [{"color": "red", "value": None}, {"color": "orange", "value": 0.98}, {"color": "green", "value": 0.99}], 2)),
+    (3, stat("Lag on calls", f'sum(callpush_kafka_consumer_lag{{{SEL}, topic="calls"}})', "short",
+             "Messages behind on the calls topic, summed over the partitions the workers own (librdkafka statistics).",
+             RED_ABOVE(1000))),
+    (3, stat("Dead letters/s", f'sum(rate(callpush_dead_letters_total{{{SEL}}}[{RI}]))', "reqps",
+             "Events written to calls.dlq per second. Anything above 0 needs a look.", RED_ABOVE(0.0001), 3)),
+    (3, stat("Expired/s", f'sum(rate(callpush_outcomes_total{{{SEL}, outcome="expired"}}[{RI}]))', "reqps",
+             "Events dropped because the call's ring deadline had passed before they could be pushed.", RED_ABOVE(0.1), 3)),
+    (3, stat("Workers up", 'sum(up{job="$job"})', "short",
+             "Scrape targets of the job answering /metrics.",
+             [{"color": "red", "value": None}, {"color": "green", "value": 1}])),
+], 4)
+
+# ---------------------------------------------------------------------------------------------- APNs
+row("APNs (rate, errors, duration, saturation)")
+place([
+    (8, series("APNs answers/s by status and reason",
+               [target(f'sum by (status, reason) (rate(callpush_apns_requests_total{{{SEL}}}[{RI}]))', "{{status}} {{reason}}")],
+               "reqps", "status=\"none\": no answer (timeout, connection lost).", stack=True)),
+    (8, series("APNs error ratio",
+               [target(f'sum(rate(callpush_apns_requests_total{{{SEL}, status=~"429|5..|none"}}[{RI}])) / sum(rate(callpush_apns_requests_total{{{SEL}}}[{RI}]))',
+                       "retryable (429, 5xx, no answer)", "A"),
+                target(f'sum(rate(callpush_apns_requests_total{{{SEL}, status=~"4..", status!="429"}}[{RI}])) / sum(rate(callpush_apns_requests_total{{{SEL}}}[{RI}]))',
+                       "terminal (400, 403, 410, 413)", "B"),
+                target(f'sum(rate(callpush_apns_requests_total{{{SEL}, status="403"}}[{RI}])) / sum(rate(callpush_apns_requests_total{{{SEL}}}[{RI}]))',
+                       "credentials (403)", "C")],
+               "percentunit", "Retryable errors go to the retry tiers; terminal ones invalidate tokens or dead-letter.")),
+    (8, series("APNs request duration", quantiles("callpush_apns_request_duration_seconds", (0.5, 0.95, 0.99)), "s",
+               "Send to answer, resends included.")),
+], 8)
+place([
+    (6, series("Open HTTP/2 connections",
+               [target(f'sum by (endpoint) (callpush_apns_connections{{{SEL}}})', "{{endpoint}}")], "short",
+               "Connections are opened on demand: 0 is normal for an idle endpoint.")),
+    (6, series("Connection events/s",
+               [target(f'sum by (endpoint, event) (rate(callpush_apns_connection_events_total{{{SEL}}}[{RI}]))', "{{endpoint}} {{event}}")],
+               "reqps", "opened, failed, replaced, goaway.")),
+    (6, series("Streams in flight vs limit",
+               [target(f'sum by (endpoint) (callpush_apns_streams_in_flight{{{SEL}}})', "in flight {{endpoint}}", "A"),
+                target(f'sum by (endpoint) (callpush_apns_stream_limit{{{SEL}}})', "limit {{endpoint}}", "B")],
+               "short", "Requests on the wire against the sum of every connection's MAX_CONCURRENT_STREAMS.")),
+    (6, series("JWT refreshes and 403s",
+               [target(f'sum(increase(callpush_apns_jwt_refreshes_total{{{SEL}}}[$__interval]))', "provider tokens minted", "A"),
+                target(f'sum by (reason) (increase(callpush_apns_requests_total{{{SEL}, status="403"}}[$__interval]))', "403 {{reason}}", "B")],
+               "short", "One token is shared by all connections and refreshed every ~50 minutes; 403s mean credential trouble.")),
+], 7)
+
+# ---------------------------------------------------------------------------------------------- Kafka
+row("Kafka consumption")
+place([
+    (8, series("Consumed/s by topic",
+               [target(f'sum by (topic) (rate(callpush_kafka_messages_consumed_total{{{SEL}}}[{RI}]))', "{{topic}}")],
+               "reqps", "Messages the consumer delivered, main topic and each retry tier.")),
+    (8, series("Lag per partition",
+               [target(f'sum by (topic, partition) (callpush_kafka_consumer_lag{{{SEL}}})', "{{topic}}[{{partition}}]")],
+               "short", "High watermark minus committed offset for owned partitions (librdkafka statistics, every 15 s). "
+                        "Retry-tier lag includes records waiting for their due time.")),
+    (8, series("In-flight events",
+               [target(f'sum by (instance) (callpush_inflight_events{{{SEL}}})', "{{instance}}")],
+               "short", "Consumed events without a final outcome yet (limit: CALLPUSH_WORKER_MAX_IN_FLIGHT).")),
+], 7)
+place([
+    (8, series("Paused partitions by reason",
+               [target(f'sum by (reason) (callpush_kafka_paused_partitions{{{SEL}}})', "{{reason}}")], "short",
+               "backpressure: in-flight limits reached. retry_due: a retry tier waits for its head record's due time (normal).")),
+    (8, series("Rebalances",
+               [target(f'sum by (instance) (increase(callpush_kafka_rebalances_total{{{SEL}}}[$__interval]))', "{{instance}}")],
+               "short", "Assignments and revocations seen; every scale step or restart causes some.")),
+    (8, series("Broker round-trip time",
+               [target(f'max by (broker) (callpush_kafka_broker_rtt_seconds{{{SEL}}})', "{{broker}}")], "s",
+               "p99 RTT per broker from librdkafka statistics.")),
+], 7)
+
+# ---------------------------------------------------------------------------------------------- Outcomes
+row("Outcomes")
+place([
+    (12, series("Outcomes/s",
+                [target(f'sum by (outcome) (rate(callpush_outcomes_total{{{SEL}}}[{RI}]))', "{{outcome}}")], "reqps",
+                "Every consumed event ends in exactly one: delivered, invalidated, retried, dead_lettered, expired, cancelled.",
+                stack=True)),
+    (12, series("Retries by tier",
+                [target(f'sum by (tier) (rate(callpush_retries_total{{{SEL}}}[{RI}]))', "{{tier}}")], "reqps",
+                "Events sent to each retry tier topic.", stack=True)),
+], 7)
+place([
+    (8, series("Dead letters by reason",
+               [target(f'sum by (reason) (increase(callpush_dead_letters_total{{{SEL}}}[$__interval]))', "{{reason}}")], "short",
+               "apns_credentials means the key is rejected; retries_exhausted means APNs failed every attempt.", stack=True)),
+    (8, series("Token invalidations by reason",
+               [target(f'sum by (reason) (rate(callpush_token_invalidations_total{{{SEL}}}[{RI}]))', "{{reason}}")], "reqps",
+               "Dead device tokens written to apns.tokens.invalidated (Unregistered, BadDeviceToken, ...).", stack=True)),
+    (8, series("Produce failures",
+               [target(f'sum by (topic) (increase(callpush_kafka_produce_failures_total{{{SEL}}}[$__interval]))', "delivery report error {{topic}}", "A"),
+                target(f'sum by (topic) (increase(callpush_produce_failures_total{{{SEL}}}[$__interval]))', "retried produce {{topic}}", "B")],
+               "short", "Records (retries, dead letters, invalidations, receipts) whose produce failed and was retried. "
+                        "These series appear only after the first failure.")),
+], 7)
+
+# ---------------------------------------------------------------------------------------------- Latency
+row("Latency")
+place([
+    (12, heatmap("End-to-end latency (created_at to APNs answer)", "callpush_end_to_end_latency_seconds",
+                 "Distribution over time; bucket bounds include 0.3 s and 2 s.")),
+    (12, heatmap("APNs request duration", "callpush_apns_request_duration_seconds", "Distribution over time.")),
+], 8)
+place([
+    (12, series("End-to-end latency percentiles", quantiles("callpush_end_to_end_latency_seconds", (0.5, 0.9, 0.99)), "s",
+                "SLO: p99 at most 2 s.",
+                overrides=[])),
+    (12, series("APNs request duration percentiles", quantiles("callpush_apns_request_duration_seconds", (0.5, 0.9, 0.99)), "s",
+                "Send to answer.")),
+], 8)
+
+dashboard = {
+    "id": None,
+    "uid": "callpush-overview",
+    "title": "callpush",
+    "description": "Call events from Kafka to APNs: SLO, APNs, Kafka, outcomes, latency.",
+    "tags": ["callpush", "apns", "kafka"],
+    "timezone": "browser",
+    "editable": False,
+    "graphTooltip": 1,
+    "liveNow": False,
+    "refresh": "30s",
+    "schemaVersion": 39,
+    "version": 1,
+    "time": {"from": "now-3h", "to": "now"},
+    "timepicker": {},
+    "fiscalYearStartMonth": 0,
+    "links": [],
+    "annotations": {"list": [{
+        "builtIn": 1, "datasource": {"type": "grafana", "uid": "-- Grafana --"}, "enable": True, "hide": True,
+        "iconColor": "rgba(0, 211, 255, 1)", "name": "Annotations & Alerts", "type": "dashboard"}]},
+    "templating": {"list": [
+        {"name": "job", "label": "job", "type": "query", "datasource": DS,
+         "query": {"query": "label_values(callpush_outcomes_total, job)", "refId": "job"},
+         "definition": "label_values(callpush_outcomes_total, job)",
+         "current": {"selected": True, "text": "callpush", "value": "callpush"},
+         "refresh": 2, "sort": 1, "multi": False, "includeAll": False, "hide": 0, "options": []},
+        {"name": "instance", "label": "worker", "type": "query", "datasource": DS,
+         "query": {"query": 'label_values(callpush_outcomes_total{job="$job"}, instance)', "refId": "instance"},
+         "definition": 'label_values(callpush_outcomes_total{job="$job"}, instance)',
+         "current": {"selected": True, "text": ["All"], "value": ["$__all"]},
+         "refresh": 2, "sort": 1, "multi": True, "includeAll": True, "allValue": ".*", "hide": 0, "options": []},
+    ]},
+    "panels": panels,
+}
+
+text = json.dumps(dashboard, indent=2, sort_keys=False) + "\n"
+path = pathlib.Path(__file__).resolve().parent / "dashboards" / "callpush.json"
+if "--check" in sys.argv:
+    if not path.exists() or path.read_text() != text:
+        print(f"{path} is out of date: run python3 {pathlib.Path(__file__).name}", file=sys.stderr)
+        sys.exit(1)
+else:
+    path.write_text(text)
+    print(f"wrote {path} ({len(panels)} panels)")
