@@ -27,6 +27,9 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// Lowering it bounds prefetch memory but on 2.0.2 it throttles fetching hard: with `10000` the in-process
     /// consume rate fell about tenfold in measurements against the mock cluster.
     public var queuedMinMessages: Int = 100_000
+    /// Longest time a broker holds a fetch waiting for data (`fetch.wait.max.ms`). Low, because an incoming call
+    /// must ring now: librdkafka's 500 ms would add up to half a second to every idle partition. Default: `.milliseconds(10)`.
+    public var fetchWaitMax: Duration = .milliseconds(10)
     /// How long one `rd_kafka_consumer_poll` may block. Default: `.milliseconds(100)`.
     public var pollTimeout: Duration = .milliseconds(100)
     /// How often the poll thread stores the committable offsets. Default: `.milliseconds(100)`.
@@ -76,6 +79,7 @@ public struct KafkaConsumerConfiguration: Sendable {
             "auto.commit.interval.ms": String(autoCommitInterval.kafkaMilliseconds),
             "statistics.interval.ms": String(statisticsInterval.kafkaMilliseconds),
             "queued.min.messages": String(queuedMinMessages),
+            "fetch.wait.max.ms": String(fetchWaitMax.kafkaMilliseconds),
             "enable.auto.commit": "true",
             "enable.auto.offset.store": "false",
             "enable.partition.eof": "false",

@@ -22,6 +22,8 @@ public final class KafkaProducer: Sendable {
     private struct State: Sendable {
         var nextID: UInt = 1
         var pending: [UInt: (topic: String, completion: Completion)] = [:]
+        /// Reports taken out of `pending` whose completions are still running; flush waits for them too.
+        var delivering = 0
         var phase: Phase = .running
         var closeDeadline: ContinuousClock.Instant?
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -195,7 +197,7 @@ public final class KafkaProducer: Sendable {
     /// - Returns: `true` when nothing is outstanding.
     public func flush(timeout: Duration) async -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while state.withLock({ !$0.pending.isEmpty }) {
+        while state.withLock({ !$0.pending.isEmpty || $0.delivering > 0 }) {
             guard ContinuousClock.now < deadline else { return false }
             try? await Task.sleep(for: .milliseconds(2))
         }
@@ -307,8 +309,10 @@ public final class KafkaProducer: Sendable {
 
     private func deliver(_ reports: [RDKafkaEvent.DeliveryReport]) {
         let completions = state.withLock { state in
-            reports.map { report in (report, state.pending.removeValue(forKey: report.id)) }
+            state.delivering += reports.count
+            return reports.map { report in (report, state.pending.removeValue(forKey: report.id)) }
         }
+        defer { state.withLock { $0.delivering -= reports.count } }
         for (report, entry) in completions {
             guard let entry else { continue }
             if report.error == RD_KAFKA_RESP_ERR_NO_ERROR {

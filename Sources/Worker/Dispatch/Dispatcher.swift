@@ -55,6 +55,11 @@ public final class Dispatcher: Sendable {
         self.metrics = metrics
         self.clock = clock
         self.logger = logger
+        // Every output topic's failure series exists from the start, so dashboards and alerts see 0, not nothing.
+        let routing = configuration.routing
+        var outputs = routing.retry.tiers.map(\.topic) + [routing.deadLetterTopic, routing.invalidatedTokensTopic]
+        if routing.emitReceipts { outputs.append(routing.outcomesTopic) }
+        for topic in outputs { metrics.produceFailures(topic: topic) }
     }
 
     /// Events handed to ``handle(_:done:)`` whose `done` has not run yet.
@@ -161,7 +166,7 @@ public final class Dispatcher: Sendable {
             case .success:
                 acknowledged()
             case .failure(let error):
-                metrics.produceFailed(topic: record.topic)
+                metrics.produceFailures(topic: record.topic).increment()
                 guard !stopped.load(ordering: .relaxed) else { return }
                 logger.warning("produce failed; retrying", metadata: ["kafka.topic": record.topic, "error": "\(error)"])
                 let next = min(delaySeconds * 2, configuration.produceRetryMaximumSeconds)

@@ -49,9 +49,11 @@ public struct WorkerMetrics: Sendable {
         }
     }
 
-    public func produceFailed(topic: String) {
+    /// `callpush_produce_failures_total{topic}`: produce attempts that failed and were retried.
+    @discardableResult
+    public func produceFailures(topic: String) -> Counter {
         registry.counter("callpush_produce_failures_total", help: "Produce attempts that failed and were retried, by topic.",
-                         labels: ["topic": topic]).increment()
+                         labels: ["topic": topic])
     }
 
     /// Reasons come from closed sets (decoder codes, APNs reasons), but `missing_field:<path>` carries a path and

@@ -9,7 +9,6 @@ public struct WorkerConfiguration: Sendable {
     public var consumer: KafkaConsumerConfiguration = {
         var consumer = KafkaConsumerConfiguration()
         consumer.closeDrainTimeout = .seconds(25)
-        consumer.additionalProperties["fetch.wait.max.ms"] = "10"
         return consumer
     }()
     /// The idempotent producer for retry, dead-letter, invalidation and receipt records.

@@ -19,6 +19,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     private let readiness: ReadinessFlag
     private let registry: MetricsRegistry
     private let fatalHandler: @Sendable (KafkaError) -> Void
+    private let readyGauge: Gauge
 
     /// Creates the producer and dispatcher; call ``start()`` to join the group.
     /// - Parameters:
@@ -40,6 +41,8 @@ public final class WorkerService: KafkaConsumerDelegate {
         self.readiness = readiness
         self.registry = registry
         self.fatalHandler = onFatalError
+        self.readyGauge = registry.gauge(
+            "callpush_ready", help: "1 while this worker has partitions assigned and is not draining, else 0.")
         self.producer = try KafkaProducer(configuration: configuration.producer, logger: logger, metrics: registry)
         self.dispatcher = Dispatcher(
             configuration: configuration.dispatcher, sender: sender, producer: KafkaRecordProducer(producer: producer),
@@ -61,7 +64,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     /// `closeDrainTimeout`, store and commit their offsets, leave the group, then flush the producer.
     /// Events still unfinished are not committed and will be consumed again.
     public func shutdown() async {
-        readiness.set(false)
+        setReady(false)
         let consumer = consumerBox.withLock { $0 }
         logger.info("worker draining", metadata: ["worker.in_flight": String(dispatcher.inFlightCount)])
         await consumer?.close()
@@ -73,10 +76,15 @@ public final class WorkerService: KafkaConsumerDelegate {
 
     /// Leaves without storing anything, as a crash would (tests of at-least-once delivery).
     public func abandon() async {
-        readiness.set(false)
+        setReady(false)
         dispatcher.stop()
         await consumerBox.withLock { $0 }?.abandon()
         await producer.close(timeout: .seconds(1))
+    }
+
+    private func setReady(_ ready: Bool) {
+        readiness.set(ready)
+        readyGauge.set(ready ? 1 : 0)
     }
 
     // MARK: - KafkaConsumerDelegate
@@ -93,7 +101,7 @@ public final class WorkerService: KafkaConsumerDelegate {
 
     public func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {
         logger.info("partitions assigned", metadata: ["kafka.partitions": partitions.map(\.description).joined(separator: ",")])
-        readiness.set(true)
+        setReady(true)
     }
 
     public func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {
@@ -103,7 +111,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     public func consumer(_ consumer: KafkaConsumer, didFail error: KafkaError) {
         if error.isFatal {
             logger.error("fatal kafka error", metadata: ["error": "\(error)"])
-            readiness.set(false)
+            setReady(false)
             fatalHandler(error)
         } else {
             logger.warning("kafka error", metadata: ["error": "\(error)"])
