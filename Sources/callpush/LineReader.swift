@@ -1,6 +1,8 @@
 import Foundation
+@preconcurrency import Glibc
 
-/// Reads a file handle as lines of bytes (without the `\n`), in chunks, so large inputs stream.
+/// Reads a file handle as lines of bytes (without the `\n`), in chunks, so large inputs stream. Each read returns
+/// what is available, so an interactive pipe (mock-apns control lines) gets every line as soon as it is written.
 struct LineReader: Sequence, IteratorProtocol {
     private let handle: FileHandle
     private var buffer: [UInt8] = []
@@ -26,8 +28,10 @@ struct LineReader: Sequence, IteratorProtocol {
             }
             buffer.removeFirst(start)
             start = 0
-            let chunk = handle.readData(ofLength: 65_536)
-            if chunk.isEmpty { finished = true } else { buffer.append(contentsOf: chunk) }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = chunk.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { finished = true } else { buffer.append(contentsOf: chunk[0..<count]) }
         }
     }
 }
