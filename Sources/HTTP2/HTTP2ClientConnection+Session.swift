@@ -85,8 +85,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
             ready(.failure(error))
         }
         let queued = queue.takeAll()
-        let active = streams.values.sorted { $0.streamID < $1.streamID }
-        streams.removeAll()
+        let active = streams.takeAll()
         let waiters = pings
         pings.removeAll()
         setState(.closed)
@@ -146,12 +145,13 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         transport?.scheduleFlush()
     }
 
-    func didCloseStream(_ streamID: Int32, errorCode: UInt32) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
+    func didCloseStream(_ stream: ClientStream, errorCode: UInt32) {
+        guard streams.remove(stream) else { return }
+        let streamID = stream.streamID
         let result: Result<HTTP2Response, HTTP2Error>
         if errorCode == 0 && stream.status > 0 {
-            result = .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.responseBody,
-                                            streamID: streamID))
+            result = .success(HTTP2Response(status: stream.status, rawHeaders: stream.headers,
+                                            body: stream.responseBody, streamID: streamID))
         } else if goAwayReceived && streamID > receivedLastStreamID {
             result = .failure(HTTP2Error(.notProcessed, reason: "stream above GOAWAY last-stream-id \(receivedLastStreamID)",
                                          errorCode: errorCode))
@@ -220,6 +220,12 @@ private func clientConnection(_ userData: UnsafeMutableRawPointer?) -> HTTP2Clie
     Unmanaged<HTTP2ClientConnection>.fromOpaque(userData!).takeUnretainedValue()
 }
 
+/// The `ClientStream` set as stream user data at submit, or nil (unknown stream, or dropped by a deadline).
+private func clientStream(_ session: OpaquePointer?, _ streamID: Int32) -> ClientStream? {
+    guard let session, let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return nil }
+    return Unmanaged<ClientStream>.fromOpaque(pointer).takeUnretainedValue()
+}
+
 private let clientOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData in
     guard let frame, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
     let connection = clientConnection(userData)
@@ -249,10 +255,9 @@ private let clientOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, user
     return 0
 }
 
-private let clientOnHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+private let clientOnHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, _, userData in
     guard let frame, let name, let value, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    let connection = clientConnection(userData)
-    guard let stream = connection.streams[frame.pointee.hd.stream_id] else { return 0 }
+    guard let stream = clientStream(session, frame.pointee.hd.stream_id) else { return 0 }
     if nameLength == 7 && name[0] == UInt8(ascii: ":") {
         // ":status"
         var status = 0
@@ -264,31 +269,28 @@ private let clientOnHeader: nghttp2_on_header_callback = { _, frame, name, nameL
         stream.status = status
         return 0
     }
-    if name[0] == UInt8(ascii: ":") { return 0 }
-    stream.headers.append(HTTP2Header(
-        String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-        String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)))
+    if nameLength == 0 || name[0] == UInt8(ascii: ":") { return 0 }
+    stream.headers.append(name: name, nameLength: nameLength, value: value, valueLength: valueLength)
     return 0
 }
 
-private let clientOnDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+private let clientOnDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, userData in
     guard let data, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    let connection = clientConnection(userData)
-    connection.streams[streamID]?.responseBody.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+    clientStream(session, streamID)?.responseBody.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
     return 0
 }
 
-private let clientOnStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
+private let clientOnStreamClose: nghttp2_on_stream_close_callback = { session, streamID, errorCode, userData in
     guard userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    clientConnection(userData).didCloseStream(streamID, errorCode: errorCode)
+    guard let stream = clientStream(session, streamID) else { return 0 }
+    clientConnection(userData).didCloseStream(stream, errorCode: errorCode)
     return 0
 }
 
 /// Copies the request body of `streamID` into nghttp2's DATA frame buffer.
-let clientReadBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+let clientReadBody: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, _, userData in
     guard let buffer, let flags, userData != nil else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    let connection = clientConnection(userData)
-    guard let stream = connection.streams[streamID] else {
+    guard let stream = clientStream(session, streamID) else {
         return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
     }
     let remaining = stream.body.count - stream.bodyOffset

@@ -35,7 +35,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     // Loop-confined state.
     var transport: TLSTransport?
     var session: OpaquePointer?
-    var streams: [Int32: ClientStream] = [:]
+    var streams = ActiveStreams()
     var queue = PendingQueue()
     var encoder = NGHTTP2HeaderEncoder()
     var goAwayReceived = false
@@ -273,13 +273,16 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         encoder.add(":path", request.path, neverIndex: request.neverIndexPath)
         for header in request.headers { encoder.add(header.name, header.value, neverIndex: header.neverIndex) }
         stream.body = request.body
+        // The stream user data is the unretained stream: `streams` keeps it alive, and it is cleared whenever a
+        // stream leaves `streams` before nghttp2 closes it (see `sweepDeadlines`).
+        let userData = Unmanaged.passUnretained(stream).toOpaque()
         let streamID: Int32 = encoder.withFields { fields, count in
             if request.body.isEmpty {
-                return nghttp2_submit_request(session, nil, fields, count, nil, nil)
+                return nghttp2_submit_request(session, nil, fields, count, nil, userData)
             }
             var provider = nghttp2_data_provider()
             provider.read_callback = clientReadBody
-            return nghttp2_submit_request(session, nil, fields, count, &provider, nil)
+            return nghttp2_submit_request(session, nil, fields, count, &provider, userData)
         }
         if streamID < 0 {
             let retriable = streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue
@@ -288,7 +291,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
             return
         }
         stream.streamID = streamID
-        streams[streamID] = stream
+        streams.insert(stream)
     }
 
     // MARK: - Deadlines
@@ -310,12 +313,14 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         }
         if queue.containsDeadline { pending = true }
         var expired: [ClientStream] = []
-        for (_, stream) in streams where stream.deadline != UInt64.max {
+        streams.forEach { stream in
+            guard stream.deadline != UInt64.max else { return }
             if stream.deadline <= now { expired.append(stream) } else { pending = true }
         }
         for stream in expired {
-            streams[stream.streamID] = nil
+            streams.remove(stream)
             if let session {
+                nghttp2_session_set_stream_user_data(session, stream.streamID, nil)
                 nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID,
                                           NGHTTP2_CANCEL.rawValue)
             }
