@@ -37,7 +37,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     var session: OpaquePointer?
     var streams = ActiveStreams()
     var queue = PendingQueue()
-    var encoder = NGHTTP2HeaderEncoder()
+    var encoder = NGHTTP2RequestEncoder()
     var goAwayReceived = false
     var receivedLastStreamID: Int32 = Int32.max
     var closeError: HTTP2Error?
@@ -263,20 +263,11 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     private func submitToSession(_ stream: ClientStream, session: OpaquePointer) {
         guard let request = stream.request else { return }
         stream.request = nil
-        var estimate = request.method.utf8.count + request.path.utf8.count + request.authority.utf8.count
-            + request.scheme.utf8.count + 32
-        for header in request.headers { estimate += header.name.utf8.count + header.value.utf8.count }
-        encoder.begin(estimatedBytes: estimate)
-        encoder.add(":method", request.method)
-        encoder.add(":scheme", request.scheme)
-        encoder.add(":authority", request.authority)
-        encoder.add(":path", request.path, neverIndex: request.neverIndexPath)
-        for header in request.headers { encoder.add(header.name, header.value, neverIndex: header.neverIndex) }
         stream.body = request.body
         // The stream user data is the unretained stream: `streams` keeps it alive, and it is cleared whenever a
         // stream leaves `streams` before nghttp2 closes it (see `sweepDeadlines`).
         let userData = Unmanaged.passUnretained(stream).toOpaque()
-        let streamID: Int32 = encoder.withFields { fields, count in
+        let streamID: Int32 = encoder.withFields(of: request) { fields, count in
             if request.body.isEmpty {
                 return nghttp2_submit_request(session, nil, fields, count, nil, userData)
             }

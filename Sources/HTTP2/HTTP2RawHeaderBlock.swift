@@ -8,18 +8,11 @@ struct HTTP2RawHeaderBlock: Sendable {
 
     mutating func append(name: UnsafePointer<UInt8>, nameLength: Int, value: UnsafePointer<UInt8>, valueLength: Int) {
         if bytes.capacity == 0 { bytes.reserveCapacity(256) }
-        Self.appendLength(nameLength, to: &bytes)
-        Self.appendLength(valueLength, to: &bytes)
+        let lengths = (UInt32(truncatingIfNeeded: nameLength).littleEndian,
+                       UInt32(truncatingIfNeeded: valueLength).littleEndian)
+        withUnsafeBytes(of: lengths) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: UnsafeBufferPointer(start: name, count: nameLength))
         bytes.append(contentsOf: UnsafeBufferPointer(start: value, count: valueLength))
-    }
-
-    private static func appendLength(_ length: Int, to bytes: inout [UInt8]) {
-        let value = UInt32(truncatingIfNeeded: length)
-        bytes.append(UInt8(truncatingIfNeeded: value))
-        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-        bytes.append(UInt8(truncatingIfNeeded: value >> 16))
-        bytes.append(UInt8(truncatingIfNeeded: value >> 24))
     }
 
     /// Calls `body` with (name, value) byte ranges of each field in order until it returns false.
