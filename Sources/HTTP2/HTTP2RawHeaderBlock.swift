@@ -1,31 +1,51 @@
 /// Received header fields as raw bytes: for each field a 4-byte little-endian name length, a 4-byte value length,
-/// then the name and value bytes. Appending is one array append per field (no `String` is built); strings are made
-/// only when a field is read.
-struct HTTP2RawHeaderBlock: Sendable {
-    private(set) var bytes: [UInt8] = []
+/// then the name and value bytes, in one `ManagedBuffer` allocation. Appending is a bounds check and two `memcpy`s
+/// (no `String` is built); strings are made only when a field is read.
+///
+/// - Important: `@unchecked Sendable`: the bytes are appended only on the loop thread while the stream is open;
+///   the block is immutable once handed out in an `HTTP2Response`.
+struct HTTP2RawHeaderBlock: @unchecked Sendable {
+    private var storage: HeaderBytes?
 
-    var isEmpty: Bool { bytes.isEmpty }
+    var isEmpty: Bool { (storage?.header.used ?? 0) == 0 }
 
     mutating func append(name: UnsafePointer<UInt8>, nameLength: Int, value: UnsafePointer<UInt8>, valueLength: Int) {
-        if bytes.capacity == 0 { bytes.reserveCapacity(256) }
-        let lengths = (UInt32(truncatingIfNeeded: nameLength).littleEndian,
-                       UInt32(truncatingIfNeeded: valueLength).littleEndian)
-        withUnsafeBytes(of: lengths) { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name, count: nameLength))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: value, count: valueLength))
+        let needed = 8 + nameLength + valueLength
+        let used = storage?.header.used ?? 0
+        if storage == nil || storage!.header.capacity - used < needed {
+            let capacity = max(256, (used + needed) * 2)
+            let grown = HeaderBytes.create(minimumCapacity: capacity) { _ in HeaderBytes.Counts(used: used, capacity: capacity) }
+            if let old = storage {
+                grown.withUnsafeMutablePointerToElements { target in
+                    old.withUnsafeMutablePointerToElements { source in target.update(from: source, count: used) }
+                }
+            }
+            storage = unsafeDowncast(grown, to: HeaderBytes.self)
+        }
+        storage!.withUnsafeMutablePointers { counts, elements in
+            let start = elements + counts.pointee.used
+            let raw = UnsafeMutableRawPointer(start)
+            raw.storeBytes(of: UInt32(truncatingIfNeeded: nameLength).littleEndian, as: UInt32.self)
+            raw.storeBytes(of: UInt32(truncatingIfNeeded: valueLength).littleEndian, toByteOffset: 4, as: UInt32.self)
+            (start + 8).update(from: name, count: nameLength)
+            (start + 8 + nameLength).update(from: value, count: valueLength)
+            counts.pointee.used += needed
+        }
     }
 
     /// Calls `body` with (name, value) byte ranges of each field in order until it returns false.
     private func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
-        bytes.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
+        guard let storage else { return }
+        storage.withUnsafeMutablePointers { counts, elements in
+            let base = UnsafePointer(elements)
+            let total = counts.pointee.used
             var offset = 0
-            while offset + 8 <= buffer.count {
+            while offset + 8 <= total {
                 let nameLength = Self.readLength(base + offset)
                 let valueLength = Self.readLength(base + offset + 4)
                 let nameStart = offset + 8
                 let valueStart = nameStart + nameLength
-                guard valueStart + valueLength <= buffer.count else { return }
+                guard valueStart + valueLength <= total else { return }
                 let name = UnsafeBufferPointer(start: base + nameStart, count: nameLength)
                 let value = UnsafeBufferPointer(start: base + valueStart, count: valueLength)
                 if !body(name, value) { return }
@@ -61,5 +81,14 @@ struct HTTP2RawHeaderBlock: Sendable {
             }
         }
         return found
+    }
+}
+
+/// The byte store of an `HTTP2RawHeaderBlock`; the header holds the bytes used and the requested capacity (read
+/// here instead of `ManagedBuffer.capacity`, which asks the allocator on every call).
+final class HeaderBytes: ManagedBuffer<HeaderBytes.Counts, UInt8> {
+    struct Counts {
+        var used: Int
+        var capacity: Int
     }
 }

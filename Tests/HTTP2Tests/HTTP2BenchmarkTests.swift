@@ -51,6 +51,38 @@ struct HTTP2BenchmarkTests {
         #expect(ours.failed == 0)  // nghttpd answers 404 (no such file): still a complete response
     }
 
+    /// Same comparison, but our client sends the request h2load sends (same path, authority, headers and body), so
+    /// nghttpd does the same work per request for both clients. The test above sends an APNs-shaped request (64-hex
+    /// device path, apns-topic, apns-push-type, content-type), which costs nghttpd more per request than h2load's.
+    @Test(arguments: [(1, 100), (4, 100)])
+    func clientVersusH2loadSameRequest(connections: Int, streams: Int) async throws {
+        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
+            Issue.record("nghttpd did not start")
+            return
+        }
+        defer { nghttpd.stop() }
+        let requests = 100_000
+        let reference = try h2load("https://127.0.0.1:\(port)/3/device/x", requests: requests,
+                                   connections: connections, streams: streams)
+        let body = Array(#"{"aps":{"alert":{"title":"Incoming call","body":"Alice"},"sound":"default"}}"#.utf8)
+        let request = HTTP2Request(path: "/3/device/x", authority: "127.0.0.1:\(port)",
+                                   headers: [HTTP2Header("user-agent", "h2load nghttp2/1.52.0"),
+                                             HTTP2Header("content-length", String(body.count))],
+                                   body: body, neverIndexPath: false)
+        let generator = HTTP2LoadGenerator(configuration: .init(
+            port: port, tls: TLSClientConfiguration(caFile: certificates.certificateFile),
+            connections: connections, streamsPerConnection: streams, totalRequests: requests, threads: 1,
+            request: request))
+        let ours = try await generator.run()
+        let line = "client (h2load's request) -c \(connections) -m \(streams): ours \(Int(ours.requestsPerSecond)) req/s "
+            + "cpu/100k \(String(format: "%.3f", ours.cpuSecondsPer100k))s | h2load \(Int(reference.rps)) req/s "
+            + "cpu/100k \(String(format: "%.3f", reference.cpu * 100_000 / Double(requests)))s | throughput ratio "
+            + String(format: "%.2f", ours.requestsPerSecond / reference.rps) + " cpu ratio "
+            + String(format: "%.2f", ours.cpuSecondsPer100k / (reference.cpu * 100_000 / Double(requests)))
+        print("BENCH " + line)
+        #expect(ours.failed == 0)
+    }
+
     @Test(arguments: [(1, 100), (4, 100)])
     func h2loadAgainstOurServerVersusNghttpd(connections: Int, streams: Int) async throws {
         guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
