@@ -31,6 +31,8 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     private let activeValue = Atomic<Int>(0)
     private let queuedValue = Atomic<Int>(0)
     private let lastStreamValue = Atomic<Int32>(Int32.max)
+    /// Cross-thread submissions (see `SubmissionInbox`).
+    private let inbox = SubmissionInbox()
 
     // Loop-confined state.
     var transport: TLSTransport?
@@ -185,9 +187,8 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         let stream = ClientStream(request: request, deadline: resolved, completion: completion)
         if loop.inEventLoop {
             enqueue(stream)
-        } else {
-            let transfer = UnsafeTransfer(stream)
-            loop.execute { self.enqueue(transfer.value) }
+        } else if inbox.append(stream) {
+            loop.execute { self.drainInbox() }
         }
     }
 
@@ -196,8 +197,14 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         let streams = batch.map { item in
             ClientStream(request: item.0, deadline: item.1?.uptimeNanoseconds ?? UInt64.max, completion: item.2)
         }
-        let transfer = UnsafeTransfer(streams)
-        loop.execute { for stream in transfer.value { self.enqueue(stream) } }
+        if inbox.append(streams) {
+            loop.execute { self.drainInbox() }
+        }
+    }
+
+    /// Enqueues everything submitted from other threads so far, in submission order (loop thread).
+    private func drainInbox() {
+        for transfer in inbox.takeAll() { enqueue(transfer.value) }
     }
 
     /// Async form of `submit`.
