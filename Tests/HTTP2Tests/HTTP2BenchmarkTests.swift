@@ -83,6 +83,39 @@ struct HTTP2BenchmarkTests {
         #expect(ours.failed == 0)
     }
 
+    /// Submitting from a non-loop thread (the APNs client's path): 50 000 requests in bursts of 100, against nghttpd.
+    @Test func crossThreadSubmission() async throws {
+        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
+            Issue.record("nghttpd did not start")
+            return
+        }
+        defer { nghttpd.stop() }
+        let group = try EventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdown() }
+        var configuration = HTTP2ClientConfiguration()
+        configuration.maxConcurrentStreams = 100
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: port, tls: try TLSContext(client: TLSClientConfiguration(caFile: certificates.certificateFile)),
+            configuration: configuration, on: group.next())
+        defer { connection.close() }
+        let total = 50_000
+        let request = HTTP2LoadGenerator.Configuration(port: port).request
+        let collector = ResultCollector(expected: total)
+        let cpuStart = processCPUSeconds()
+        let start = ContinuousClock.now
+        for i in 0..<total {
+            connection.submit(request) { collector.add($0) }
+            if i % 100 == 99 { while connection.queuedRequests > 1000 { usleep(100) } }
+        }
+        let results = try #require(collector.wait(seconds: 60))
+        let elapsed = ContinuousClock.now - start
+        let cpu = processCPUSeconds() - cpuStart
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print("BENCH cross-thread submit: \(Int(Double(total) / seconds)) req/s cpu/100k "
+              + String(format: "%.3f", cpu * 100_000 / Double(total)) + "s")
+        #expect(results.count == total)
+    }
+
     @Test(arguments: [(1, 100), (4, 100)])
     func h2loadAgainstOurServerVersusNghttpd(connections: Int, streams: Int) async throws {
         guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
