@@ -13,7 +13,9 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, clientOnDataChunk)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, clientOnStreamClose)
         var newSession: OpaquePointer?
-        let result = nghttp2_session_client_new(&newSession, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        var mem = allocator.mem
+        let result = nghttp2_session_client_new3(&newSession, callbacks, Unmanaged.passUnretained(self).toOpaque(),
+                                                 nil, &mem)
         guard result == 0, let newSession else {
             transport?.close(error: HTTP2Error(.protocolError, reason: nghttp2ErrorText(Int(result))))
             return
@@ -226,6 +228,13 @@ private func clientStream(_ session: OpaquePointer?, _ streamID: Int32) -> Clien
     return Unmanaged<ClientStream>.fromOpaque(pointer).takeUnretainedValue()
 }
 
+/// Calls `body` with the stream of `streamID` without retaining it (`streams` keeps it alive for the whole call:
+/// header and data callbacks never remove streams). No-op for unknown streams.
+private func withClientStream(_ session: OpaquePointer?, _ streamID: Int32, _ body: (ClientStream) -> Void) {
+    guard let session, let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return }
+    Unmanaged<ClientStream>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+}
+
 private let clientOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData in
     guard let frame, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
     let connection = clientConnection(userData)
@@ -257,26 +266,31 @@ private let clientOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, user
 
 private let clientOnHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, _, userData in
     guard let frame, let name, let value, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    guard let stream = clientStream(session, frame.pointee.hd.stream_id) else { return 0 }
-    if nameLength == 7 && name[0] == UInt8(ascii: ":") {
-        // ":status"
-        var status = 0
-        for index in 0..<valueLength {
-            let digit = Int(value[index]) - 48
-            if digit < 0 || digit > 9 { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-            status = status * 10 + digit
+    var result: Int32 = 0
+    withClientStream(session, frame.pointee.hd.stream_id) { stream in
+        if nameLength == 7 && name[0] == UInt8(ascii: ":") {
+            // ":status"
+            var status = 0
+            for index in 0..<valueLength {
+                let digit = Int(value[index]) - 48
+                if digit < 0 || digit > 9 {
+                    result = NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+                    return
+                }
+                status = status * 10 + digit
+            }
+            stream.status = status
+            return
         }
-        stream.status = status
-        return 0
+        if nameLength == 0 || name[0] == UInt8(ascii: ":") { return }
+        stream.headers.append(name: name, nameLength: nameLength, value: value, valueLength: valueLength)
     }
-    if nameLength == 0 || name[0] == UInt8(ascii: ":") { return 0 }
-    stream.headers.append(name: name, nameLength: nameLength, value: value, valueLength: valueLength)
-    return 0
+    return result
 }
 
 private let clientOnDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, userData in
     guard let data, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    clientStream(session, streamID)?.responseBody.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+    withClientStream(session, streamID) { $0.responseBody.append(contentsOf: UnsafeBufferPointer(start: data, count: length)) }
     return 0
 }
 

@@ -40,6 +40,8 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     var streams = ActiveStreams()
     var queue = PendingQueue()
     var encoder = NGHTTP2RequestEncoder()
+    /// nghttp2's memory; outlives `session` (deleted in `finishClose`, or never created).
+    let allocator = NGHTTP2Allocator()
     var goAwayReceived = false
     var receivedLastStreamID: Int32 = Int32.max
     var closeError: HTTP2Error?
