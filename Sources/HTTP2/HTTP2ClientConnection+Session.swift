@@ -229,7 +229,7 @@ private func clientStream(_ session: OpaquePointer?, _ streamID: Int32) -> Clien
 }
 
 /// Calls `body` with the stream of `streamID` without retaining it (`streams` keeps it alive for the whole call:
-/// header and data callbacks never remove streams). No-op for unknown streams.
+/// the header, data-chunk and body-read callbacks never remove streams). No-op for unknown streams.
 private func withClientStream(_ session: OpaquePointer?, _ streamID: Int32, _ body: (ClientStream) -> Void) {
     guard let session, let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return }
     Unmanaged<ClientStream>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
@@ -237,10 +237,12 @@ private func withClientStream(_ session: OpaquePointer?, _ streamID: Int32, _ bo
 
 private let clientOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData in
     guard let frame, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    let type = UInt32(frame.pointee.hd.type)
+    // HEADERS and DATA (almost every frame) need nothing here: return before touching the connection.
+    if type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue { return 0 }
     let connection = clientConnection(userData)
-    let type = frame.pointee.hd.type
     let flags = frame.pointee.hd.flags
-    switch UInt32(type) {
+    switch type {
     case NGHTTP2_SETTINGS.rawValue:
         if flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { connection.didReceiveSettings() }
     case NGHTTP2_GOAWAY.rawValue:
@@ -304,19 +306,20 @@ private let clientOnStreamClose: nghttp2_on_stream_close_callback = { session, s
 /// Copies the request body of `streamID` into nghttp2's DATA frame buffer.
 let clientReadBody: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, _, userData in
     guard let buffer, let flags, userData != nil else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    guard let stream = clientStream(session, streamID) else {
-        return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
-    }
-    let remaining = stream.body.count - stream.bodyOffset
-    let count = min(remaining, length)
-    if count > 0 {
-        stream.body.withUnsafeBufferPointer { source in
-            buffer.update(from: source.baseAddress! + stream.bodyOffset, count: count)
+    var result = Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+    withClientStream(session, streamID) { stream in
+        let remaining = stream.body.count - stream.bodyOffset
+        let count = min(remaining, length)
+        if count > 0 {
+            stream.body.withUnsafeBufferPointer { source in
+                buffer.update(from: source.baseAddress! + stream.bodyOffset, count: count)
+            }
+            stream.bodyOffset += count
         }
-        stream.bodyOffset += count
+        if stream.bodyOffset >= stream.body.count {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+        }
+        result = count
     }
-    if stream.bodyOffset >= stream.body.count {
-        flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-    }
-    return count
+    return result
 }
