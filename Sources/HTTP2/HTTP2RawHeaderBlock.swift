@@ -5,6 +5,15 @@
 /// - Important: `@unchecked Sendable`: the bytes are appended only on the loop thread while the stream is open;
 ///   the block is immutable once handed out in an `HTTP2Response`.
 struct HTTP2RawHeaderBlock: @unchecked Sendable {
+    /// The byte store; its header holds the bytes used and the requested capacity (kept here instead of reading
+    /// `ManagedBuffer.capacity`, which asks the allocator on every call).
+    final class HeaderBytes: ManagedBuffer<HeaderBytes.Counts, UInt8> {
+        struct Counts {
+            var used: Int
+            var capacity: Int
+        }
+    }
+
     private var storage: HeaderBytes?
 
     var isEmpty: Bool { (storage?.header.used ?? 0) == 0 }
@@ -81,14 +90,5 @@ struct HTTP2RawHeaderBlock: @unchecked Sendable {
             }
         }
         return found
-    }
-}
-
-/// The byte store of an `HTTP2RawHeaderBlock`; the header holds the bytes used and the requested capacity (read
-/// here instead of `ManagedBuffer.capacity`, which asks the allocator on every call).
-final class HeaderBytes: ManagedBuffer<HeaderBytes.Counts, UInt8> {
-    struct Counts {
-        var used: Int
-        var capacity: Int
     }
 }
