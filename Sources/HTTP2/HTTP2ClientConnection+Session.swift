@@ -152,8 +152,12 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         let streamID = stream.streamID
         let result: Result<HTTP2Response, HTTP2Error>
         if errorCode == 0 && stream.status > 0 {
-            result = .success(HTTP2Response(status: stream.status, rawHeaders: stream.headers,
-                                            body: stream.responseBody, streamID: streamID))
+            // Move the buffers out (the stream dies right after): no retain/release, no copy-on-write later.
+            var headers = HTTP2RawHeaderBlock()
+            swap(&headers, &stream.headers)
+            var body: [UInt8] = []
+            swap(&body, &stream.responseBody)
+            result = .success(HTTP2Response(status: stream.status, rawHeaders: headers, body: body, streamID: streamID))
         } else if goAwayReceived && streamID > receivedLastStreamID {
             result = .failure(HTTP2Error(.notProcessed, reason: "stream above GOAWAY last-stream-id \(receivedLastStreamID)",
                                          errorCode: errorCode))
