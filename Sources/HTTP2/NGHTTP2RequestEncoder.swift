@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 internal import CNGHTTP2
 
 /// Builds the `nghttp2_nv` array of a client request in a reusable scratch buffer (one per connection, loop-thread
@@ -5,10 +6,10 @@ internal import CNGHTTP2
 /// the scratch is reused at once.
 ///
 /// The encoded request is cached: when the next request has the same method, scheme, authority and header fields
-/// (the common case: one topic, one push type), only `:path` is rewritten, and when the path is the same too the
-/// array is reused as is. Comparisons are `==` on the strings and the header array, which return at once when the
-/// storage is shared (the usual case for a repeated request) and compare contents otherwise, so a cache hit is
-/// always exact.
+/// (the common case: one topic, one push type), only `:path` is rewritten (a copy is cheaper than a comparison).
+/// Comparisons are on UTF-8 bytes (`String ==` would treat canonically equivalent but different byte sequences as
+/// equal); a header array whose buffer is the cached one (the cache holds it, so it cannot have changed or been
+/// reused) matches without looking at its elements.
 final class NGHTTP2RequestEncoder {
     private var bytes: UnsafeMutablePointer<UInt8>
     private var capacity: Int
@@ -22,7 +23,6 @@ final class NGHTTP2RequestEncoder {
     private var method = ""
     private var scheme = ""
     private var authority = ""
-    private var path = ""
     private var neverIndexPath = false
     private var headers: [HTTP2Header] = []
 
@@ -36,13 +36,40 @@ final class NGHTTP2RequestEncoder {
 
     /// Encodes `request` (reusing the previous encoding where it is the same) and calls `body` with the array.
     func withFields<R>(of request: HTTP2Request, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        if !(cached && request.method == method && request.scheme == scheme && request.authority == authority
-             && request.neverIndexPath == neverIndexPath && request.headers == headers) {
-            encodeAll(request)
-        } else if request.path != path {
+        if cached && request.neverIndexPath == neverIndexPath && Self.sameBytes(request.method, method)
+            && Self.sameBytes(request.scheme, scheme) && Self.sameBytes(request.authority, authority)
+            && Self.sameFields(request.headers, headers) {
             encodePath(request)
+        } else {
+            encodeAll(request)
         }
         return fields.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+    }
+
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let count = a.utf8.count
+        if count != b.utf8.count { return false }
+        if count == 0 { return true }
+        let fast = a.utf8.withContiguousStorageIfAvailable { left in
+            b.utf8.withContiguousStorageIfAvailable { right in
+                memcmp(left.baseAddress!, right.baseAddress!, count) == 0
+            }
+        }
+        if let fast, let result = fast { return result }
+        return a.utf8.elementsEqual(b.utf8)
+    }
+
+    private static func sameFields(_ a: [HTTP2Header], _ b: [HTTP2Header]) -> Bool {
+        if a.count != b.count { return false }
+        let shared = a.withUnsafeBufferPointer { left in
+            b.withUnsafeBufferPointer { right in left.baseAddress == right.baseAddress }
+        }
+        if shared { return true }
+        for index in a.indices {
+            if a[index].neverIndex != b[index].neverIndex || !sameBytes(a[index].name, b[index].name)
+                || !sameBytes(a[index].value, b[index].value) { return false }
+        }
+        return true
     }
 
     private func encodeAll(_ request: HTTP2Request) {
@@ -88,7 +115,6 @@ final class NGHTTP2RequestEncoder {
         fields[Self.pathIndex].value = value.0
         fields[Self.pathIndex].valuelen = value.1
         fields[Self.pathIndex].flags = flags
-        path = request.path
     }
 
     private func copy(_ string: String, used: inout Int) -> (UnsafeMutablePointer<UInt8>, Int) {

@@ -53,6 +53,23 @@ struct HTTP2ClientEncodingTests {
         }
     }
 
+    /// `"\u{E9}" == "e\u{301}"` in Swift, but they are different bytes: the second request must not reuse the first
+    /// one's encoding.
+    @Test func canonicallyEquivalentValuesAreSentAsTheirOwnBytes() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 2)
+        defer { group.shutdown() }
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group, handler: Self.mirror)
+        defer { server.stop() }
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+        defer { connection.close() }
+        for value in ["caf\u{E9}", "cafe\u{301}", "caf\u{E9}"] {
+            let request = HTTP2Request(path: "/p", authority: "a", headers: [HTTP2Header("x-v", value)])
+            let response = try await connection.send(request, deadline: .after(.seconds(5)))
+            #expect(response.header("x-h-x-v").map { Array($0.utf8) } == Array(value.utf8))
+        }
+    }
+
     @Test func responseHeadersCanBeReplacedAndConstructed() {
         var response = HTTP2Response(status: 200, headers: [HTTP2Header("a", "1"), HTTP2Header("a", "2")])
         #expect(response.header("a") == "1")
