@@ -4,10 +4,12 @@ final class ClientStream {
     let deadline: UInt64
     let completion: HTTP2ClientConnection.Completion
     var streamID: Int32 = 0
+    /// Index in `ActiveStreams` while on the wire, else -1.
+    var slot = -1
     var body: [UInt8] = []
     var bodyOffset = 0
     var status = 0
-    var headers: [HTTP2Header] = []
+    var headers = HTTP2RawHeaderBlock()
     var responseBody: [UInt8] = []
 
     init(request: HTTP2Request, deadline: UInt64, completion: @escaping HTTP2ClientConnection.Completion) {

@@ -13,7 +13,9 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, clientOnDataChunk)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, clientOnStreamClose)
         var newSession: OpaquePointer?
-        let result = nghttp2_session_client_new(&newSession, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        var mem = allocator.mem
+        let result = nghttp2_session_client_new3(&newSession, callbacks, Unmanaged.passUnretained(self).toOpaque(),
+                                                 nil, &mem)
         guard result == 0, let newSession else {
             transport?.close(error: HTTP2Error(.protocolError, reason: nghttp2ErrorText(Int(result))))
             return
@@ -85,8 +87,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
             ready(.failure(error))
         }
         let queued = queue.takeAll()
-        let active = streams.values.sorted { $0.streamID < $1.streamID }
-        streams.removeAll()
+        let active = streams.takeAll()
         let waiters = pings
         pings.removeAll()
         setState(.closed)
@@ -146,12 +147,17 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         transport?.scheduleFlush()
     }
 
-    func didCloseStream(_ streamID: Int32, errorCode: UInt32) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
+    func didCloseStream(_ stream: ClientStream, errorCode: UInt32) {
+        guard streams.remove(stream) else { return }
+        let streamID = stream.streamID
         let result: Result<HTTP2Response, HTTP2Error>
         if errorCode == 0 && stream.status > 0 {
-            result = .success(HTTP2Response(status: stream.status, headers: stream.headers, body: stream.responseBody,
-                                            streamID: streamID))
+            // Move the buffers out (the stream dies right after): no retain/release, no copy-on-write later.
+            var headers = HTTP2RawHeaderBlock()
+            swap(&headers, &stream.headers)
+            var body: [UInt8] = []
+            swap(&body, &stream.responseBody)
+            result = .success(HTTP2Response(status: stream.status, rawHeaders: headers, body: body, streamID: streamID))
         } else if goAwayReceived && streamID > receivedLastStreamID {
             result = .failure(HTTP2Error(.notProcessed, reason: "stream above GOAWAY last-stream-id \(receivedLastStreamID)",
                                          errorCode: errorCode))
@@ -220,12 +226,27 @@ private func clientConnection(_ userData: UnsafeMutableRawPointer?) -> HTTP2Clie
     Unmanaged<HTTP2ClientConnection>.fromOpaque(userData!).takeUnretainedValue()
 }
 
+/// The `ClientStream` set as stream user data at submit, or nil (unknown stream, or dropped by a deadline).
+private func clientStream(_ session: OpaquePointer?, _ streamID: Int32) -> ClientStream? {
+    guard let session, let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return nil }
+    return Unmanaged<ClientStream>.fromOpaque(pointer).takeUnretainedValue()
+}
+
+/// Calls `body` with the stream of `streamID` without retaining it (`streams` keeps it alive for the whole call:
+/// the header, data-chunk and body-read callbacks never remove streams). No-op for unknown streams.
+private func withClientStream(_ session: OpaquePointer?, _ streamID: Int32, _ body: (ClientStream) -> Void) {
+    guard let session, let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return }
+    Unmanaged<ClientStream>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+}
+
 private let clientOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData in
     guard let frame, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    let type = UInt32(frame.pointee.hd.type)
+    // HEADERS and DATA (almost every frame) need nothing here: return before touching the connection.
+    if type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue { return 0 }
     let connection = clientConnection(userData)
-    let type = frame.pointee.hd.type
     let flags = frame.pointee.hd.flags
-    switch UInt32(type) {
+    switch type {
     case NGHTTP2_SETTINGS.rawValue:
         if flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { connection.didReceiveSettings() }
     case NGHTTP2_GOAWAY.rawValue:
@@ -249,58 +270,60 @@ private let clientOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, user
     return 0
 }
 
-private let clientOnHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+private let clientOnHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, _, userData in
     guard let frame, let name, let value, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    let connection = clientConnection(userData)
-    guard let stream = connection.streams[frame.pointee.hd.stream_id] else { return 0 }
-    if nameLength == 7 && name[0] == UInt8(ascii: ":") {
-        // ":status"
-        var status = 0
-        for index in 0..<valueLength {
-            let digit = Int(value[index]) - 48
-            if digit < 0 || digit > 9 { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-            status = status * 10 + digit
+    var result: Int32 = 0
+    withClientStream(session, frame.pointee.hd.stream_id) { stream in
+        if nameLength == 7 && name[0] == UInt8(ascii: ":") {
+            // ":status"
+            var status = 0
+            for index in 0..<valueLength {
+                let digit = Int(value[index]) - 48
+                if digit < 0 || digit > 9 {
+                    result = NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+                    return
+                }
+                status = status * 10 + digit
+            }
+            stream.status = status
+            return
         }
-        stream.status = status
-        return 0
+        if nameLength == 0 || name[0] == UInt8(ascii: ":") { return }
+        stream.headers.append(name: name, nameLength: nameLength, value: value, valueLength: valueLength)
     }
-    if name[0] == UInt8(ascii: ":") { return 0 }
-    stream.headers.append(HTTP2Header(
-        String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-        String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)))
-    return 0
+    return result
 }
 
-private let clientOnDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+private let clientOnDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, userData in
     guard let data, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    let connection = clientConnection(userData)
-    connection.streams[streamID]?.responseBody.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+    withClientStream(session, streamID) { $0.responseBody.append(contentsOf: UnsafeBufferPointer(start: data, count: length)) }
     return 0
 }
 
-private let clientOnStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
+private let clientOnStreamClose: nghttp2_on_stream_close_callback = { session, streamID, errorCode, userData in
     guard userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    clientConnection(userData).didCloseStream(streamID, errorCode: errorCode)
+    guard let stream = clientStream(session, streamID) else { return 0 }
+    clientConnection(userData).didCloseStream(stream, errorCode: errorCode)
     return 0
 }
 
 /// Copies the request body of `streamID` into nghttp2's DATA frame buffer.
-let clientReadBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+let clientReadBody: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, _, userData in
     guard let buffer, let flags, userData != nil else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    let connection = clientConnection(userData)
-    guard let stream = connection.streams[streamID] else {
-        return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
-    }
-    let remaining = stream.body.count - stream.bodyOffset
-    let count = min(remaining, length)
-    if count > 0 {
-        stream.body.withUnsafeBufferPointer { source in
-            buffer.update(from: source.baseAddress! + stream.bodyOffset, count: count)
+    var result = Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+    withClientStream(session, streamID) { stream in
+        let remaining = stream.body.count - stream.bodyOffset
+        let count = min(remaining, length)
+        if count > 0 {
+            stream.body.withUnsafeBufferPointer { source in
+                buffer.update(from: source.baseAddress! + stream.bodyOffset, count: count)
+            }
+            stream.bodyOffset += count
         }
-        stream.bodyOffset += count
+        if stream.bodyOffset >= stream.body.count {
+            flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+        }
+        result = count
     }
-    if stream.bodyOffset >= stream.body.count {
-        flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-    }
-    return count
+    return result
 }

@@ -31,13 +31,17 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     private let activeValue = Atomic<Int>(0)
     private let queuedValue = Atomic<Int>(0)
     private let lastStreamValue = Atomic<Int32>(Int32.max)
+    /// Cross-thread submissions (see `SubmissionInbox`).
+    private let inbox = SubmissionInbox()
 
     // Loop-confined state.
     var transport: TLSTransport?
     var session: OpaquePointer?
-    var streams: [Int32: ClientStream] = [:]
+    var streams = ActiveStreams()
     var queue = PendingQueue()
-    var encoder = NGHTTP2HeaderEncoder()
+    var encoder = NGHTTP2RequestEncoder()
+    /// nghttp2's memory; outlives `session` (deleted in `finishClose`, or never created).
+    let allocator = NGHTTP2Allocator()
     var goAwayReceived = false
     var receivedLastStreamID: Int32 = Int32.max
     var closeError: HTTP2Error?
@@ -185,9 +189,8 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         let stream = ClientStream(request: request, deadline: resolved, completion: completion)
         if loop.inEventLoop {
             enqueue(stream)
-        } else {
-            let transfer = UnsafeTransfer(stream)
-            loop.execute { self.enqueue(transfer.value) }
+        } else if inbox.append(stream) {
+            loop.execute { self.drainInbox() }
         }
     }
 
@@ -196,8 +199,14 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         let streams = batch.map { item in
             ClientStream(request: item.0, deadline: item.1?.uptimeNanoseconds ?? UInt64.max, completion: item.2)
         }
-        let transfer = UnsafeTransfer(streams)
-        loop.execute { for stream in transfer.value { self.enqueue(stream) } }
+        if inbox.append(streams) {
+            loop.execute { self.drainInbox() }
+        }
+    }
+
+    /// Enqueues everything submitted from other threads so far, in submission order (loop thread).
+    private func drainInbox() {
+        for transfer in inbox.takeAll() { enqueue(transfer.value) }
     }
 
     /// Async form of `submit`.
@@ -263,23 +272,17 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     private func submitToSession(_ stream: ClientStream, session: OpaquePointer) {
         guard let request = stream.request else { return }
         stream.request = nil
-        var estimate = request.method.utf8.count + request.path.utf8.count + request.authority.utf8.count
-            + request.scheme.utf8.count + 32
-        for header in request.headers { estimate += header.name.utf8.count + header.value.utf8.count }
-        encoder.begin(estimatedBytes: estimate)
-        encoder.add(":method", request.method)
-        encoder.add(":scheme", request.scheme)
-        encoder.add(":authority", request.authority)
-        encoder.add(":path", request.path, neverIndex: request.neverIndexPath)
-        for header in request.headers { encoder.add(header.name, header.value, neverIndex: header.neverIndex) }
         stream.body = request.body
-        let streamID: Int32 = encoder.withFields { fields, count in
+        // The stream user data is the unretained stream: `streams` keeps it alive, and it is cleared whenever a
+        // stream leaves `streams` before nghttp2 closes it (see `sweepDeadlines`).
+        let userData = Unmanaged.passUnretained(stream).toOpaque()
+        let streamID: Int32 = encoder.withFields(of: request) { fields, count in
             if request.body.isEmpty {
-                return nghttp2_submit_request(session, nil, fields, count, nil, nil)
+                return nghttp2_submit_request(session, nil, fields, count, nil, userData)
             }
             var provider = nghttp2_data_provider()
             provider.read_callback = clientReadBody
-            return nghttp2_submit_request(session, nil, fields, count, &provider, nil)
+            return nghttp2_submit_request(session, nil, fields, count, &provider, userData)
         }
         if streamID < 0 {
             let retriable = streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue
@@ -288,7 +291,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
             return
         }
         stream.streamID = streamID
-        streams[streamID] = stream
+        streams.insert(stream)
     }
 
     // MARK: - Deadlines
@@ -310,12 +313,14 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         }
         if queue.containsDeadline { pending = true }
         var expired: [ClientStream] = []
-        for (_, stream) in streams where stream.deadline != UInt64.max {
+        streams.forEach { stream in
+            guard stream.deadline != UInt64.max else { return }
             if stream.deadline <= now { expired.append(stream) } else { pending = true }
         }
         for stream in expired {
-            streams[stream.streamID] = nil
+            streams.remove(stream)
             if let session {
+                nghttp2_session_set_stream_user_data(session, stream.streamID, nil)
                 nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID,
                                           NGHTTP2_CANCEL.rawValue)
             }

@@ -160,9 +160,14 @@ final class LoadDriver: @unchecked Sendable {
     var inFlight = 0
     var succeeded = 0
     var failed = 0
-    var statuses: [Int: Int] = [:]
+    /// Responses by status for 0..<1000 (no hashing per response); folded into a dictionary at the end.
+    var statusCounts = [Int](repeating: 0, count: 1000)
+    var otherStatuses: [Int: Int] = [:]
     var stopped = false
     var finished = false
+    /// One completion shared by every request (no closure allocated per request). It keeps the driver alive while
+    /// requests are in flight; set in `start`, cleared when finished (breaking the cycle).
+    private var onResult: HTTP2ClientConnection.Completion?
 
     init(connection: HTTP2ClientConnection, request: HTTP2Request, concurrency: Int, limit: Int?,
          stopAt: HTTP2Deadline, tally: LoadTally, done: @escaping @Sendable () -> Void) {
@@ -176,6 +181,7 @@ final class LoadDriver: @unchecked Sendable {
     }
 
     func start() {
+        onResult = { [self] result in didFinish(result) }
         if limit == nil {
             connection.loop.schedule(at: stopAt) { [self] in stopped = true; finishIfIdle() }
         }
@@ -189,27 +195,37 @@ final class LoadDriver: @unchecked Sendable {
             stopped = true
             return
         }
+        guard let onResult else { return }
         sent += 1
         inFlight += 1
-        connection.submit(request) { [self] result in
-            inFlight -= 1
-            switch result {
-            case .success(let response):
-                succeeded += 1
-                statuses[response.status, default: 0] += 1
-            case .failure:
-                failed += 1
-                if !connection.isAcceptingRequests { stopped = true }
+        connection.submit(request, completion: onResult)
+    }
+
+    private func didFinish(_ result: Result<HTTP2Response, HTTP2Error>) {
+        inFlight -= 1
+        switch result {
+        case .success(let response):
+            succeeded += 1
+            if response.status >= 0 && response.status < statusCounts.count {
+                statusCounts[response.status] += 1
+            } else {
+                otherStatuses[response.status, default: 0] += 1
             }
-            sendOne()
-            finishIfIdle()
+        case .failure:
+            failed += 1
+            if !connection.isAcceptingRequests { stopped = true }
         }
+        sendOne()
+        finishIfIdle()
     }
 
     private func finishIfIdle() {
         guard stopped, inFlight == 0, !finished else { return }
         finished = true
+        var statuses = otherStatuses
+        for (status, count) in statusCounts.enumerated() where count > 0 { statuses[status, default: 0] += count }
         tally.merge(succeeded: succeeded, failed: failed, statuses: statuses)
+        onResult = nil
         done()
     }
 }

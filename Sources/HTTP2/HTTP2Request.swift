@@ -36,22 +36,3 @@ public struct HTTP2Request: Sendable {
         self.neverIndexPath = neverIndexPath
     }
 }
-
-/// A complete response received on an `HTTP2ClientConnection`.
-public struct HTTP2Response: Sendable {
-    /// The `:status` value.
-    public var status: Int
-    /// Response header fields (no pseudo-headers), in arrival order.
-    public var headers: [HTTP2Header]
-    /// The response body.
-    public var body: [UInt8]
-    /// The HTTP/2 stream id the response arrived on.
-    public var streamID: Int32
-
-    public init(status: Int, headers: [HTTP2Header] = [], body: [UInt8] = [], streamID: Int32 = 0) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-        self.streamID = streamID
-    }
-}

@@ -1,0 +1,52 @@
+/// A complete response received on an `HTTP2ClientConnection`.
+///
+/// Received header fields are kept as the raw bytes nghttp2 delivered; `headers` decodes them into `HTTP2Header`
+/// strings on each read. Hot paths that need one field should use `header(_:)`, which compares bytes and builds a
+/// single string.
+public struct HTTP2Response: Sendable {
+    /// The `:status` value.
+    public var status: Int
+    /// The response body.
+    public var body: [UInt8]
+    /// The HTTP/2 stream id the response arrived on.
+    public var streamID: Int32
+    private var storage: Storage
+
+    private enum Storage: Sendable {
+        case decoded([HTTP2Header])
+        case raw(HTTP2RawHeaderBlock)
+    }
+
+    public init(status: Int, headers: [HTTP2Header] = [], body: [UInt8] = [], streamID: Int32 = 0) {
+        self.status = status
+        self.storage = .decoded(headers)
+        self.body = body
+        self.streamID = streamID
+    }
+
+    init(status: Int, rawHeaders: HTTP2RawHeaderBlock, body: [UInt8], streamID: Int32) {
+        self.status = status
+        self.storage = .raw(rawHeaders)
+        self.body = body
+        self.streamID = streamID
+    }
+
+    /// Response header fields (no pseudo-headers), in arrival order.
+    public var headers: [HTTP2Header] {
+        get {
+            switch storage {
+            case .decoded(let headers): return headers
+            case .raw(let block): return block.decoded()
+            }
+        }
+        set { storage = .decoded(newValue) }
+    }
+
+    /// The value of the first header field called `name` (lowercase), or `nil`. Does not decode the other fields.
+    public func header(_ name: String) -> String? {
+        switch storage {
+        case .decoded(let headers): return headers.first(name: name)
+        case .raw(let block): return block.first(name: name)
+        }
+    }
+}

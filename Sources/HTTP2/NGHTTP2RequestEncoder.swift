@@ -1,0 +1,138 @@
+@preconcurrency import Glibc
+internal import CNGHTTP2
+
+/// Builds the `nghttp2_nv` array of a client request in a reusable scratch buffer (one per connection, loop-thread
+/// only), so submitting a request allocates nothing in steady state. nghttp2 copies names and values on submit, so
+/// the scratch is reused at once.
+///
+/// The encoded request is cached: when the next request has the same method, scheme, authority and header fields
+/// (the common case: one topic, one push type), only `:path` is rewritten (a copy is cheaper than a comparison).
+/// Comparisons are on UTF-8 bytes (`String ==` would treat canonically equivalent but different byte sequences as
+/// equal); a header array whose buffer is the cached one (the cache holds it, so it cannot have changed or been
+/// reused) matches without looking at its elements.
+final class NGHTTP2RequestEncoder {
+    private var bytes: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// Bytes used by everything except `:path` (which is always last in the scratch).
+    private var fixedUsed = 0
+    private var fields: [nghttp2_nv] = []
+    private static let pathIndex = 3
+
+    // The cache key (valid when `cached` is true).
+    private var cached = false
+    private var method = ""
+    private var scheme = ""
+    private var authority = ""
+    private var neverIndexPath = false
+    private var headers: [HTTP2Header] = []
+
+    init() {
+        capacity = 4096
+        bytes = .allocate(capacity: capacity)
+        fields.reserveCapacity(16)
+    }
+
+    deinit { bytes.deallocate() }
+
+    /// Encodes `request` (reusing the previous encoding where it is the same) and calls `body` with the array.
+    func withFields<R>(of request: HTTP2Request, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        if cached && request.neverIndexPath == neverIndexPath && Self.sameBytes(request.method, method)
+            && Self.sameBytes(request.scheme, scheme) && Self.sameBytes(request.authority, authority)
+            && Self.sameFields(request.headers, headers) {
+            encodePath(request)
+        } else {
+            encodeAll(request)
+        }
+        return fields.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+    }
+
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let count = a.utf8.count
+        if count != b.utf8.count { return false }
+        if count == 0 { return true }
+        let fast = a.utf8.withContiguousStorageIfAvailable { left in
+            b.utf8.withContiguousStorageIfAvailable { right in
+                memcmp(left.baseAddress!, right.baseAddress!, count) == 0
+            }
+        }
+        if let fast, let result = fast { return result }
+        return a.utf8.elementsEqual(b.utf8)
+    }
+
+    private static func sameFields(_ a: [HTTP2Header], _ b: [HTTP2Header]) -> Bool {
+        if a.count != b.count { return false }
+        let shared = a.withUnsafeBufferPointer { left in
+            b.withUnsafeBufferPointer { right in left.baseAddress == right.baseAddress }
+        }
+        if shared { return true }
+        for index in a.indices {
+            if a[index].neverIndex != b[index].neverIndex || !sameBytes(a[index].name, b[index].name)
+                || !sameBytes(a[index].value, b[index].value) { return false }
+        }
+        return true
+    }
+
+    private func encodeAll(_ request: HTTP2Request) {
+        var estimate = request.method.utf8.count + request.path.utf8.count + request.authority.utf8.count
+            + request.scheme.utf8.count + 32
+        for header in request.headers { estimate += header.name.utf8.count + header.value.utf8.count }
+        if estimate > capacity {
+            bytes.deallocate()
+            capacity = max(estimate, capacity * 2)
+            bytes = .allocate(capacity: capacity)
+        }
+        var used = 0
+        fields.removeAll(keepingCapacity: true)
+        add(":method", request.method, neverIndex: false, used: &used)
+        add(":scheme", request.scheme, neverIndex: false, used: &used)
+        add(":authority", request.authority, neverIndex: false, used: &used)
+        add(":path", "", neverIndex: false, used: &used)  // placeholder at `pathIndex`, filled by `encodePath`
+        for header in request.headers { add(header.name, header.value, neverIndex: header.neverIndex, used: &used) }
+        fixedUsed = used
+        method = request.method
+        scheme = request.scheme
+        authority = request.authority
+        neverIndexPath = request.neverIndexPath
+        headers = request.headers
+        cached = true
+        encodePath(request)
+    }
+
+    private func encodePath(_ request: HTTP2Request) {
+        let length = request.path.utf8.count
+        if fixedUsed + length > capacity {
+            // Grow and re-encode everything (the old field pointers die with the old buffer).
+            cached = false
+            capacity = max(fixedUsed + length, capacity * 2)
+            bytes.deallocate()
+            bytes = .allocate(capacity: capacity)
+            encodeAll(request)
+            return
+        }
+        var used = fixedUsed
+        let value = copy(request.path, used: &used)
+        let flags = request.neverIndexPath ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+        fields[Self.pathIndex].value = value.0
+        fields[Self.pathIndex].valuelen = value.1
+        fields[Self.pathIndex].flags = flags
+    }
+
+    private func copy(_ string: String, used: inout Int) -> (UnsafeMutablePointer<UInt8>, Int) {
+        var string = string
+        let start = bytes + used
+        let count = string.withUTF8 { utf8 in
+            if utf8.count > 0 { start.update(from: utf8.baseAddress!, count: utf8.count) }
+            return utf8.count
+        }
+        used += count
+        return (start, count)
+    }
+
+    private func add(_ name: String, _ value: String, neverIndex: Bool, used: inout Int) {
+        let (namePointer, nameLength) = copy(name, used: &used)
+        let (valuePointer, valueLength) = copy(value, used: &used)
+        let flags = neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+        fields.append(nghttp2_nv(name: namePointer, value: valuePointer, namelen: nameLength, valuelen: valueLength,
+                                 flags: flags))
+    }
+}
