@@ -53,7 +53,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Telemetry"],
+            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry"],
             swiftSettings: swiftSettings
         ),
 

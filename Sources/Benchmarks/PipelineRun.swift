@@ -1,0 +1,65 @@
+import EmbeddedPipeline
+import Foundation
+import Telemetry
+import Worker
+
+/// One measured run of the embedded pipeline.
+struct PipelineRun: Sendable {
+    var events: Int
+    var seconds: Double
+    var outcomes: [Outcome: Int]
+    var p50: Double?
+    var p99: Double?
+    /// VmHWM after the run (reset just before it where the kernel allows).
+    var peakKilobytes: Int?
+    var peakWasReset: Bool
+
+    var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
+
+    var summary: String {
+        let counts = outcomes.filter { $0.value > 0 }.sorted { $0.key.rawValue < $1.key.rawValue }
+            .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        return "\(events) events in \(BenchFormat.seconds(seconds)) = \(BenchFormat.rate(eventsPerSecond)) "
+            + "(\(counts)); end-to-end latency p50 \(p50.map(BenchFormat.milliseconds) ?? "-") "
+            + "p99 \(p99.map(BenchFormat.milliseconds) ?? "-"); peak RSS "
+            + "\(peakKilobytes.map(BenchFormat.megabytes) ?? "-")\(peakWasReset ? "" : " (whole process)")"
+    }
+
+    static func measure(events: Int, configuration: EmbeddedPipelineConfiguration, mix: CallTrafficMix) async throws
+        -> PipelineRun
+    {
+        let peakWasReset = PeakMemory.reset()
+        let pipeline = try EmbeddedPipeline(configuration: configuration, registry: MetricsRegistry())
+        let readiness = ReadinessFlag()
+        do {
+            try pipeline.startWorker(readiness: readiness)
+        } catch {
+            await pipeline.shutdown()
+            throw error
+        }
+        let joinDeadline = ContinuousClock.now + .seconds(30)
+        while !readiness.isReady, ContinuousClock.now < joinDeadline { try? await Task.sleep(for: .milliseconds(20)) }
+        let generator = CallTrafficGenerator(
+            producer: try pipeline.makeProducer(), topic: pipeline.workerConfiguration.callsTopic,
+            bundleID: configuration.bundleID, mix: mix)
+        let start = ContinuousClock.now
+        let produced = await generator.run(rate: 10_000_000, count: events, duration: .seconds(120))
+        let deadline = ContinuousClock.now + .seconds(120)
+        var final = 0
+        while ContinuousClock.now < deadline {
+            final = pipeline.outcomes.filter { $0.key != .retried }.values.reduce(0, +)
+            if final >= produced { break }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        let elapsed = ContinuousClock.now - start
+        let run = PipelineRun(
+            events: final,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            outcomes: pipeline.outcomes,
+            p50: pipeline.latency.estimate(quantile: 0.5), p99: pipeline.latency.estimate(quantile: 0.99),
+            peakKilobytes: PeakMemory.kilobytes(), peakWasReset: peakWasReset)
+        await pipeline.shutdown()
+        if final < produced { throw BenchFailure("only \(final) of \(produced) events reached a final outcome") }
+        return run
+    }
+}
