@@ -72,6 +72,6 @@ let package = Package(
             dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Telemetry"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CLITests", dependencies: ["callpush"], swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests", dependencies: ["callpush", "Benchmarks"], swiftSettings: swiftSettings),
     ]
 )
