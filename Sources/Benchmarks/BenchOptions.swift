@@ -3,9 +3,9 @@ struct BenchOptions: Sendable {
     /// Areas to run, in suite order; all of them when none was named.
     var areas: [BenchArea] = BenchArea.allCases
     /// Seconds per timed measurement (h2load `-D`, the client's duration, JSON rounds scale with it).
-    var seconds: Double = 3
-    /// Repetitions of every measurement; medians are reported.
-    var repetitions: Int = 1
+    var seconds: Double = 2
+    /// Repetitions of every measurement; medians are reported. Default 3 (`--quick`: 1).
+    var repetitions: Int = 3
     /// Short measurements and small counts: checks that everything runs, numbers are rough.
     var quick = false
     var help = false
@@ -18,8 +18,8 @@ struct BenchOptions: Sendable {
         \(BenchArea.allCases.map { "  \($0.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
 
         Options:
-          --seconds N   seconds per timed measurement (default 3; --quick: 1)
-          --repeat N    repeat each measurement N times and report medians (default 1)
+          --seconds N   seconds per timed measurement (default 2; --quick: 1)
+          --repeat N    repeat each measurement N times and report medians (default 3; --quick: 1)
           --quick       short runs and small counts (allowed in debug builds, with a warning)
           --help        this text
         """
@@ -30,6 +30,7 @@ struct BenchOptions: Sendable {
         var options = BenchOptions()
         var areas: [BenchArea] = []
         var secondsGiven: Double?
+        var repetitionsGiven: Int?
         var index = 0
         func value(_ name: String) throws(BenchUsageError) -> Double {
             index += 1
@@ -42,7 +43,7 @@ struct BenchOptions: Sendable {
             let argument = arguments[index]
             switch argument {
             case "--seconds": secondsGiven = try value(argument)
-            case "--repeat": options.repetitions = max(1, Int(try value(argument)))
+            case "--repeat": repetitionsGiven = max(1, Int(try value(argument)))
             case "--quick": options.quick = true
             case "--help", "-h": options.help = true
             default:
@@ -54,7 +55,8 @@ struct BenchOptions: Sendable {
             index += 1
         }
         if !areas.isEmpty { options.areas = BenchArea.allCases.filter(areas.contains) }
-        options.seconds = secondsGiven ?? (options.quick ? 1 : 3)
+        options.seconds = secondsGiven ?? (options.quick ? 1 : 2)
+        options.repetitions = repetitionsGiven ?? (options.quick ? 1 : 3)
         return options
     }
 }
