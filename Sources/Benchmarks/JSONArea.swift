@@ -2,7 +2,8 @@ import Foundation
 import Worker
 
 /// Area `json`: the hand-written event decoder against `JSONSerialization` and `JSONDecoder`, and
-/// ``PushMapper``'s alert payload encoder against `JSONSerialization`, on one core, in interleaved rounds
+/// ``PushMapper``'s alert payload encoder against `JSONSerialization` and `JSONEncoder` (each building the
+/// payload from the decoded event, as the mapper does), on one core, in interleaved rounds
 /// (medians reported).
 enum JSONArea {
     static func run(_ options: BenchOptions) async -> AreaResult {
@@ -14,6 +15,7 @@ enum JSONArea {
         let bytes = JSONFixture.eventBytes
         let data = Data(bytes)
         let foundationDecoder = JSONDecoder()
+        let foundationEncoder = JSONEncoder()
         guard let event = try? decoder.decode(bytes) else {
             print("  FAILED: the fixture event does not decode")
             return result
@@ -35,10 +37,13 @@ enum JSONArea {
             rates["JSONSerialization encode", default: []].append(OpsTimer.measure(seconds: slice) {
                 (try? JSONSerialization.data(withJSONObject: JSONFixture.payloadObject(event)))?.count ?? 0
             })
+            rates["JSONEncoder encode", default: []].append(OpsTimer.measure(seconds: slice) {
+                (try? foundationEncoder.encode(FoundationAlertPayload(event)))?.count ?? 0
+            })
         }
         let median = rates.mapValues(Median.of)
         for name in ["ours decode", "JSONSerialization decode", "JSONDecoder decode", "ours encode",
-                     "JSONSerialization encode"] {
+                     "JSONSerialization encode", "JSONEncoder encode"] {
             print("  \(BenchFormat.pad(name, 26)) \(BenchFormat.rate(median[name] ?? 0))")
         }
         result.report(BenchRatio(area: .json, name: "event decode ops/s vs JSONSerialization",
@@ -49,6 +54,9 @@ enum JSONArea {
                                  target: nil))
         result.report(BenchRatio(area: .json, name: "payload encode ops/s vs JSONSerialization",
                                  value: median["ours encode"] ?? 0, reference: median["JSONSerialization encode"] ?? 0,
+                                 target: nil))
+        result.report(BenchRatio(area: .json, name: "payload encode ops/s vs JSONEncoder",
+                                 value: median["ours encode"] ?? 0, reference: median["JSONEncoder encode"] ?? 0,
                                  target: nil))
         return result
     }

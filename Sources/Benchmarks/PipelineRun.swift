@@ -7,6 +7,8 @@ import Worker
 struct PipelineRun: Sendable {
     var events: Int
     var seconds: Double
+    /// Seconds until the generator had every event acknowledged by Kafka.
+    var produceSeconds: Double
     var outcomes: [Outcome: Int]
     var p50: Double?
     var p99: Double?
@@ -20,7 +22,7 @@ struct PipelineRun: Sendable {
         let counts = outcomes.filter { $0.value > 0 }.sorted { $0.key.rawValue < $1.key.rawValue }
             .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         return "\(events) events in \(BenchFormat.seconds(seconds)) = \(BenchFormat.rate(eventsPerSecond)) "
-            + "(\(counts)); end-to-end latency p50 \(p50.map(BenchFormat.milliseconds) ?? "-") "
+            + "(\(counts); all produced after \(BenchFormat.seconds(produceSeconds))); end-to-end latency p50 \(p50.map(BenchFormat.milliseconds) ?? "-") "
             + "p99 \(p99.map(BenchFormat.milliseconds) ?? "-"); peak RSS "
             + "\(peakKilobytes.map(BenchFormat.megabytes) ?? "-")\(peakWasReset ? "" : " (whole process)")"
     }
@@ -44,6 +46,7 @@ struct PipelineRun: Sendable {
             bundleID: configuration.bundleID, mix: mix)
         let start = ContinuousClock.now
         let produced = await generator.run(rate: 10_000_000, count: events, duration: .seconds(120))
+        let produceElapsed = ContinuousClock.now - start
         let deadline = ContinuousClock.now + .seconds(120)
         var final = 0
         while ContinuousClock.now < deadline {
@@ -55,6 +58,8 @@ struct PipelineRun: Sendable {
         let run = PipelineRun(
             events: final,
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            produceSeconds: Double(produceElapsed.components.seconds)
+                + Double(produceElapsed.components.attoseconds) / 1e18,
             outcomes: pipeline.outcomes,
             p50: pipeline.latency.estimate(quantile: 0.5), p99: pipeline.latency.estimate(quantile: 0.99),
             peakKilobytes: PeakMemory.kilobytes(), peakWasReset: peakWasReset)
