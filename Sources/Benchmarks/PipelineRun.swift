@@ -10,8 +10,12 @@ struct PipelineRun: Sendable {
     /// Seconds until the generator had every event acknowledged by Kafka.
     var produceSeconds: Double
     var outcomes: [Outcome: Int]
+    /// Latency quantiles estimated from the `callpush_end_to_end_latency_seconds` buckets (as Prometheus'
+    /// `histogram_quantile` does), clamped to the largest latency observed: with buckets as coarse as 2…5 s an
+    /// interpolated p99 can otherwise exceed the whole run.
     var p50: Double?
     var p99: Double?
+    var maximum: Double?
     /// VmHWM after the run (reset just before it where the kernel allows).
     var peakKilobytes: Int?
     var peakWasReset: Bool
@@ -23,7 +27,7 @@ struct PipelineRun: Sendable {
             .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         return "\(events) events in \(BenchFormat.seconds(seconds)) = \(BenchFormat.rate(eventsPerSecond)) "
             + "(\(counts); all produced after \(BenchFormat.seconds(produceSeconds))); end-to-end latency p50 \(p50.map(BenchFormat.milliseconds) ?? "-") "
-            + "p99 \(p99.map(BenchFormat.milliseconds) ?? "-"); peak RSS "
+            + "p99 \(p99.map(BenchFormat.milliseconds) ?? "-") max \(maximum.map(BenchFormat.milliseconds) ?? "-"); peak RSS "
             + "\(peakKilobytes.map(BenchFormat.megabytes) ?? "-")\(peakWasReset ? "" : " (whole process)")"
     }
 
@@ -61,7 +65,9 @@ struct PipelineRun: Sendable {
             produceSeconds: Double(produceElapsed.components.seconds)
                 + Double(produceElapsed.components.attoseconds) / 1e18,
             outcomes: pipeline.outcomes,
-            p50: pipeline.latency.estimate(quantile: 0.5), p99: pipeline.latency.estimate(quantile: 0.99),
+            p50: pipeline.latency.estimate(quantile: 0.5).map { min($0, pipeline.latency.maximum) },
+            p99: pipeline.latency.estimate(quantile: 0.99).map { min($0, pipeline.latency.maximum) },
+            maximum: pipeline.latency.count > 0 ? pipeline.latency.maximum : nil,
             peakKilobytes: PeakMemory.kilobytes(), peakWasReset: peakWasReset)
         await pipeline.shutdown()
         if final < produced { throw BenchFailure("only \(final) of \(produced) events reached a final outcome") }
