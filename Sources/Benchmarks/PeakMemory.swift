@@ -3,9 +3,14 @@ import Foundation
 /// The process's resident-set high-water mark (`VmHWM` in /proc/self/status).
 enum PeakMemory {
     /// Peak RSS in kB, or nil where /proc is unavailable.
-    static func kilobytes() -> Int? {
+    static func kilobytes() -> Int? { field("VmHWM:") }
+
+    /// Current RSS in kB (`VmRSS`), or nil where /proc is unavailable.
+    static func currentKilobytes() -> Int? { field("VmRSS:") }
+
+    private static func field(_ name: String) -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        for line in status.split(separator: "\n") where line.hasPrefix(name) {
             return Int(line.split(separator: " ").dropFirst().first ?? "")
         }
         return nil

@@ -67,7 +67,8 @@ enum PipelineArea {
         result.notes.append("pipeline: \(BenchFormat.rate(Median.of(rates))) events (median of \(runs.count)); in that "
             + "run end-to-end latency p50 \(median.p50.map(BenchFormat.milliseconds) ?? "-") p99 "
             + "\(median.p99.map(BenchFormat.milliseconds) ?? "-") max \(median.maximum.map(BenchFormat.milliseconds) ?? "-"), peak RSS "
-            + "\(median.peakKilobytes.map(BenchFormat.megabytes) ?? "-")")
+            + "\(median.peakKilobytes.map(BenchFormat.megabytes) ?? "-") (RSS before it "
+            + "\(median.baselineKilobytes.map(BenchFormat.megabytes) ?? "-"))")
         return result
     }
 }

@@ -18,6 +18,8 @@ struct PipelineRun: Sendable {
     var maximum: Double?
     /// VmHWM after the run (reset just before it where the kernel allows).
     var peakKilobytes: Int?
+    /// RSS just before the pipeline started (memory earlier areas left behind).
+    var baselineKilobytes: Int?
     var peakWasReset: Bool
 
     var eventsPerSecond: Double { seconds > 0 ? Double(events) / seconds : 0 }
@@ -29,12 +31,14 @@ struct PipelineRun: Sendable {
             + "(\(counts); all produced after \(BenchFormat.seconds(produceSeconds))); end-to-end latency p50 \(p50.map(BenchFormat.milliseconds) ?? "-") "
             + "p99 \(p99.map(BenchFormat.milliseconds) ?? "-") max \(maximum.map(BenchFormat.milliseconds) ?? "-"); peak RSS "
             + "\(peakKilobytes.map(BenchFormat.megabytes) ?? "-")\(peakWasReset ? "" : " (whole process)")"
+            + (baselineKilobytes.map { " (RSS before the run \(BenchFormat.megabytes($0)))" } ?? "")
     }
 
     static func measure(events: Int, configuration: EmbeddedPipelineConfiguration, mix: CallTrafficMix) async throws
         -> PipelineRun
     {
         let peakWasReset = PeakMemory.reset()
+        let baseline = PeakMemory.currentKilobytes()
         let pipeline = try EmbeddedPipeline(configuration: configuration, registry: MetricsRegistry())
         let readiness = ReadinessFlag()
         do {
@@ -68,7 +72,7 @@ struct PipelineRun: Sendable {
             p50: pipeline.latency.estimate(quantile: 0.5).map { min($0, pipeline.latency.maximum) },
             p99: pipeline.latency.estimate(quantile: 0.99).map { min($0, pipeline.latency.maximum) },
             maximum: pipeline.latency.count > 0 ? pipeline.latency.maximum : nil,
-            peakKilobytes: PeakMemory.kilobytes(), peakWasReset: peakWasReset)
+            peakKilobytes: PeakMemory.kilobytes(), baselineKilobytes: baseline, peakWasReset: peakWasReset)
         await pipeline.shutdown()
         if final < produced { throw BenchFailure("only \(final) of \(produced) events reached a final outcome") }
         return run
