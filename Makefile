@@ -34,9 +34,13 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel --num-workers 2
 
+# `swift build` honours only the last --product it is given, so each product is built on its own.
+# BENCH_ARGS: areas and options, e.g. `make bench BENCH_ARGS="http2 --repeat 5"`.
+BENCH_ARGS ?=
 bench: test-deps
-	$(SWIFT) build -c release --product callpush-bench --product callpush
-	.build/release/callpush-bench
+	$(SWIFT) build -c release --product callpush
+	$(SWIFT) build -c release --product callpush-bench
+	.build/release/callpush-bench $(BENCH_ARGS)
 
 clean:
 	rm -rf .build

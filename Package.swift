@@ -56,7 +56,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Telemetry"],
+            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry"],
             swiftSettings: swiftSettings
         ),
 
@@ -75,6 +75,6 @@ let package = Package(
             dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Telemetry"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CLITests", dependencies: ["callpush"], swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests", dependencies: ["callpush", "Benchmarks"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,17 +1,44 @@
-import APNsMock
+@preconcurrency import Glibc
+import Foundation
 
-// `callpush-bench apns-throughput [seconds]`: APNsClient vs h2load against the mock APNs server over 1, 2 and 4
-// connections. The full benchmark executable is still to be built.
-let arguments = CommandLine.arguments.dropFirst()
-if arguments.first == "apns-throughput" {
-    let seconds = arguments.dropFirst().first.flatMap { Int($0) } ?? 5
-    let pairs = try await APNsThroughputBenchmark.compare(duration: .seconds(seconds))
-    for pair in pairs {
-        print(pair.client)
-        print(pair.h2load)
-        let ratio = pair.h2load.pushesPerSecond > 0 ? pair.client.pushesPerSecond / pair.h2load.pushesPerSecond : 0
-        print("ratio APNsClient/h2load over \(pair.client.connections) connection(s): \((ratio * 1000).rounded() / 1000)")
-    }
-} else {
-    print("callpush-bench: not yet built (try: callpush-bench apns-throughput [seconds])")
+// callpush-bench [area…] [--seconds N] [--repeat N] [--quick]: see BenchOptions.usage.
+setvbuf(stdout, nil, _IOLBF, 0)
+let options: BenchOptions
+do {
+    options = try BenchOptions.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("callpush-bench: \(error)\n".utf8))
+    exit(64)
 }
+if options.help {
+    print(BenchOptions.usage)
+    exit(0)
+}
+#if DEBUG
+if !options.quick {
+    FileHandle.standardError.write(Data(
+        "callpush-bench: this is a debug build; benchmarks need a release build (swift build -c release --product callpush-bench, or make bench). Only --quick runs in debug.\n".utf8))
+    exit(2)
+}
+FileHandle.standardError.write(Data("callpush-bench: WARNING: debug build, numbers are meaningless (smoke run)\n".utf8))
+#endif
+
+print("callpush-bench: \(options.areas.map(\.rawValue).joined(separator: " ")), \(options.seconds) s per measurement, "
+    + "\(options.repetitions) repetition(s)\(options.quick ? ", quick" : ""), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+    + "load \(LoadAverage.text)")
+var result = AreaResult()
+let started = ContinuousClock.now
+for area in options.areas {
+    print("\n[\(area.rawValue)] \(area.summary)")
+    switch area {
+    case .http2: result.merge(await HTTP2Area.run(options))
+    case .apns: result.merge(await APNsArea.run(options))
+    case .kafka: result.merge(await KafkaArea.run(options))
+    case .json: result.merge(await JSONArea.run(options))
+    case .pipeline: result.merge(await PipelineArea.run(options, references: result))
+    }
+}
+if options.areas.count > 1 {
+    print(BenchSummary(result: result).table)
+}
+print("\ndone in \((ContinuousClock.now - started).components.seconds) s, load \(LoadAverage.text)")

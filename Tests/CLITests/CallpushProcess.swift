@@ -9,17 +9,21 @@ struct CallpushProcess {
     }
 
     /// `.build/<config>/callpush`, next to the test bundle.
-    static var executable: URL {
+    static var executable: URL { executable(named: "callpush") }
+
+    /// `.build/<config>/<name>` (a product of this package), next to the test bundle.
+    static func executable(named name: String) -> URL {
         var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while directory.path != "/" && !FileManager.default.fileExists(atPath: directory.appendingPathComponent("callpush").path) {
+        while directory.path != "/" && !FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) {
             directory.deleteLastPathComponent()
         }
-        return directory.appendingPathComponent("callpush")
+        return directory.appendingPathComponent(name)
     }
 
     /// Runs to completion (killed after `timeout` seconds) with `input` on stdin.
     static func run(
         _ arguments: [String],
+        executable: URL = executable,
         environment: [String: String] = [:],
         input: String? = nil,
         timeout: TimeInterval = 60

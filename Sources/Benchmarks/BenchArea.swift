@@ -1,0 +1,23 @@
+/// The parts of the benchmark suite, in the order a default run goes through them.
+enum BenchArea: String, CaseIterable, Sendable {
+    /// Our HTTP/2 client and server against h2load and nghttpd.
+    case http2
+    /// APNsClient against h2load, both posting to the mock APNs server.
+    case apns
+    /// In-process produce/consume rates against kcat on the embedded mock cluster.
+    case kafka
+    /// The hand-written event decoder and payload encoder against Foundation.
+    case json
+    /// End-to-end events/s through the embedded pipeline, against the Kafka and APNs rates.
+    case pipeline
+
+    var summary: String {
+        switch self {
+        case .http2: "our HTTP/2 client vs h2load (against nghttpd); h2load against our server vs nghttpd"
+        case .apns: "APNsClient vs h2load against the mock APNs server over 1, 2 and 4 connections"
+        case .kafka: "in-process produce/consume msgs/s vs kcat on the same kind of embedded mock cluster"
+        case .json: "CallEventDecoder/PushMapper vs JSONSerialization/JSONDecoder"
+        case .pipeline: "events/s through the embedded pipeline vs min(Kafka consume, APNs client) rates"
+        }
+    }
+}

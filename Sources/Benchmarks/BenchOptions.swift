@@ -1,0 +1,68 @@
+/// The command line: `callpush-bench [area…] [--seconds N] [--repeat N] [--quick]`.
+struct BenchOptions: Sendable {
+    /// Areas to run, in suite order; all of them when none was named.
+    var areas: [BenchArea] = BenchArea.allCases
+    /// Seconds per timed measurement (h2load `-D`, the client's duration, JSON rounds scale with it).
+    var seconds: Double = 2
+    /// Repetitions of every measurement; medians are reported. Default 3 (`--quick`: 1).
+    var repetitions: Int = 3
+    /// Short measurements and small counts: checks that everything runs, numbers are rough.
+    var quick = false
+    var help = false
+
+    static let usage = """
+        Usage: callpush-bench [area…] [--seconds N] [--repeat N] [--quick]
+
+        Runs the benchmark suite (release builds only) and prints every measurement as a ratio against a
+        reference measured in the same run. Areas (default: all, then a summary table):
+        \(BenchArea.allCases.map { "  \($0.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.summary)" }.joined(separator: "\n"))
+
+        Options:
+          --seconds N   seconds per timed measurement (default 2; --quick: 1)
+          --repeat N    repeat each measurement N times and report medians (default 3; --quick: 1)
+          --quick       short runs and small counts (allowed in debug builds, with a warning)
+          --help        this text
+        """
+
+    /// Parses `arguments` (without the program name).
+    /// - Throws: a message for an unknown area or option.
+    static func parse(_ arguments: [String]) throws(BenchUsageError) -> BenchOptions {
+        var options = BenchOptions()
+        var areas: [BenchArea] = []
+        var secondsGiven: Double?
+        var repetitionsGiven: Int?
+        var index = 0
+        func value(_ name: String) throws(BenchUsageError) -> Double {
+            index += 1
+            guard index < arguments.count, let number = Double(arguments[index]), number > 0 else {
+                throw BenchUsageError("\(name) needs a positive number")
+            }
+            return number
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--seconds": secondsGiven = try value(argument)
+            case "--repeat": repetitionsGiven = max(1, Int(try value(argument)))
+            case "--quick": options.quick = true
+            case "--help", "-h": options.help = true
+            default:
+                guard let area = BenchArea(rawValue: argument) else {
+                    throw BenchUsageError("unknown area or option '\(argument)'; see 'callpush-bench --help'")
+                }
+                if !areas.contains(area) { areas.append(area) }
+            }
+            index += 1
+        }
+        if !areas.isEmpty { options.areas = BenchArea.allCases.filter(areas.contains) }
+        options.seconds = secondsGiven ?? (options.quick ? 1 : 2)
+        options.repetitions = repetitionsGiven ?? (options.quick ? 1 : 3)
+        return options
+    }
+}
+
+/// A command-line mistake, reported on stderr with exit status 64.
+struct BenchUsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

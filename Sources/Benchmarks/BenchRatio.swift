@@ -1,0 +1,36 @@
+/// One measurement against its reference from the same run: the unit of the summary table.
+struct BenchRatio: Sendable {
+    let area: BenchArea
+    /// What was compared, e.g. `client -c 1 -m 100 req/s vs h2load`.
+    let name: String
+    let value: Double
+    let reference: Double
+    /// A target from the issue, if there is one.
+    let target: BenchTarget?
+
+    var ratio: Double { reference > 0 ? value / reference : 0 }
+
+    /// `nil` when there is no target.
+    var targetMet: Bool? { target.map { $0.isMet(by: ratio) } }
+
+    /// The line printed when the measurement is made, e.g. `ratio client… = 0.93× (target ≥ 1.0×: NOT met)`.
+    var line: String {
+        var text = "  ratio \(name) = \(BenchFormat.ratio(ratio))"
+        if let target { text += " (target \(target): \(target.isMet(by: ratio) ? "met" : "NOT met"))" }
+        return text
+    }
+}
+
+/// A bound on a ratio: at least (throughput) or at most (CPU per request).
+struct BenchTarget: Sendable, CustomStringConvertible {
+    enum Kind: Sendable { case atLeast, atMost }
+    let kind: Kind
+    let bound: Double
+
+    static func atLeast(_ bound: Double) -> BenchTarget { BenchTarget(kind: .atLeast, bound: bound) }
+    static func atMost(_ bound: Double) -> BenchTarget { BenchTarget(kind: .atMost, bound: bound) }
+
+    func isMet(by ratio: Double) -> Bool { kind == .atLeast ? ratio >= bound : ratio <= bound }
+
+    var description: String { (kind == .atLeast ? "≥ " : "≤ ") + BenchFormat.ratio(bound) }
+}

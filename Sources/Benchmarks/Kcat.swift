@@ -1,0 +1,55 @@
+import Foundation
+import Kafka
+
+/// kcat producing and consuming `messages` records shaped like ``KafkaThroughputProbe``'s (key = index, 200-byte
+/// value, 16 partitions, idempotent producer without compression) against an embedded mock cluster, timed as
+/// whole processes minus the time kcat needs to start and fetch metadata (`kcat -L`).
+struct Kcat {
+    struct Result: Sendable {
+        var producedPerSecond: Double
+        var consumedPerSecond: Double
+        var consumed: Int
+        /// Seconds of `kcat -L` subtracted from both runs.
+        var startupSeconds: Double
+    }
+
+    let path: String
+
+    func run(messages: Int, partitions: Int, valueSize: Int) throws -> Result {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = "probe"
+        try cluster.createTopic(topic, partitions: partitions)
+        let brokers = cluster.bootstrapServers
+        let input = NSTemporaryDirectory() + "callpush-bench-kcat-\(getpid()).txt"
+        let value = String(repeating: "a", count: valueSize)
+        var text = ""
+        text.reserveCapacity(messages * (valueSize + 10))
+        for index in 0..<messages { text += "\(index):\(value)\n" }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: input))
+        defer { unlink(input) }
+
+        let startup = try timed(["-L", "-b", brokers, "-t", topic]).seconds
+        let produce = try timed([
+            "-P", "-b", brokers, "-t", topic, "-K", ":", "-l", input, "-X", "enable.idempotence=true",
+            "-X", "compression.codec=none", "-X", "queue.buffering.max.messages=500000",
+        ])
+        guard produce.status == 0 else { throw BenchFailure("kcat -P failed: \(produce.output.suffix(300))") }
+        let consume = try timed(["-C", "-b", brokers, "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%o\\n"])
+        guard consume.status == 0 else { throw BenchFailure("kcat -C failed: \(consume.output.suffix(300))") }
+        let consumed = consume.output.split(separator: "\n").count
+        return Result(
+            producedPerSecond: Double(messages) / max(0.001, produce.seconds - startup),
+            consumedPerSecond: Double(consumed) / max(0.001, consume.seconds - startup),
+            consumed: consumed, startupSeconds: startup)
+    }
+
+    private func timed(_ arguments: [String]) throws -> (seconds: Double, status: Int32, output: String) {
+        let start = ContinuousClock.now
+        let process = try ChildProcess(path, arguments)
+        let output = process.wait(timeout: 300)
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (seconds, process.exitStatus ?? -1, output)
+    }
+}

@@ -1,0 +1,26 @@
+/// nghttpd (nghttp2-server) on a free loopback port with the bench certificate, as the reference server.
+struct Nghttpd {
+    let process: ChildProcess
+    let port: Int
+
+    /// Starts it with `-m 1000` (concurrent streams) and waits until it listens.
+    /// - Throws: ``BenchFailure`` when it does not come up.
+    static func start(path: String, certificate: BenchCertificate) throws(BenchFailure) -> Nghttpd {
+        let port = LoopbackPort.free()
+        let process = try ChildProcess(path, ["-m", "1000", "-d", certificate.documentRoot, "-a", "127.0.0.1",
+                                              String(port), certificate.privateKeyPath, certificate.certificatePath],
+                                       captureOutput: false)
+        guard LoopbackPort.waitUntilListening(port) else {
+            process.stop()
+            throw BenchFailure("nghttpd did not start on port \(port)")
+        }
+        return Nghttpd(process: process, port: port)
+    }
+
+    /// Stops it; returns the CPU seconds it used over its whole life.
+    @discardableResult
+    func stop() -> Double {
+        process.stop()
+        return process.cpuSeconds
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+/// Keeps `callpush-bench` working: a quick json run (allowed in debug builds, with a warning) exits 0 and prints
+/// its ratios. Numbers are not checked: they mean nothing in a debug build.
+@Suite struct BenchSmokeTests {
+    let bench = CallpushProcess.executable(named: "callpush-bench")
+
+    @Test func quickJSONRunPrintsRatios() throws {
+        let result = try CallpushProcess.run(["json", "--quick"], executable: bench, timeout: 60)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("ratio event decode ops/s vs JSONSerialization = "))
+        #expect(result.stdout.contains("ratio payload encode ops/s vs JSONSerialization = "))
+    }
+
+    @Test func unknownAreaIsAUsageError() throws {
+        let result = try CallpushProcess.run(["frobnicate"], executable: bench)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("unknown area or option 'frobnicate'"))
+    }
+
+    @Test func helpListsEveryArea() throws {
+        let result = try CallpushProcess.run(["--help"], executable: bench)
+        #expect(result.status == 0)
+        for area in ["http2", "apns", "kafka", "json", "pipeline"] {
+            #expect(result.stdout.contains("  \(area) "))
+        }
+    }
+}
