@@ -242,7 +242,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
 
     func enqueue(_ stream: ClientStream) {
         if localState == .closed {
-            stream.completion(.failure(closeError ?? HTTP2Error(.connectionClosed, reason: "connection closed")))
+            // Submitted from another thread while the connection was closing: never sent, so safe to retry.
+            let reason = "connection closed before send: \(closeError?.reason ?? "closed")"
+            stream.completion(.failure(HTTP2Error(.notProcessed, reason: reason)))
             return
         }
         if localState == .goingAway {

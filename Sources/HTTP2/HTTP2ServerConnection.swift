@@ -63,8 +63,14 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// Sends GOAWAY. `lastStreamID` defaults to the highest stream received so far; streams above it are not
     /// processed (their requests are not handed to the handler). The connection closes once the remaining streams
     /// are answered.
+    /// On the connection's loop thread (e.g. from a request handler) it is queued at once, ahead of answers and
+    /// resets submitted after it, so the client learns of it before it can reuse the connection.
     public func sendGoAway(lastStreamID: Int32? = nil, errorCode: UInt32 = 0, debugData: String = "") {
-        loop.execute { self.submitGoAway(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debugData) }
+        if loop.inEventLoop {
+            submitGoAway(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debugData)
+        } else {
+            loop.execute { self.submitGoAway(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debugData) }
+        }
     }
 
     /// Closes the TCP connection at once (RST, no GOAWAY, no TLS close_notify).

@@ -21,7 +21,10 @@ protocol TLSTransportDelegate: AnyObject {
 /// Output is collected once per loop turn and written with as few `SSL_write` calls as possible.
 /// Loop-thread only.
 final class TLSTransport: EventLoopHandler {
-    enum State { case connecting, handshaking, active, closed }
+    /// `lingering`: our side is finished (close_notify sent, write side shut down); we read and discard until the
+    /// peer closes or ``lingerTimeout`` passes, so a peer still sending does not get a reset that destroys the
+    /// GOAWAY and answers it has not read yet.
+    enum State { case connecting, handshaking, active, lingering, closed }
 
     let loop: EventLoop
     private(set) var state: State
@@ -36,6 +39,9 @@ final class TLSTransport: EventLoopHandler {
     private var outBuffer: [UInt8] = []
     private var outOffset = 0
     private var flushScheduled = false
+    private var lingerTimer: EventLoopTimer?
+    /// Longest wait for the peer to close after we finished. Default: 1 s.
+    static let lingerTimeout: Duration = .seconds(1)
     private var readBuffer: UnsafeMutableRawPointer
     private let readBufferSize = 64 * 1024
 
@@ -128,6 +134,8 @@ final class TLSTransport: EventLoopHandler {
         case .active:
             if events & Self.eventOut != 0 { writePending() }
             if state == .active && events & ~Self.eventOut != 0 { readAvailable() }
+        case .lingering:
+            discardInput()
         case .closed:
             break
         }
@@ -139,7 +147,7 @@ final class TLSTransport: EventLoopHandler {
         delegate.transportProduceOutput(into: &outBuffer)
         writePending()
         if state == .active && outOffset >= outBuffer.count && delegate.transportShouldClose() {
-            close(error: HTTP2Error(.connectionClosed, reason: "session finished"))
+            finish(error: HTTP2Error(.connectionClosed, reason: "session finished"))
         }
     }
 
@@ -270,14 +278,49 @@ final class TLSTransport: EventLoopHandler {
 
     // MARK: - Close
 
+    /// Ends a session that has nothing more to say: close_notify, shut down our write side, then linger reading
+    /// until the peer closes (or ``lingerTimeout``), and only then close the socket.
+    private func finish(error: HTTP2Error) {
+        guard state == .active, let ssl else {
+            close(error: error)
+            return
+        }
+        OpenSSLErrorStack.clear()
+        _ = SSL_shutdown(ssl)
+        OpenSSLErrorStack.clear()
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+        state = .lingering
+        interest = 0
+        setInterest(Self.eventIn)
+        lingerTimer = loop.schedule(at: .after(Self.lingerTimeout)) { [weak self] in
+            self?.close(error: error)
+        }
+        discardInput()
+    }
+
+    /// Lingering: reads and drops whatever the peer still sends; closes at its EOF or error.
+    private func discardInput() {
+        while state == .lingering {
+            let count = recv(fd, readBuffer, readBufferSize, 0)
+            if count > 0 { continue }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
+            close(error: HTTP2Error(.connectionClosed, reason: "session finished"))
+        }
+    }
+
     /// Closes now: best-effort TLS close_notify unless `abrupt`, then the socket. Idempotent.
     func close(error: HTTP2Error, abrupt: Bool = false) {
         guard state != .closed else { return }
-        let wasRegistered = state != .closed
+        let wasLingering = state == .lingering
         state = .closed
-        if wasRegistered { loop.deregister(fd: fd) }
+        lingerTimer?.cancel()
+        lingerTimer = nil
+        loop.deregister(fd: fd)
         if let ssl {
-            if abrupt {
+            if wasLingering {
+                // close_notify was sent when lingering began.
+            } else if abrupt {
                 Socket.setLingerZero(fd)
             } else {
                 // Push what is still buffered (e.g. a GOAWAY), then close_notify; never block.

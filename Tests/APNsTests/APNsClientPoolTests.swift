@@ -26,11 +26,9 @@ import Testing
         #expect(results.count == 2000)
         var byReason: [String: Int] = [:]
         for result in results { byReason[result.reason ?? "Success", default: 0] += 1 }
-        // Streams above GOAWAY's last-stream-id are re-sent, so normally every push is delivered. Under CPU load the
-        // HTTP2 server can close the socket before the client has read its GOAWAY (the client then sees EPIPE, no
-        // GOAWAY): those streams end as ConnectionLost (delivery unknown, not re-sent). See the report.
-        #expect(results.allSatisfy { $0.disposition == .delivered || $0.reason == "ConnectionLost" }, "\(byReason)")
-        #expect(byReason["Success", default: 0] >= 300, "\(byReason)")
+        // Streams above GOAWAY's last-stream-id are re-sent, so every push is delivered. (The server lingers after its
+        // GOAWAY until the client closes, so the client always reads the GOAWAY before the connection ends.)
+        #expect(results.allSatisfy { $0.disposition == .delivered }, "\(byReason)")
         // Each connection processes at most 200 streams, so the successes needed that many connections.
         let stats = fixture.server.connectionStats()
         #expect(stats.allSatisfy { $0.requests <= 200 }, "\(stats)")
@@ -49,12 +47,10 @@ import Testing
         let results = try await fixture.sendAll(try Self.requests(2000), timeout: .seconds(40))
         var byReason: [String: Int] = [:]
         for result in results { byReason[result.reason ?? "Success", default: 0] += 1 }
-        #expect(results.allSatisfy { $0.disposition == .delivered || $0.reason == "ConnectionLost" }, "\(byReason)")
-        #expect(byReason["Success", default: 0] >= 300, "\(byReason)")
+        #expect(results.allSatisfy { $0.disposition == .delivered }, "\(byReason)")
         let stats = fixture.server.connectionStats()
         #expect(stats.count >= 4)
         #expect(stats.allSatisfy { $0.requests <= 300 }, "\(stats)")
-        #expect(stats.contains { $0.refusedAfterGoAway > 0 })
     }
 
     @Test func firstRequestGoesAloneThenConcurrencyRises() async throws {

@@ -190,6 +190,36 @@ struct HTTP2ClientServerTests {
         #expect(errors.filter { $0.code == .connectionClosed }.count == 10)
         #expect(errors.filter { $0.code == .notProcessed && $0.isRetriable }.count == 20)
         #expect(connection.state == .closed)
+        // A request submitted after the close was never sent: safe to retry, not "connection lost".
+        let late = ResultCollector(expected: 1)
+        connection.submit(testRequest(server.port, id: 99)) { late.add($0) }
+        let lateResult = try #require(late.wait(seconds: 5)?.first)
+        guard case .failure(let lateError) = lateResult else { Issue.record("a closed connection answered"); return }
+        #expect(lateError.code == .notProcessed && lateError.isRetriable)
+    }
+
+    @Test func serverLingersAfterGoAwaySoTheClientReadsItWhileStillSending() async throws {
+        // The server answers 50 streams, then sends GOAWAY and finishes while the client keeps submitting. The client
+        // must see the GOAWAY (not a reset): everything is either answered or retriable.
+        let group = try EventLoopGroup(numberOfThreads: 2)
+        defer { group.shutdown() }
+        var configuration = HTTP2ServerConfiguration()
+        configuration.goAwayAfterStreams = 50
+        let server = try HTTP2Server(configuration: configuration, tls: try certificates.serverContext(), group: group) { _, responder in
+            responder.respond(status: 200, headers: [], body: [])
+        }
+        defer { server.stop() }
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+        let collector = ResultCollector(expected: 2000)
+        for i in 0..<2000 { connection.submit(testRequest(server.port, id: i)) { collector.add($0) } }
+        let results = try #require(collector.wait(seconds: 30))
+        let lost = results.filter { result in
+            if case .failure(let error) = result { return !error.isRetriable }
+            return false
+        }
+        #expect(lost.count == 0, "requests failed without being safe to retry, e.g. \(lost.prefix(2))")
+        #expect(results.filter { (try? $0.get().status) == 200 }.count == 50)
     }
 }
 

@@ -53,8 +53,13 @@ import Testing
             _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: 0, value: Array("r\(index)".utf8)))
         }
         #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(5)) { log.withLock { $0.holds } >= 1 })
-        #expect(consumer.pausedPartitions[KafkaTopicPartition(topic: topic, partition: 0)] == "retry_due")
-        #expect(registry.exposition().contains("callpush_kafka_paused_partitions{reason=\"retry_due\"} 1"))
+        // The poll thread pauses the partition on its next turn after the hold.
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(5)) {
+            consumer.pausedPartitions[KafkaTopicPartition(topic: topic, partition: 0)] == "retry_due"
+        })
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(5)) {
+            registry.exposition().contains("callpush_kafka_paused_partitions{reason=\"retry_due\"} 1")
+        })
         // The poll loop keeps running: partition 1 flows while partition 0 waits.
         for index in 0..<20 {
             _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: 1, value: Array("m\(index)".utf8)))
