@@ -61,20 +61,23 @@ let package = Package(
         ),
 
         // MARK: - Tests
-        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry"], swiftSettings: swiftSettings),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Telemetry"], swiftSettings: swiftSettings),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+
+        /// Helpers shared by the test targets (running other programs); not part of any product.
+        .target(name: "TestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Telemetry", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Crypto", "Telemetry", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "APNsTests",
-            dependencies: ["APNs", "APNsMock", "Crypto", "HTTP2", "Telemetry"],
+            dependencies: ["APNs", "APNsMock", "Crypto", "HTTP2", "Telemetry", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Telemetry"],
+            dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Telemetry", "TestSupport"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "CLITests", dependencies: ["callpush", "Benchmarks"], swiftSettings: swiftSettings),
+        .testTarget(name: "CLITests", dependencies: ["callpush", "Benchmarks", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

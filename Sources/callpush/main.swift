@@ -1,12 +1,12 @@
 import Foundation
 
 let tool = CommandLineTool(commands: [
-    ProduceCommand(),
-    KafkaMockCommand(),
+    DemoCommand(),
     RunCommand(),
     SendCommand(),
-    DemoCommand(),
+    ProduceCommand(),
     MockAPNsCommand(),
+    KafkaMockCommand(),
 ])
 let status = await tool.main(arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
 exit(status)

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Testing
+import TestSupport
 
 @testable import Crypto
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `callpush mock-apns` and `callpush send` as processes, against each other over TLS.
@@ -149,15 +150,7 @@ import Testing
         try process.run()
         defer { if process.isRunning { process.terminate() } }
         let reader = output.fileHandleForReading
-        func line() -> String {
-            var bytes: [UInt8] = []
-            while true {
-                let byte = reader.readData(ofLength: 1)
-                if byte.isEmpty || byte.first == UInt8(ascii: "\n") { break }
-                bytes.append(contentsOf: byte)
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }
+        func line() -> String { Subprocess.readLine(reader) }
         let parts = line().split(separator: " ")
         let address = String(parts[0])
         let ca = String(parts[1].dropFirst(3))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @preconcurrency import Glibc
 
 /// A long-running `callpush` subcommand (kafka-mock, mock-apns) started for a test; its first stdout line is
@@ -25,14 +26,7 @@ final class BackgroundProcess: @unchecked Sendable {
             firstLine = ""
             return
         }
-        var bytes: [UInt8] = []
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let byte = stdout.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte.first == UInt8(ascii: "\n") { break }
-            bytes.append(contentsOf: byte)
-        }
-        firstLine = String(decoding: bytes, as: UTF8.self)
+        firstLine = Subprocess.readLine(stdout.fileHandleForReading)
     }
 
     /// Sends SIGTERM and waits up to 15 s; returns the exit status (or -1 when it had to be killed).
@@ -71,19 +65,7 @@ final class BackgroundProcess: @unchecked Sendable {
 /// Runs an external tool (kcat, openssl, …) to completion.
 enum Tool {
     static func run(_ arguments: [String], input: String? = nil, timeout: TimeInterval = 30) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["timeout", String(Int(timeout))] + arguments
-        let output = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try? stdin.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try Subprocess.run(arguments, input: input, timeoutSeconds: timeout)
+        return (result.status, result.output)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `callpush` binary as a subprocess, the way people and scripts do.
 struct CallpushProcess {
@@ -20,39 +21,18 @@ struct CallpushProcess {
         return directory.appendingPathComponent(name)
     }
 
-    /// Runs to completion (killed after `timeout` seconds) with `input` on stdin.
+    /// Runs `executable` (callpush by default) to completion (killed after `timeout` seconds) with `input` on stdin.
     static func run(
         _ arguments: [String],
-        executable: URL = executable,
+        executable: URL = CallpushProcess.executable,
         environment: [String: String] = [:],
         input: String? = nil,
         timeout: TimeInterval = 60
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CALLPUSH_") }
         for (key, value) in environment { merged[key] = value }
-        process.environment = merged
-        let stdout = Pipe()
-        let stderr = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try? stdin.fileHandleForWriting.close()
-        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        let err = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        killer.cancel()
-        return Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err, as: UTF8.self)
-        )
+        let result = try Subprocess.run(arguments, executable: executable.path, environment: merged, input: input,
+                                        timeoutSeconds: timeout)
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }

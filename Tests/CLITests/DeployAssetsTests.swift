@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @preconcurrency import Glibc
 
@@ -49,36 +50,9 @@ import Testing
 
     /// Runs a tool found on PATH (or an absolute path) to completion, stdout and stderr apart.
     static func run(_ arguments: [String], timeout: Int = 60) throws -> ToolResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["timeout", String(timeout)] + arguments
-        process.currentDirectoryURL = root
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read stderr on another thread so neither pipe can fill up and block the tool.
-        let errorData = ErrorCollector()
-        let reader = Thread { errorData.data = stderr.fileHandleForReading.readDataToEndOfFile() }
-        reader.start()
-        let out = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !errorData.done { usleep(1000) }
-        return ToolResult(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-                          stderr: String(decoding: errorData.data, as: UTF8.self))
-    }
-
-    final class ErrorCollector: @unchecked Sendable {
-        private let lock = NSLock()
-        private var stored = Data()
-        private var finished = false
-        var data: Data {
-            get { lock.withLock { stored } }
-            set { lock.withLock { stored = newValue; finished = true } }
-        }
-        var done: Bool { lock.withLock { finished } }
+        let result = try Subprocess.run(["timeout", String(timeout)] + arguments, currentDirectory: root.path,
+                                        timeoutSeconds: Double(timeout + 5))
+        return ToolResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     // MARK: - callpush's own answers

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Finds a free TCP port on 127.0.0.1 (bind to 0, read it, close).
 func freePort() -> Int {
@@ -64,7 +65,7 @@ final class ExternalProcess: @unchecked Sendable {
             stop()
             return nil
         }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let data = Subprocess.readToEnd(output.fileHandleForReading)
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

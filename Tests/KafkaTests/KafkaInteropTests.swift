@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 import Telemetry
 import Testing
@@ -15,20 +16,9 @@ let kcatPath: String? = ["/usr/bin/kcat", "/usr/local/bin/kcat"].first {
 struct KafkaInteropTests {
     /// Runs `kcat` under `timeout` with `input` on stdin; returns stdout.
     static func kcat(_ arguments: [String], input: String = "", seconds: Int = 20) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = [String(seconds), kcatPath!] + arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let result = try Subprocess.run([String(seconds), kcatPath!] + arguments, executable: "/usr/bin/timeout",
+                                        input: input, timeoutSeconds: Double(seconds + 5))
+        return (result.status, result.stdout)
     }
 
     @Test func kcatProducesOurConsumerReads() async throws {

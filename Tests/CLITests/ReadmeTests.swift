@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// The README documents what the binary really offers: every command, and every setting of `callpush run` with
+/// its variable and default.
+@Suite struct ReadmeTests {
+    static let readme: String = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+    }()
+
+    @Test func everyCommandHasASection() throws {
+        let overview = try CallpushProcess.run(["--help"])
+        let names = overview.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            .drop { !$0.hasPrefix("Commands:") }.dropFirst()
+            .prefix { !$0.isEmpty }
+            .compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(names.count >= 6)
+        let headings = Self.readme.split(separator: "\n").filter { $0.hasPrefix("### ") }
+        for name in names {
+            #expect(headings.contains { $0.contains("`callpush \(name)`") }, "README has no section for callpush \(name)")
+        }
+    }
+
+    @Test func everyRunSettingIsInTheConfigurationTable() throws {
+        let help = try CallpushProcess.run(["run", "--help"]).stdout
+        var checked = 0
+        for line in help.split(separator: "\n") {
+            guard let flag = line.split(separator: " ").first(where: { $0.hasPrefix("--") }),
+                  let variable = line.range(of: #"CALLPUSH_[A-Z0-9_]+"#, options: .regularExpression).map({ String(line[$0]) }),
+                  flag != "--print-config"
+            else { continue }
+            // --kafka-retry-tiers → kafka.retry-tiers: the first dash separates the section.
+            let name = String(flag.dropFirst(2))
+            guard let dash = name.firstIndex(of: "-") else { continue }
+            let key = name[..<dash] + "." + name[name.index(after: dash)...]
+            let row = Self.readme.split(separator: "\n").first { $0.hasPrefix("| `\(key)` |") }
+            #expect(row != nil, "README configuration table lacks \(key)")
+            #expect(row?.contains("`\(variable)`") == true, "README row of \(key) lacks \(variable)")
+            if let range = line.range(of: #"\[default: [^\]]+\]"#, options: .regularExpression) {
+                let value = line[range].dropFirst("[default: ".count).dropLast()
+                #expect(row?.contains("`\(value)`") == true, "README row of \(key) lacks its default \(value)")
+            }
+            checked += 1
+        }
+        #expect(checked >= 40)
+    }
+
+    @Test func theTwoCommandsAreUpFront() {
+        let start = Self.readme.prefix(2_000)
+        #expect(start.contains("make demo"))
+        #expect(start.contains("make test"))
+    }
+}
