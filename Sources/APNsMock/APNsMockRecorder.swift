@@ -17,7 +17,9 @@ public final class APNsMockRecorder: Sendable {
     }
 
     private struct State {
-        var entries: [Entry] = []
+        /// A ring: once full, `next` is the oldest entry and is overwritten next.
+        var ring: [Entry] = []
+        var next = 0
         var countsByOutcome: [String: Int] = [:]
         var total = 0
     }
@@ -32,13 +34,19 @@ public final class APNsMockRecorder: Sendable {
         state.withLock { state in
             state.total += 1
             state.countsByOutcome[entry.outcome, default: 0] += 1
-            if state.entries.count >= capacity { state.entries.removeFirst(state.entries.count - capacity + 1) }
-            state.entries.append(entry)
+            if state.ring.count < capacity {
+                state.ring.append(entry)
+            } else {
+                state.ring[state.next] = entry
+                state.next = (state.next + 1) % capacity
+            }
         }
     }
 
     /// The kept entries, oldest first.
-    public var entries: [Entry] { state.withLock { $0.entries } }
+    public var entries: [Entry] {
+        state.withLock { state in Array(state.ring[state.next...] + state.ring[..<state.next]) }
+    }
     /// Count per outcome (`"Success"`, a reason such as `"Unregistered"`, `"Stalled"`, `"Dropped"`).
     public var countsByOutcome: [String: Int] { state.withLock { $0.countsByOutcome } }
     /// Streams handled.

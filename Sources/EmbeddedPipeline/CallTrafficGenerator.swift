@@ -34,7 +34,7 @@ public final class CallTrafficGenerator: Sendable {
     /// - Returns: the number of events acknowledged.
     public func run(rate: Double, count: Int?, duration: Duration, seed: UInt64 = 42) async -> Int {
         var random = SeededRandom(seed: seed)
-        var pendingHangUps: [(due: ContinuousClock.Instant, hangUp: (Int64) -> String, callID: String)] = []
+        var pendingHangUps = DueQueue<(hangUp: (Int64) -> String, callID: String)>()
         let start = ContinuousClock.now
         let end = start + duration
         var emitted = 0
@@ -42,10 +42,8 @@ public final class CallTrafficGenerator: Sendable {
         let limit = count ?? Int.max
         while true {
             let now = ContinuousClock.now
-            pendingHangUps.sort { $0.due < $1.due }
-            while let first = pendingHangUps.first, first.due <= now, emitted < limit {
-                pendingHangUps.removeFirst()
-                await produce(callID: first.callID, json: first.hangUp(Int64(Date().timeIntervalSince1970 * 1000)))
+            while emitted < limit, let due = pendingHangUps.popDue(at: now) {
+                await produce(callID: due.callID, json: due.hangUp(Int64(Date().timeIntervalSince1970 * 1000)))
                 emitted += 1
             }
             let elapsed = now - start
@@ -57,7 +55,7 @@ public final class CallTrafficGenerator: Sendable {
                 emitted += 1
                 if let hangUp = call.hangUp {
                     let delay = Double.random(in: mix.hangUpDelaySeconds, using: &random)
-                    pendingHangUps.append((now + .milliseconds(Int(delay * 1000)), hangUp, call.callID))
+                    pendingHangUps.insert((hangUp, call.callID), due: now + .milliseconds(Int(delay * 1000)))
                 }
             }
             if emitted >= limit || (now >= end && pendingHangUps.isEmpty) || Task.isCancelled { break }

@@ -261,8 +261,8 @@ import Testing
     @Test func recorderIsBounded() throws {
         let recorder = APNsMockRecorder(capacity: 3)
         let mock = APNsMockValidator(configuration: APNsMockConfiguration(clock: clock), recorder: recorder)
-        for _ in 0..<10 { _ = mock.handle(try request(set: ["authorization": nil]), connection: .init()) }
-        #expect(recorder.entries.count == 3)
+        for index in 0..<10 { _ = mock.handle(try request(set: ["authorization": nil]), connection: .init(id: index)) }
+        #expect(recorder.entries.map(\.connectionID) == [7, 8, 9], "the most recent, oldest first")
         #expect(recorder.totalCount == 10)
         recorder.reset()
         #expect(recorder.totalCount == 0)
