@@ -1,3 +1,4 @@
+import APNsMock
 import Foundation
 public import Kafka
 import Synchronization
@@ -33,7 +34,7 @@ public final class CallTrafficGenerator: Sendable {
     /// (whichever comes first), then waits for every delivery report.
     /// - Returns: the number of events acknowledged.
     public func run(rate: Double, count: Int?, duration: Duration, seed: UInt64 = 42) async -> Int {
-        var random = SeededRandom(seed: seed)
+        var random = APNsMockRandom(seed: seed)
         var pendingHangUps = DueQueue<(hangUp: (Int64) -> String, callID: String)>()
         let start = ContinuousClock.now
         let end = start + duration
@@ -90,7 +91,7 @@ public final class CallTrafficGenerator: Sendable {
         let hangUp: ((Int64) -> String)?
     }
 
-    private func makeCall(number: Int, random: inout SeededRandom) -> Call {
+    private func makeCall(number: Int, random: inout APNsMockRandom) -> Call {
         let callID = "call-\(number)"
         if Double.random(in: 0..<1, using: &random) < mix.malformedFraction {
             return Call(callID: callID, incoming: #"{"event_id":"broken-\#(number)","type":"incoming","call_id":"#, hangUp: nil)
@@ -111,17 +112,4 @@ public final class CallTrafficGenerator: Sendable {
     }
 
     private static func token(for number: Int) -> String { String(format: "%064x", number &* 2_654_435_761) }
-}
-
-/// SplitMix64: a small seedable generator so generated traffic is reproducible.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -55,14 +55,9 @@ final class TLSTransport: EventLoopHandler {
         self.isClient = true
         self.requireH2 = true
         self.state = .connecting
-        self.readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
-        OpenSSLErrorStack.clear()
-        guard let ssl = SSL_new(context.context) else {
-            readBuffer.deallocate()
-            throw HTTP2Error(.tlsConfiguration, reason: "SSL_new: \(OpenSSLErrorStack.drain())")
-        }
+        let ssl = try Self.makeSSL(context, fd: fd)
         self.ssl = ssl
-        SSL_set_fd(ssl, fd)
+        self.readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
         SSL_set_connect_state(ssl)
         let name = context.serverName ?? host
         if Socket.isIPAddress(name) {
@@ -75,6 +70,16 @@ final class TLSTransport: EventLoopHandler {
         }
     }
 
+    /// A new SSL object on `fd`, or the OpenSSL error.
+    private static func makeSSL(_ context: TLSContext, fd: Int32) throws(HTTP2Error) -> OpaquePointer {
+        OpenSSLErrorStack.clear()
+        guard let ssl = SSL_new(context.context) else {
+            throw HTTP2Error(.tlsConfiguration, reason: "SSL_new: \(OpenSSLErrorStack.drain())")
+        }
+        SSL_set_fd(ssl, fd)
+        return ssl
+    }
+
     /// Server transport: `fd` is an accepted socket.
     init(loop: EventLoop, acceptedFD fd: Int32, context: TLSContext) throws(HTTP2Error) {
         self.loop = loop
@@ -82,14 +87,9 @@ final class TLSTransport: EventLoopHandler {
         self.isClient = false
         self.requireH2 = false
         self.state = .handshaking
-        self.readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
-        OpenSSLErrorStack.clear()
-        guard let ssl = SSL_new(context.context) else {
-            readBuffer.deallocate()
-            throw HTTP2Error(.tlsConfiguration, reason: "SSL_new: \(OpenSSLErrorStack.drain())")
-        }
+        let ssl = try Self.makeSSL(context, fd: fd)
         self.ssl = ssl
-        SSL_set_fd(ssl, fd)
+        self.readBuffer = .allocate(byteCount: readBufferSize, alignment: 16)
         SSL_set_accept_state(ssl)
     }
 

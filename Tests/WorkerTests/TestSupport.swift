@@ -1,19 +1,10 @@
 import APNs
+import APNsMock
 import Foundation
 @testable import Worker
 
-/// A deterministic random generator for fuzz tests (SplitMix64).
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// The deterministic generator the fuzz tests use (SplitMix64, shared with the mock APNs server).
+typealias SplitMix64 = APNsMockRandom
 
 enum Fixtures {
     static let token = String(repeating: "a1b2c3d4", count: 8)
