@@ -9,6 +9,9 @@ public final class APNsMockConnectionState: Sendable {
     struct State {
         var boundKeyID: String?
         var currentToken: String?
+        /// The last token whose signature verified on this connection, with its key id and `iat`: APNs does not
+        /// re-verify an unchanged token on every request, and neither does the mock.
+        var verifiedToken: (jwt: String, keyID: String, issuedAt: Int64)?
         var currentTokenSince: Double = 0
         var tokenUpdates = 0
         var streams = 0

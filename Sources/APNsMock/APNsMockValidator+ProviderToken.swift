@@ -16,23 +16,47 @@ extension APNsMockValidator {
         let scheme = "bearer "
         guard authorization.count > scheme.count, authorization.lowercased().hasPrefix(scheme) else { return invalid }
         let jwt = String(authorization.dropFirst(scheme.count))
+        let keyID: String
+        let issuedAt: Int64
+        if let verified = connection.state.withLock({ $0.verifiedToken }), verified.jwt == jwt, keys[verified.keyID] != nil {
+            (keyID, issuedAt) = (verified.keyID, verified.issuedAt)
+        } else {
+            switch verify(jwt, keys: keys, teamID: teamID) {
+            case .none: return invalid
+            case .some(let token): (keyID, issuedAt) = token
+            }
+            connection.state.withLock { $0.verifiedToken = (jwt, keyID, issuedAt) }
+        }
+        return checkAgeAndUpdates(jwt: jwt, keyID: keyID, issuedAt: issuedAt, connection: connection)
+    }
+
+    /// Decodes and verifies a JWT: ES256, a known `kid`, `iss == teamID`, an integer `iat`, a valid signature.
+    /// - Returns: the key id and `iat`, or nil when it is not a valid provider token.
+    private func verify(_ jwt: String, keys: [String: ES256PublicKey], teamID: String) -> (keyID: String, issuedAt: Int64)? {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
             let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
             let signature = Base64URL.decode(parts[2]),
             let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any],
             let claims = (try? JSONSerialization.jsonObject(with: Data(claimBytes))) as? [String: Any]
-        else { return invalid }
+        else { return nil }
         guard header["alg"] as? String == "ES256", let keyID = header["kid"] as? String, let key = keys[keyID] else {
-            return invalid
+            return nil
         }
-        guard claims["iss"] as? String == teamID, let issuedAt = Self.integer(claims["iat"]) else { return invalid }
+        guard claims["iss"] as? String == teamID, let issuedAt = Self.integer(claims["iat"]) else { return nil }
         let signingInput = Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         let verified = signature.count == 64
             ? key.isValidSignature(signature, for: signingInput)
             : key.isValidDERSignature(signature, for: signingInput)
-        guard verified else { return invalid }
+        return verified ? (keyID, issuedAt) : nil
+    }
 
+    /// The time rules: not from the future, at most an hour old, not replaced too often on one connection, and
+    /// (when configured) always the key the connection started with.
+    private func checkAgeAndUpdates(jwt: String, keyID: String, issuedAt: Int64, connection: APNsMockConnectionState)
+        -> Rejection?
+    {
+        let invalid = Rejection(403, .invalidProviderToken)
         let now = configuration.clock.now()
         let age = now - Double(issuedAt)
         guard age >= -configuration.maximumTokenClockSkewSeconds else { return invalid }
