@@ -42,33 +42,3 @@ public struct HTTP2ServerConfiguration: Sendable {
     }
 }
 
-/// A complete request received by an `HTTP2Server`.
-public struct HTTP2ServerRequest: Sendable {
-    public var method: String
-    public var path: String
-    public var authority: String
-    public var scheme: String
-    /// Regular header fields (no pseudo-headers), in arrival order.
-    public var headers: [HTTP2Header]
-    public var body: [UInt8]
-    public var streamID: Int32
-    /// The connection it arrived on (to change its SETTINGS, send GOAWAY, or drop it).
-    public var connection: HTTP2ServerConnection
-}
-
-/// Answers one request, once, from any thread and at any time (later calls and calls after the stream was reset
-/// or the connection closed are ignored).
-public struct HTTP2ServerResponder: Sendable {
-    let connection: HTTP2ServerConnection
-    let streamID: Int32
-
-    /// Sends the response: HEADERS with `:status` and `headers`, then `body` (if any) with END_STREAM.
-    public func respond(status: Int, headers: [HTTP2Header] = [], body: [UInt8] = []) {
-        connection.respond(streamID: streamID, status: status, headers: headers, body: body)
-    }
-
-    /// Resets the stream with `errorCode` (e.g. 7 = REFUSED_STREAM) instead of answering.
-    public func reset(errorCode: UInt32) {
-        connection.reset(streamID: streamID, errorCode: errorCode)
-    }
-}

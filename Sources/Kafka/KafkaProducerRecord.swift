@@ -22,13 +22,3 @@ public struct KafkaProducerRecord: Sendable {
     }
 }
 
-/// A successful delivery: the broker has acknowledged the record (`acks=all`).
-public struct KafkaDeliveryReport: Sendable, Hashable {
-    public var topic: String
-    public var partition: Int32
-    /// The record's offset; `nil` when librdkafka does not know it (possible for idempotent retries).
-    public var offset: Int64?
-    /// The producer-assigned id of the record (unique per producer), as returned by
-    /// ``KafkaProducer/produce(_:completion:)``.
-    public var id: UInt
-}

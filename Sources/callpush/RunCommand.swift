@@ -83,14 +83,3 @@ struct RunCommand: Command {
     }
 }
 
-/// Set once librdkafka reports a fatal error.
-final class FatalFlag: Sendable {
-    private let raised = Atomic<Bool>(false)
-    func raise() { raised.store(true, ordering: .relaxed) }
-    var isRaised: Bool { raised.load(ordering: .relaxed) }
-}
-
-/// The version callpush reports in `callpush_build_info` and logs.
-enum CallpushVersion {
-    static let current = "0.1.0"
-}

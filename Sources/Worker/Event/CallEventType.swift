@@ -33,13 +33,5 @@ public struct CallEventType: RawRepresentable, Hashable, Sendable, CustomStringC
     public var description: String { rawValue }
 }
 
-/// Which kind of push the device token belongs to.
-public enum CallPushKind: String, Hashable, Sendable, CaseIterable {
-    /// A UserNotifications token: alert push with `mutable-content`, the Notification Service Extension rings.
-    case alert
-    /// A PushKit VoIP token: `apns-push-type: voip`, topic `<bundle>.voip`, CallKit rings.
-    case voip
-}
-
 /// The APNs environment of an event's device token (`production` or `sandbox`).
 public typealias CallEnvironment = APNsEnvironment
