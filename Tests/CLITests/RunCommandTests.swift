@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `callpush run` as a process between `callpush kafka-mock` and `callpush mock-apns`: configuration errors,
@@ -123,6 +124,31 @@ import Testing
         #expect(second.terminate() == 0)
         #expect(receipts.count == 1000, "every event has a receipt; restarted worker said:\n\(second.logTail)")
         #expect(receipts.values.allSatisfy { $0 == 1 }, "a graceful drain leaves no duplicates")
+    }
+
+    @Test func aSecondSignalExitsAtOnce() throws {
+        let bed = try Bed(latencyMilliseconds: 20_000)  // answers take 20 s: a graceful drain would wait
+        try bed.produce(50, prefix: "s")
+        let port = FreePort.next()
+        var arguments = bed.workerArguments
+        arguments[arguments.firstIndex(of: "--metrics-port")! + 1] = String(port)
+        let worker = try BackgroundProcess(arguments, readFirstLine: false)
+        let deadline = Date().addingTimeInterval(30)
+        var inFlight = 0
+        while inFlight == 0 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
+            inFlight = metrics.split(separator: "\n").first { $0.hasPrefix("callpush_inflight_events ") }
+                .flatMap { Double($0.split(separator: " ")[1]) }.map(Int.init) ?? 0
+        }
+        #expect(inFlight > 0, "events are waiting for APNs when the signals come")
+        let started = Date()
+        kill(worker.process.processIdentifier, SIGTERM)
+        Thread.sleep(forTimeInterval: 0.3)
+        kill(worker.process.processIdentifier, SIGTERM)
+        worker.process.waitUntilExit()
+        #expect(worker.process.terminationStatus == 130, "\(worker.logTail)")
+        #expect(Date().timeIntervalSince(started) < 15, "it did not wait for the 20 s answers")
     }
 
     @Test func sigkillAndRestartLoseNothing() throws {

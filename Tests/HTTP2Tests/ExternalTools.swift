@@ -1,23 +1,8 @@
 import Foundation
 import TestSupport
 
-/// Finds a free TCP port on 127.0.0.1 (bind to 0, read it, close).
-func freePort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
+/// A free TCP port on 127.0.0.1.
+func freePort() -> Int { FreePort.next() }
 
 /// True once something accepts TCP connections on 127.0.0.1:`port` (bounded).
 func waitForPort(_ port: Int, seconds: Double = 5) -> Bool {
