@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Telemetry
+import TestSupport
 
 @testable import Kafka
 
@@ -52,15 +53,10 @@ enum KafkaTestSupport {
         }
     }
 
-    /// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
+    /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
     @discardableResult
     static func waitUntil(timeout: Duration, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
+        await Eventually.waitUntil(timeout: timeout, condition)
     }
 
     /// Produces `count` records `"<index>"` round-robin over `partitions` partitions and waits for all reports.

@@ -3,6 +3,7 @@ import Foundation
 import Kafka
 import Synchronization
 import Telemetry
+import TestSupport
 
 @testable import Worker
 
@@ -90,12 +91,7 @@ final class PipelineHarness: Sendable {
 
     @discardableResult
     static func waitUntil(timeout: Duration, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
+        await Eventually.waitUntil(timeout: timeout, interval: .milliseconds(20), condition)
     }
 
     /// `callpush_outcomes_total` per outcome from a registry's exposition.
