@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import HTTP2
 import Testing
 
@@ -46,11 +47,9 @@ struct HTTP2ClientServerTests {
         #expect(ok == perConnection * connections.count)
         for connection in connections {
             // The published counters are refreshed on the loop after the last completion ran.
-            let deadline = ContinuousClock.now + .seconds(2)
-            while connection.activeStreams + connection.queuedRequests > 0 && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            #expect(connection.activeStreams == 0 && connection.queuedRequests == 0)
+            #expect(await Eventually.waitUntil(timeout: .seconds(2)) {
+                connection.activeStreams == 0 && connection.queuedRequests == 0
+            })
             connection.close()
         }
     }
