@@ -1,4 +1,5 @@
 import APNs
+import EmbeddedPipeline
 import Foundation
 import Kafka
 import Synchronization
@@ -35,18 +36,13 @@ final class PipelineHarness: Sendable {
         }
     }
 
+    /// The embedded default's fast group membership and offset storage, on this cluster and group.
     static func consumerConfiguration(_ bootstrap: String, group: String) -> KafkaConsumerConfiguration {
-        var consumer = KafkaConsumerConfiguration()
+        var consumer = EmbeddedPipelineConfiguration.demoWorker.consumer
         consumer.bootstrapServers = bootstrap
         consumer.groupID = group
         consumer.clientID = "worker-\(UUID().uuidString.prefix(8))"
-        consumer.sessionTimeout = .seconds(6)
-        consumer.heartbeatInterval = .seconds(1)
-        consumer.autoCommitInterval = .milliseconds(200)
-        consumer.statisticsInterval = .seconds(1)
-        consumer.revokeDrainTimeout = .seconds(2)
         consumer.closeDrainTimeout = .seconds(10)
-        consumer.offsetStoreInterval = .milliseconds(20)
         return consumer
     }
 

@@ -34,6 +34,8 @@ public final class Dispatcher: Sendable {
     private let metrics: WorkerMetrics
     private let clock: any WorkerClock
     private let logger: Logger
+    /// The retry tier topics, to tell a retry record among an outcome's records.
+    private let retryTopics: Set<String>
     private let stopped = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
 
@@ -55,6 +57,7 @@ public final class Dispatcher: Sendable {
         self.metrics = metrics
         self.clock = clock
         self.logger = logger
+        self.retryTopics = Set(configuration.routing.retry.tiers.map(\.topic))
         // Every output topic's failure series exists from the start, so dashboards and alerts see 0, not nothing.
         let routing = configuration.routing
         var outputs = routing.retry.tiers.map(\.topic) + [routing.deadLetterTopic, routing.invalidatedTokensTopic]
@@ -144,8 +147,7 @@ public final class Dispatcher: Sendable {
             record: record, event: event, input: input, now: clock.nowMilliseconds(), callEnded: callEnded,
             latencyMilliseconds: latencyMilliseconds
         )
-        let tiers = Set(configuration.routing.retry.tiers.map(\.topic))
-        let retryTier = decision.records.first { tiers.contains($0.topic) }?.topic
+        let retryTier = decision.records.first { retryTopics.contains($0.topic) }?.topic
         let complete: @Sendable () -> Void = { [metrics] in
             metrics.record(outcome: decision.outcome, reason: decision.reason, retryTier: retryTier)
             done(decision.outcome)

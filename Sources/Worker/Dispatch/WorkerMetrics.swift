@@ -8,6 +8,8 @@ public struct WorkerMetrics: Sendable {
     public let endToEndLatency: Histogram
     /// `callpush_inflight_events`: consumed events whose outcome is not final yet.
     public let inFlight: Gauge
+    /// `callpush_outcomes_total{outcome}`, looked up once: every event counts one.
+    private let outcomes: [Outcome: Counter]
 
     public init(registry: MetricsRegistry) {
         self.registry = registry
@@ -17,7 +19,10 @@ public struct WorkerMetrics: Sendable {
             buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
         )
         inFlight = registry.gauge("callpush_inflight_events", help: "Consumed events whose outcome is not final yet.")
-        for outcome in Outcome.allCases { _ = outcomeCounter(outcome) }
+        outcomes = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { outcome in
+            (outcome, registry.counter("callpush_outcomes_total", help: "Final outcome of each consumed event.",
+                                       labels: ["outcome": outcome.rawValue]))
+        })
     }
 
     public func consumed(topic: String) {
@@ -25,11 +30,7 @@ public struct WorkerMetrics: Sendable {
             .increment()
     }
 
-    public func outcomeCounter(_ outcome: Outcome) -> Counter {
-        registry.counter(
-            "callpush_outcomes_total", help: "Final outcome of each consumed event.", labels: ["outcome": outcome.rawValue]
-        )
-    }
+    public func outcomeCounter(_ outcome: Outcome) -> Counter { outcomes[outcome]! }
 
     /// Counts one final outcome and its detail: the retry tier topic, the dead-letter or invalidation reason.
     public func record(outcome: Outcome, reason: String?, retryTier: String?) {
