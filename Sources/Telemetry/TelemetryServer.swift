@@ -10,7 +10,10 @@ import Synchronization
 ///
 /// One thread multiplexes every connection with `poll(2)` on non-blocking sockets; each connection answers one
 /// request and closes. Unknown paths get 404, other methods 405, malformed requests 400, oversized heads 431,
-/// and clients too slow to send a request 408, so no client can block the others.
+/// and clients too slow to send a request 408, so no client can block the others. At the connection cap a new
+/// connection evicts the oldest one that has not sent a complete request (or, when every connection is answering,
+/// the oldest of all), so idle or half-sent connections held open cannot keep probes and scrapes out; evictions are
+/// counted in `callpush_telemetry_connections_evicted_total`.
 public final class TelemetryServer: Sendable {
     public let configuration: TelemetryServerConfiguration
     private let registry: MetricsRegistry
@@ -20,6 +23,7 @@ public final class TelemetryServer: Sendable {
     private let wakeup: (read: Int32, write: Int32)
     private let running = Atomic<Bool>(true)
     private let finished = DispatchSemaphore(value: 0)
+    private let evictions: Counter
     /// The port actually bound (useful with port 0).
     public let port: Int
 
@@ -35,6 +39,9 @@ public final class TelemetryServer: Sendable {
         self.registry = registry
         self.readiness = readiness
         self.logger = logger
+        self.evictions = registry.counter(
+            "callpush_telemetry_connections_evicted_total",
+            help: "Connections the metrics server closed at its connection cap to make room for a new one.")
         let (listener, port) = try Self.bind(host: configuration.host, port: configuration.port)
         self.listener = listener
         self.port = port
@@ -69,17 +76,23 @@ public final class TelemetryServer: Sendable {
     private final class Connection {
         let fd: Int32
         let deadline: Double
+        /// Accept order: the eviction victim is the connection with the lowest.
+        let sequence: UInt64
         var input: [UInt8] = []
         var output: [UInt8] = []
         var written = 0
-        init(fd: Int32, deadline: Double) {
+        init(fd: Int32, deadline: Double, sequence: UInt64) {
             self.fd = fd
             self.deadline = deadline
+            self.sequence = sequence
         }
+        /// Still waiting for a complete request (idle or half-sent), rather than being answered.
+        var isWaitingForRequest: Bool { output.isEmpty }
     }
 
     private func serve() {
         var connections: [Int32: Connection] = [:]
+        var accepted: UInt64 = 0
         var buffer = [UInt8](repeating: 0, count: 4096)
         while running.load(ordering: .acquiring) {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0)]
@@ -90,7 +103,7 @@ public final class TelemetryServer: Sendable {
             let ready = poll(&fds, nfds_t(fds.count), 250)
             if ready < 0 && errno != EINTR { break }
             let now = Self.monotonicSeconds()
-            if fds[0].revents & Int16(POLLIN) != 0 { acceptAll(into: &connections, now: now) }
+            if fds[0].revents & Int16(POLLIN) != 0 { acceptAll(into: &connections, accepted: &accepted, now: now) }
             for entry in fds.dropFirst(2) where entry.revents != 0 {
                 guard let connection = connections[entry.fd] else { continue }
                 if connection.output.isEmpty {
@@ -105,24 +118,33 @@ public final class TelemetryServer: Sendable {
                     connections[connection.fd] = nil
                 }
             }
-            for connection in connections.values where connection.output.isEmpty && now > connection.deadline {
+            for connection in connections.values where connection.isWaitingForRequest && now > connection.deadline {
                 respond(connection, status: 408, reason: "Request Timeout", body: "request timeout\n")
             }
         }
         for connection in connections.values { close(connection.fd) }
     }
 
-    private func acceptAll(into connections: inout [Int32: Connection], now: Double) {
+    private func acceptAll(into connections: inout [Int32: Connection], accepted: inout UInt64, now: Double) {
         while true {
             let fd = accept(listener, nil, nil)
             if fd < 0 { return }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            if connections.count >= configuration.maximumConnections {
-                close(fd)
-                continue
+            if connections.count >= max(1, configuration.maximumConnections), let victim = Self.evictionVictim(connections) {
+                close(victim.fd)
+                connections[victim.fd] = nil
+                evictions.increment()
             }
-            connections[fd] = Connection(fd: fd, deadline: now + configuration.requestTimeoutSeconds)
+            accepted += 1
+            connections[fd] = Connection(fd: fd, deadline: now + configuration.requestTimeoutSeconds, sequence: accepted)
         }
+    }
+
+    /// The oldest connection still waiting for its request; when every connection is being answered (a slow
+    /// reader), the oldest of all.
+    private static func evictionVictim(_ connections: [Int32: Connection]) -> Connection? {
+        let waiting = connections.values.filter(\.isWaitingForRequest)
+        return (waiting.isEmpty ? Array(connections.values) : waiting).min { $0.sequence < $1.sequence }
     }
 
     private func readRequest(_ connection: Connection, buffer: inout [UInt8]) {

@@ -40,6 +40,12 @@ final class RawHTTPClient {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// True when the server has neither answered nor closed the connection (a non-blocking read would block).
+    var isOpenWithoutData: Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
+    }
+
     static func request(port: Int, _ text: String) throws -> String {
         let client = try RawHTTPClient(port: port)
         client.send(text)

@@ -99,6 +99,32 @@ import Testing
         #expect(response.statusLine == "HTTP/1.1 200 OK")
     }
 
+    /// 300 connections held open (half idle, half with a half-sent request) against a cap of 64 and a request
+    /// timeout far beyond the client's 10 s receive timeout: without eviction no probe would be answered.
+    @Test func heldConnectionsAreEvictedSoProbesAndScrapesAnswer() throws {
+        let (server, _, readiness) = try makeServer(timeout: 600)
+        defer { server.stop() }
+        readiness.set(true)
+        var held: [RawHTTPClient] = []
+        for index in 0..<300 {
+            let client = try RawHTTPClient(port: server.port)
+            if index % 2 == 1 { client.send("GET /metr") }
+            held.append(client)
+        }
+        for path in ["/healthz", "/readyz"] {
+            let response = try RawHTTPClient.request(port: server.port, "GET \(path) HTTP/1.1\r\n\r\n")
+            #expect(response.statusLine == "HTTP/1.1 200 OK", "\(path)")
+        }
+        let metrics = try RawHTTPClient.request(port: server.port, "GET /metrics HTTP/1.1\r\n\r\n")
+        #expect(metrics.statusLine == "HTTP/1.1 200 OK")
+        let evicted = metrics.body.split(separator: "\n").first { $0.hasPrefix("callpush_telemetry_connections_evicted_total ") }
+        let count = evicted.flatMap { Double($0.split(separator: " ")[1]) } ?? 0
+        #expect(count >= 236, "\(evicted ?? "no eviction counter")")
+        // The oldest held connection was closed without an answer; the newest is still open.
+        #expect(held[0].readAll().isEmpty)
+        #expect(held[299].isOpenWithoutData)
+    }
+
     @Test func badBindAddressIsAClearError() {
         var configuration = TelemetryServerConfiguration()
         configuration.host = "not-an-address"
