@@ -1,15 +1,20 @@
 # callpush: two commands on a fresh Debian 12 machine with Swift installed:
 #   make demo   installs missing apt packages, builds release, runs the whole pipeline on the embedded default
 #   make test   installs what the tests need, runs the whole test suite
+# and, for the container image (docker or podman; see README "Container image"):
+#   make image        builds Deploy/Dockerfile as $(IMAGE), without a registry if none is reachable
+#   make test-image   runs it for real: demo, a worker against kafka-mock + mock-apns containers, health, stop
 SHELL := /bin/bash
 SWIFT ?= swift
 APT_BUILD := pkg-config librdkafka-dev libnghttp2-dev libssl-dev ca-certificates
-APT_TEST := kcat nghttp2-client nghttp2-server prometheus openssl
-PIP_TEST := pyjwt cryptography
+# Python tools come from Debian's packages (Debian's python3 refuses pip installs, PEP 668); tests run the first
+# python3 that imports them (TestSupport/PythonInterpreter.swift: $$CALLPUSH_PYTHON, python3 on PATH, /usr/bin/python3).
+APT_TEST := kcat nghttp2-client nghttp2-server prometheus openssl python3 python3-jwt python3-cryptography python3-yaml
+IMAGE ?= callpush:local
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_ARGS ?=
 
-.PHONY: all deps test-deps build release demo test bench clean
+.PHONY: all deps test-deps build release demo test bench image test-image clean
 
 all: build
 
@@ -19,7 +24,6 @@ deps:
 
 test-deps: deps
 	@./scripts/apt-ensure $(APT_TEST)
-	@python3 -c 'import jwt, cryptography' 2>/dev/null || python3 -m pip install --quiet $(PIP_TEST)
 
 build: deps
 	$(SWIFT) build
@@ -41,6 +45,15 @@ bench: test-deps
 	$(SWIFT) build -c release --product callpush
 	$(SWIFT) build -c release --product callpush-bench
 	.build/release/callpush-bench $(BENCH_ARGS)
+
+# Not part of `make test`: about 1 minute for image, 30 s for test-image once the base image is cached, and they
+# need a container engine (docker, or podman which they install from Debian's packages).
+image: deps
+	IMAGE=$(IMAGE) SWIFT=$(SWIFT) ./Deploy/scripts/build-image.sh
+
+test-image:
+	@./scripts/apt-ensure openssl
+	IMAGE=$(IMAGE) ./Deploy/scripts/test-image.sh
 
 clean:
 	rm -rf .build

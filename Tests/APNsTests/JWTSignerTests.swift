@@ -48,7 +48,7 @@ import TestSupport
             print("OK")
             """
         let result = try Subprocess.run(
-            ["python3", "-c", script, token.jwt], input: try key.publicKey.pemRepresentation()
+            [PythonInterpreter.path, "-c", script, token.jwt], input: try key.publicKey.pemRepresentation()
         )
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("OK"))

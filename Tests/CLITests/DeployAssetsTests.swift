@@ -21,7 +21,7 @@ import Testing
     /// Every YAML document of a file, parsed by PyYAML (safe_load_all, merge keys resolved) and handed over as JSON.
     static func yaml(_ relative: String) throws -> [Any] {
         let script = "import yaml, json, sys; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))"
-        let result = try run(["python3", "-c", script, path(relative)])
+        let result = try run([PythonInterpreter.path, "-c", script, path(relative)])
         #expect(result.status == 0, "\(relative): \(result.stderr)")
         return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [Any] ?? []
     }
@@ -354,7 +354,7 @@ import Testing
         #expect(heatmaps.contains { $0.contains("callpush_apns_request_duration_seconds_bucket") })
 
         // The JSON is what the generator produces.
-        let check = try Self.run(["python3", "Grafana/generate-dashboard.py", "--check"])
+        let check = try Self.run([PythonInterpreter.path, "Grafana/generate-dashboard.py", "--check"])
         #expect(check.status == 0, "\(check.stderr)")
     }
 
