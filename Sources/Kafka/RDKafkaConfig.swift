@@ -21,7 +21,8 @@ final class RDKafkaConfig {
         let result = rd_kafka_conf_set(pointer, key, value, &errorText, errorText.count)
         guard result == RD_KAFKA_CONF_OK else {
             let reason = errorText.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw KafkaError.configuration("\(key): \(reason)")
+            // librdkafka quotes the refused value; a secret's must not reach an error message or a log.
+            throw KafkaError.configuration("\(key): \(KafkaSensitiveProperty.scrub(reason, name: key, value: value))")
         }
     }
 

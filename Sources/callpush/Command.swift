@@ -32,7 +32,7 @@ extension Command {
                 let padding = String(repeating: " ", count: max(1, width - left.count))
                 var line = "  \(left)\(padding)\(option.help)"
                 if let value = option.defaultValue, !option.isSecret, !option.isFlagOnly { line += " [default: \(value)]" }
-                if readsEnvironment { line += " (env \(option.environmentName))" }
+                if readsEnvironment || option.alwaysReadsEnvironment { line += " (env \(option.environmentName))" }
                 text += line + "\n"
             }
             if readsEnvironment {

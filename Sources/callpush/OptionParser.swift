@@ -80,7 +80,8 @@ struct OptionParser {
         for spec in specs {
             let candidates: [(String?, String)] = [
                 (fromFlags[spec.key], "flag"),
-                (readsEnvironment ? environment[spec.environmentName] : nil, "environment \(spec.environmentName)"),
+                (readsEnvironment || spec.alwaysReadsEnvironment ? environment[spec.environmentName] : nil,
+                 "environment \(spec.environmentName)"),
                 (fromFile[spec.key], "file"),
                 (spec.defaultValue, "default"),
             ]

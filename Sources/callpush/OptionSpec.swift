@@ -1,3 +1,5 @@
+import Kafka
+
 /// One setting a command accepts: as a flag (`--kafka-brokers`), an environment variable
 /// (`CALLPUSH_KAFKA_BROKERS`, for commands that read the environment) and a JSON file key (`kafka.brokers`).
 struct OptionSpec: Sendable {
@@ -12,6 +14,8 @@ struct OptionSpec: Sendable {
         case boolean
         /// One of the listed words.
         case choice([String])
+        /// librdkafka properties, `k=v;k=v`; shown with sensitive values hidden (``KafkaPropertiesOption``).
+        case properties
     }
 
     /// Dotted key, e.g. `kafka.brokers`.
@@ -22,13 +26,27 @@ struct OptionSpec: Sendable {
     let help: String
     /// Never echoed back in errors or summaries (passwords, key paths are fine to show; key *contents* are not).
     let isSecret: Bool
+    /// Read from `CALLPUSH_*` even by a command that reads no other variable (so a secret need not be a flag,
+    /// which `ps` shows to every user).
+    let alwaysReadsEnvironment: Bool
 
-    init(_ key: String, _ kind: Kind, default defaultValue: String? = nil, secret: Bool = false, _ help: String) {
+    init(
+        _ key: String, _ kind: Kind, default defaultValue: String? = nil, secret: Bool = false, environment: Bool = false,
+        _ help: String
+    ) {
         self.key = key
         self.kind = kind
         self.defaultValue = defaultValue
         self.help = help
         self.isSecret = secret
+        self.alwaysReadsEnvironment = environment
+    }
+
+    /// `value` as `--print-config` and summaries may show it: secrets hidden, sensitive properties masked.
+    func shown(_ value: String) -> String {
+        if isSecret && !value.isEmpty { return KafkaSensitiveProperty.placeholder }
+        if case .properties = kind { return KafkaPropertiesOption.masked(value) }
+        return value
     }
 
     /// `--kafka-brokers` for `kafka.brokers`.
@@ -51,6 +69,7 @@ struct OptionSpec: Sendable {
         case .number(let range): "number \(Self.trim(range.lowerBound))…\(Self.trim(range.upperBound))"
         case .boolean: "true|false"
         case .choice(let words): words.joined(separator: "|")
+        case .properties: "k=v;k=v"
         }
     }
 
@@ -60,6 +79,9 @@ struct OptionSpec: Sendable {
         switch kind {
         case .string:
             return nil
+        case .properties:
+            guard case .failure(let failure) = KafkaPropertiesOption.parse(text) else { return nil }
+            return failure.problems.joined(separator: "; ")
         case .integer(let range):
             guard let value = Int(text) else { return "\(flag) expects an integer, got \(shown)" }
             return range.contains(value) ? nil : "\(flag) must be between \(range.lowerBound) and \(range.upperBound), got \(value)"

@@ -17,12 +17,16 @@ struct ProduceCommand: Command {
         'line N: reason' on stderr and not sent. Ends with a count of produced and failed events; exits 1 if any
         failed. With --from-dlq it consumes the dead-letter topic (as consumer group --group, so a replay resumes
         where it stopped) and re-produces each event to the calls topic, stopping once the topic has been idle for
-        --idle-exit seconds.
+        --idle-exit seconds. --kafka-properties (or CALLPUSH_KAFKA_PROPERTIES, which keeps secrets out of the
+        process list) passes librdkafka settings such as SASL/TLS to both the producer and the replay's consumer, as
+        'callpush run' takes them.
         """
     let examples = [
         "callpush produce --brokers 127.0.0.1:9092 --file events.jsonl",
         "cat events.jsonl | callpush produce --brokers 127.0.0.1:9092",
         "callpush produce --brokers 127.0.0.1:9092 --from-dlq --idle-exit 10",
+        "CALLPUSH_KAFKA_PROPERTIES='security.protocol=SASL_SSL;sasl.mechanisms=PLAIN;sasl.username=u;sasl.password=…' \\\n"
+            + "      callpush produce --brokers kafka:9093 --file events.jsonl",
     ]
     let options = [
         OptionSpec("brokers", .string, "Kafka bootstrap servers (required)"),
@@ -32,6 +36,7 @@ struct ProduceCommand: Command {
         OptionSpec("dlq-topic", .string, default: "calls.dlq", "dead-letter topic to replay"),
         OptionSpec("group", .string, default: "callpush-dlq-replay", "consumer group of the replay"),
         OptionSpec("idle-exit", .number(0.5...3600), default: "5", "replay: stop after this many idle seconds"),
+        KafkaPropertiesOption.spec,
     ]
 
     func run(_ options: ParsedOptions) async -> Int32 {
@@ -39,10 +44,18 @@ struct ProduceCommand: Command {
             CommandLineTool.printError("--brokers is required; see 'callpush produce --help'")
             return ExitStatus.usage
         }
+        let properties: [String: String]
+        switch KafkaPropertiesOption.parse(options.string("kafka.properties", or: "")) {
+        case .success(let value): properties = value
+        case .failure(let failure):
+            for problem in failure.problems { CommandLineTool.printError(problem) }
+            return ExitStatus.usage
+        }
         var configuration = KafkaProducerConfiguration()
         configuration.bootstrapServers = brokers
         configuration.clientID = "callpush-produce"
         configuration.messageTimeout = .seconds(30)
+        configuration.additionalProperties = properties
         let producer: KafkaProducer
         do {
             producer = try KafkaProducer(configuration: configuration, logger: Logger(label: "produce", level: .error, sink: FileDescriptorLogSink(fileDescriptor: 2)))
@@ -53,7 +66,7 @@ struct ProduceCommand: Command {
         let topic = options.string("topic", or: "calls")
         let tally = ProduceTally()
         if options.boolean("from-dlq") {
-            await replayDeadLetters(options, brokers: brokers, producer: producer, topic: topic, tally: tally)
+            await replayDeadLetters(options, brokers: brokers, properties: properties, producer: producer, topic: topic, tally: tally)
         } else {
             guard let input = openInput(options.string("file", or: "-")) else {
                 await producer.close()
@@ -126,9 +139,13 @@ struct ProduceCommand: Command {
         }
     }
 
-    private func replayDeadLetters(_ options: ParsedOptions, brokers: String, producer: KafkaProducer, topic: String, tally: ProduceTally) async {
+    private func replayDeadLetters(
+        _ options: ParsedOptions, brokers: String, properties: [String: String], producer: KafkaProducer, topic: String,
+        tally: ProduceTally
+    ) async {
         var configuration = KafkaConsumerConfiguration()
         configuration.bootstrapServers = brokers
+        configuration.additionalProperties = properties
         configuration.groupID = options.string("group", or: "callpush-dlq-replay")
         configuration.clientID = "callpush-dlq-replay"
         configuration.sessionTimeout = .seconds(6)

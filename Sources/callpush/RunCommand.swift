@@ -43,7 +43,7 @@ struct RunCommand: Command {
         }
         if options.boolean("print-config") {
             for spec in RunSettings.specs {
-                let value = options.string(spec.key).map { spec.isSecret && !$0.isEmpty ? "(hidden)" : $0 } ?? "(unset)"
+                let value = options.string(spec.key).map(spec.shown) ?? "(unset)"
                 Output.line("\(spec.key) = \(value)  [\(options.source(of: spec.key) ?? "unset")]")
             }
             return ExitStatus.success

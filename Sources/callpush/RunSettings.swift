@@ -21,7 +21,7 @@ enum RunSettings {
         OptionSpec("kafka.invalidation-topic", .string, default: "apns.tokens.invalidated", "topic of dead device tokens"),
         OptionSpec("kafka.outcomes-topic", .string, default: "calls.outcomes", "topic of delivery receipts"),
         OptionSpec("kafka.receipts", .boolean, default: "false", "produce a receipt per event to the outcomes topic"),
-        OptionSpec("kafka.properties", .string, default: "", "extra librdkafka properties, k=v;k=v (e.g. SASL/TLS)"),
+        KafkaPropertiesOption.spec,
         OptionSpec("worker.max-in-flight", .integer(1...1_000_000), default: "10000", "events in flight per process before partitions pause"),
         OptionSpec("worker.max-in-flight-per-partition", .integer(1...1_000_000), default: "1000", "events in flight per partition before it pauses"),
         OptionSpec("worker.drain-timeout", .number(1...600), default: "25", "seconds a graceful shutdown waits for in-flight events"),
@@ -69,7 +69,7 @@ enum RunSettings {
         worker.consumer.closeDrainTimeout = .milliseconds(Int((options.number("worker.drain-timeout") ?? 25) * 1000))
         worker.producer.bootstrapServers = brokers
         worker.producer.clientID = clientID
-        switch librdkafkaProperties(options.string("kafka.properties", or: "")) {
+        switch KafkaPropertiesOption.parse(options.string("kafka.properties", or: "")) {
         case .success(let properties):
             worker.consumer.additionalProperties.merge(properties) { _, new in new }
             worker.producer.additionalProperties.merge(properties) { _, new in new }
@@ -141,18 +141,5 @@ enum RunSettings {
             return value * factor
         }
         return nil
-    }
-
-    /// `k=v;k=v` → dictionary.
-    static func librdkafkaProperties(_ text: String) -> Result<[String: String], OptionParser.Failure> {
-        var properties: [String: String] = [:]
-        for pair in text.split(separator: ";") where !pair.trimmingCharacters(in: .whitespaces).isEmpty {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2 else {
-                return .failure(.init(problems: ["--kafka-properties: '\(pair)' is not key=value"]))
-            }
-            properties[parts[0].trimmingCharacters(in: .whitespaces)] = parts[1].trimmingCharacters(in: .whitespaces)
-        }
-        return .success(properties)
     }
 }
