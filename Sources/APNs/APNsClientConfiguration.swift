@@ -12,9 +12,16 @@ public struct APNsClientConfiguration: Sendable {
     /// When set, every push goes here whatever its environment (a mock, a proxy, a staging server).
     /// Default: `nil`.
     public var customEndpoint: APNsEndpoint?
-    /// HTTP/2 connections per pool; there is one pool per endpoint in use.
+    /// HTTP/2 connections per pool; there is one pool per endpoint in use. They are spread round-robin over every
+    /// address (IPv4 and IPv6) the endpoint's host resolves to, as Apple advises; the host is resolved again for
+    /// every new connection, and a connection whose address refuses falls back to the next one.
     /// Default: 2.
     public var connectionsPerPool: Int
+    /// What to connect to instead of resolving the endpoint's host: names or IP literals (each resolved with
+    /// `getaddrinfo`), asked again before every new connection. The host still names the server for SNI,
+    /// certificate verification and `:authority`. For tests and for pinned egress addresses.
+    /// Default: `nil` (resolve the endpoint's host).
+    public var addressResolver: (@Sendable (APNsEndpoint) -> [String])?
     /// Time from `send` to an answer, including waiting for a connection or a free stream and transparent resends.
     /// Past it the push is answered with `Timeout` (retry later).
     /// Default: 10 s.
@@ -67,6 +74,7 @@ public struct APNsClientConfiguration: Sendable {
         sandboxEndpoint: APNsEndpoint = .sandbox,
         customEndpoint: APNsEndpoint? = nil,
         connectionsPerPool: Int = 2,
+        addressResolver: (@Sendable (APNsEndpoint) -> [String])? = nil,
         requestTimeout: Duration = .seconds(10),
         pingInterval: Duration? = .seconds(60),
         pingTimeout: Duration = .seconds(5),
@@ -87,6 +95,7 @@ public struct APNsClientConfiguration: Sendable {
         self.sandboxEndpoint = sandboxEndpoint
         self.customEndpoint = customEndpoint
         self.connectionsPerPool = connectionsPerPool
+        self.addressResolver = addressResolver
         self.requestTimeout = requestTimeout
         self.pingInterval = pingInterval
         self.pingTimeout = pingTimeout

@@ -27,10 +27,12 @@ extension APNsConnectionPool {
         settings.deadlineCheckInterval = .milliseconds(10)
         let h2 = settings
         let loop = group.next()
-        // Name resolution blocks: do it off the event loops and off the caller.
+        // Name resolution blocks: do it off the event loops and off the caller. The connection id rotates the first
+        // address tried, spreading the pool's connections over all of them.
         DispatchQueue.global().async { [self] in
             HTTP2ClientConnection.connect(
                 host: endpoint.host, port: endpoint.port, tls: tls, configuration: h2, on: loop, logger: logger,
+                addresses: configuration.addressResolver?(endpoint), addressRotation: slot.id - 1,
                 stateHandler: { [weak self] connection, newState in self?.stateChanged(connection, newState) }
             ) { [self] result in
                 self.connectFinished(slot: slot.index, id: slot.id, result: result)
@@ -62,7 +64,9 @@ extension APNsConnectionPool {
             }
             connectionsGaugeChanged()
             metrics.connectionEvent(endpoint: label, .opened)
-            logger.debug("APNs connection opened", metadata: ["apns.connection": String(id)])
+            logger.debug("APNs connection opened", metadata: [
+                "apns.connection": String(id), "apns.address": connection.remoteAddress ?? "",
+            ])
             dispatch()
             ensureConnections()
         case .failure(let error):

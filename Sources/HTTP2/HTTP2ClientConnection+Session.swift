@@ -71,6 +71,16 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
     }
 
     func transportDidClose(error: HTTP2Error) {
+        if shouldTryNextAddress(after: error) {
+            transport?.delegate = nil
+            transport = nil
+            connectNextAddress()
+            return
+        }
+        if error.code == .connectFailed && !connectFailures.isEmpty {
+            finishClose(HTTP2Error(.connectFailed, reason: connectFailures.joined(separator: "; ")))
+            return
+        }
         finishClose(closeError ?? error)
     }
 

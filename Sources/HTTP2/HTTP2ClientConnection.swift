@@ -31,10 +31,17 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     private let activeValue = Atomic<Int>(0)
     private let queuedValue = Atomic<Int>(0)
     private let lastStreamValue = Atomic<Int32>(Int32.max)
+    private let remoteAddressValue = Mutex<String?>(nil)
     /// Cross-thread submissions (see `SubmissionInbox`).
     private let inbox = SubmissionInbox()
 
     // Loop-confined state.
+    var tls: TLSContext?
+    /// Resolved addresses in the order to try them; `nextCandidate` is the first untried one.
+    var candidateAddresses: [SocketAddress] = []
+    var nextCandidate = 0
+    /// `address: reason` of every failed TCP connect, reported when all fail.
+    var connectFailures: [String] = []
     var transport: TLSTransport?
     var session: OpaquePointer?
     var streams = ActiveStreams()
@@ -69,7 +76,16 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// Opens a connection and calls `completion` (on the loop thread) once the peer's first SETTINGS arrived, or
     /// with an error (`connectFailed`, `tlsHandshakeFailed`, `certificateVerifyFailed`, `hostnameMismatch`,
     /// `alpnMismatch`, `timeout`). Name resolution (`getaddrinfo`) runs on the calling thread.
+    ///
+    /// `host` (or each entry of `addresses`) is resolved to every IPv4 and IPv6 address it has. The TCP connect tries
+    /// them in turn, starting at `addressRotation` (modulo their count), and moves on to the next when one is refused
+    /// or unreachable; `connectFailed` means every address failed, and its reason lists each. The connect timeout
+    /// covers all attempts together.
     /// - Parameters:
+    ///   - addresses: names or IP literals to connect to instead of `host` (which still names the server for SNI,
+    ///     certificate verification and `:authority`). Default: nil, resolve `host`.
+    ///   - addressRotation: which resolved address to try first; a pool passes a counter to spread its connections
+    ///     over all of a host's addresses. Default: 0.
     ///   - stateHandler: called on the loop thread at every state change (`ready`, `goingAway`, `closed`).
     public static func connect(
         host: String,
@@ -78,21 +94,30 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration(),
         on loop: EventLoop,
         logger: Logger = .disabled,
+        addresses: [String]? = nil,
+        addressRotation: Int = 0,
         stateHandler: StateHandler? = nil,
         completion: @escaping @Sendable (Result<HTTP2ClientConnection, HTTP2Error>) -> Void
     ) {
         let connection = HTTP2ClientConnection(
             loop: loop, host: host, port: port, configuration: configuration, logger: logger)
-        let address: SocketAddress
+        var resolved: [SocketAddress] = []
         do {
-            address = try Socket.resolve(host: host, port: port)
+            for name in addresses ?? [host] {
+                resolved += try Socket.resolveAll(host: name, port: port)
+            }
         } catch {
             loop.execute { completion(.failure(error)) }
             return
         }
-        let unsafeAddress = UnsafeTransfer(address)
+        guard !resolved.isEmpty else {
+            loop.execute { completion(.failure(HTTP2Error(.connectFailed, reason: "no address to connect to"))) }
+            return
+        }
+        let first = ((addressRotation % resolved.count) + resolved.count) % resolved.count
+        let unsafeAddresses = UnsafeTransfer(Array(resolved[first...] + resolved[..<first]))
         loop.execute {
-            connection.start(address: unsafeAddress.value, tls: tls, stateHandler: stateHandler, completion: completion)
+            connection.start(addresses: unsafeAddresses.value, tls: tls, stateHandler: stateHandler, completion: completion)
         }
     }
 
@@ -104,37 +129,75 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         configuration: HTTP2ClientConfiguration = HTTP2ClientConfiguration(),
         on loop: EventLoop,
         logger: Logger = .disabled,
+        addresses: [String]? = nil,
+        addressRotation: Int = 0,
         stateHandler: StateHandler? = nil
     ) async throws(HTTP2Error) -> HTTP2ClientConnection {
         let result = await withCheckedContinuation { continuation in
             connect(host: host, port: port, tls: tls, configuration: configuration, on: loop, logger: logger,
-                    stateHandler: stateHandler) { continuation.resume(returning: $0) }
+                    addresses: addresses, addressRotation: addressRotation, stateHandler: stateHandler) {
+                continuation.resume(returning: $0)
+            }
         }
         return try result.get()
     }
 
     private func start(
-        address: SocketAddress,
+        addresses: [SocketAddress],
         tls: TLSContext,
         stateHandler: StateHandler?,
         completion: @escaping (Result<HTTP2ClientConnection, HTTP2Error>) -> Void
     ) {
         self.stateHandler = stateHandler
         self.readyCallback = completion
-        let transport: TLSTransport
-        do {
-            let fd = try Socket.connect(to: address)
-            transport = try TLSTransport(loop: loop, connectingFD: fd, context: tls, host: host)
-        } catch {
-            finishClose(error)
+        self.tls = tls
+        candidateAddresses = addresses
+        connectTimer = loop.schedule(at: .after(configuration.connectTimeout)) { [self] in
+            let timeout = HTTP2Error(.timeout, reason: "connect timed out")
+            if let transport { transport.close(error: timeout) } else { finishClose(timeout) }
+        }
+        connectNextAddress()
+    }
+
+    /// Starts the TCP connect to the next untried address, skipping those that fail at once; when none is left,
+    /// closes with `connectFailed` listing every attempt (loop thread).
+    func connectNextAddress() {
+        guard let tls else { return }
+        while nextCandidate < candidateAddresses.count {
+            let address = candidateAddresses[nextCandidate]
+            nextCandidate += 1
+            remoteAddressValue.withLock { $0 = address.description }
+            let fd: Int32
+            do {
+                fd = try Socket.connect(to: address)
+            } catch {
+                connectFailures.append("\(address): \(error.reason)")
+                continue
+            }
+            let transport: TLSTransport
+            do {
+                transport = try TLSTransport(loop: loop, connectingFD: fd, context: tls, host: host)
+            } catch {
+                Glibc.close(fd)
+                finishClose(error)
+                return
+            }
+            self.transport = transport
+            transport.delegate = self
+            transport.start()
             return
         }
-        self.transport = transport
-        transport.delegate = self
-        connectTimer = loop.schedule(at: .after(configuration.connectTimeout)) {
-            transport.close(error: HTTP2Error(.timeout, reason: "connect timed out"))
+        finishClose(HTTP2Error(.connectFailed, reason: connectFailures.joined(separator: "; ")))
+    }
+
+    /// Whether a transport that closed with `error` should give way to the next address: its TCP connect failed
+    /// before any byte of TLS, and an address is left.
+    func shouldTryNextAddress(after error: HTTP2Error) -> Bool {
+        guard error.code == .connectFailed, session == nil, localState == .connecting, closeError == nil else {
+            return false
         }
-        transport.start()
+        connectFailures.append("\(remoteAddress ?? "?"): \(error.reason)")
+        return nextCandidate < candidateAddresses.count
     }
 
     // MARK: - Observation (any thread)
@@ -154,6 +217,8 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         let value = lastStreamValue.load(ordering: .relaxed)
         return value == Int32.max ? nil : value
     }
+    /// The address connected to (or being tried), e.g. `17.188.143.34:443` or `[2620:149:208:4300::7]:443`.
+    public var remoteAddress: String? { remoteAddressValue.withLock { $0 } }
     /// True while new requests can be accepted (connecting or ready).
     public var isAcceptingRequests: Bool { state.rawValue <= HTTP2ConnectionState.ready.rawValue }
 

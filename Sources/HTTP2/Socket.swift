@@ -1,17 +1,46 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
 
-/// A resolved socket address.
-struct SocketAddress {
+/// A resolved socket address (IPv4 or IPv6).
+struct SocketAddress: CustomStringConvertible {
     var storage = sockaddr_storage()
     var length: socklen_t = 0
     var family: Int32 { Int32(storage.ss_family) }
+
+    /// `127.0.0.1:443` or `[::1]:443`.
+    var description: String {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        var storage = storage
+        return withUnsafePointer(to: &storage) { pointer in
+            if family == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    var raw = address.pointee.sin6_addr
+                    inet_ntop(AF_INET6, &raw, &text, socklen_t(text.count))
+                    return "[\(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))]"
+                        + ":\(UInt16(bigEndian: address.pointee.sin6_port))"
+                }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                var raw = address.pointee.sin_addr
+                inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
+                return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    + ":\(UInt16(bigEndian: address.pointee.sin_port))"
+            }
+        }
+    }
 }
 
 /// Thin helpers over BSD sockets; every descriptor they return is non-blocking and close-on-exec.
 enum Socket {
-    /// Resolves `host` (a name or an IP literal) with `getaddrinfo`, preferring IPv4. Blocking.
+    /// Resolves `host` (a name or an IP literal) with `getaddrinfo`, preferring IPv4 (for listening). Blocking.
     static func resolve(host: String, port: Int) throws(HTTP2Error) -> SocketAddress {
+        let addresses = try resolveAll(host: host, port: port)
+        return addresses.first { $0.family == AF_INET } ?? addresses[0]
+    }
+
+    /// Every address `host` (a name or an IPv4/IPv6 literal) resolves to with `getaddrinfo`, IPv4 and IPv6, in the
+    /// resolver's order (RFC 6724), without duplicates; never empty. Blocking.
+    static func resolveAll(host: String, port: Int) throws(HTTP2Error) -> [SocketAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -21,21 +50,24 @@ enum Socket {
             throw HTTP2Error(.connectFailed, reason: "getaddrinfo \(host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(result) }
-        var chosen = first
+        var addresses: [SocketAddress] = []
+        var seen: Set<String> = []
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let entry = cursor {
-            if entry.pointee.ai_family == AF_INET {
-                chosen = entry
-                break
-            }
             cursor = entry.pointee.ai_next
+            let family = entry.pointee.ai_family
+            guard family == AF_INET || family == AF_INET6, let source = entry.pointee.ai_addr else { continue }
+            var address = SocketAddress()
+            address.length = min(entry.pointee.ai_addrlen, socklen_t(MemoryLayout<sockaddr_storage>.size))
+            withUnsafeMutableBytes(of: &address.storage) { raw in
+                raw.copyMemory(from: UnsafeRawBufferPointer(start: source, count: Int(address.length)))
+            }
+            if seen.insert(address.description).inserted { addresses.append(address) }
         }
-        var address = SocketAddress()
-        address.length = chosen.pointee.ai_addrlen
-        withUnsafeMutableBytes(of: &address.storage) { raw in
-            raw.copyMemory(from: UnsafeRawBufferPointer(start: chosen.pointee.ai_addr, count: Int(address.length)))
+        guard !addresses.isEmpty else {
+            throw HTTP2Error(.connectFailed, reason: "getaddrinfo \(host): no IPv4 or IPv6 address")
         }
-        return address
+        return addresses
     }
 
     /// Starts a non-blocking connect. Returns the descriptor; completion is signalled by writability.
