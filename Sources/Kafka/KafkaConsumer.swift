@@ -27,6 +27,8 @@ public final class KafkaConsumer: Sendable {
     let consumerQueue: RDKafkaQueue
     let state: Mutex<State>
     let delegateBox: Mutex<(any KafkaConsumerDelegate)?>
+    /// Messages accepted during the current poll-loop turn, not yet handed to the delegate (poll thread only).
+    let pendingBatch = Mutex<[KafkaMessage]>([])
     private let rebalanceContext: RebalanceContext
 
     /// Creates the consumer, subscribes and starts the poll thread.
@@ -236,6 +238,8 @@ extension KafkaConsumer {
         var tracker = KafkaOffsetTracker()
         /// The last offset passed to `rd_kafka_offsets_store`.
         var lastStored: Int64?
+        /// The high watermark from the first fetch after the assignment (see ``KafkaMessage/highWatermarkAtAssignment``).
+        var highWatermarkAtAssignment: Int64?
         var pausedForBackPressure = false
         /// Whether librdkafka has this partition paused (by us).
         var libraryPaused = false
@@ -255,6 +259,9 @@ extension KafkaConsumer {
         var heldCount = 0
         var globallyPaused = false
         var reconcileNeeded = false
+        /// The committable offset of each partition given back by the last (not lost) revoke, for the assignment
+        /// that follows it.
+        var finishedAtRevoke: [KafkaTopicPartition: Int64] = [:]
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterID = 0
 

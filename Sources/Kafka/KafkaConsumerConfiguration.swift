@@ -32,6 +32,9 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var fetchWaitMax: Duration = .milliseconds(10)
     /// How long one `rd_kafka_consumer_poll` may block. Default: `.milliseconds(100)`.
     public var pollTimeout: Duration = .milliseconds(100)
+    /// Most messages handed to the delegate in one batch: one poll-loop turn takes what librdkafka has already
+    /// fetched, without waiting for more, up to this many. Default: `500`.
+    public var deliveryBatchSize: Int = 500
     /// How often the poll thread stores the committable offsets. Default: `.milliseconds(100)`.
     public var offsetStoreInterval: Duration = .milliseconds(100)
     /// Back-pressure limits. Default: `BackPressure()`.
@@ -64,6 +67,12 @@ public struct KafkaConsumerConfiguration: Sendable {
         public static let earliest = AutoOffsetReset(value: "earliest")
         /// Start from the end (only messages produced after joining).
         public static let latest = AutoOffsetReset(value: "latest")
+    }
+
+    /// Checks every property with librdkafka (unknown names, invalid values) without creating a client.
+    /// - Throws: ``KafkaError`` with code `configuration` and librdkafka's one-line reason, which names the property.
+    public func validate() throws(KafkaError) {
+        _ = try RDKafkaConfig(dictionary)
     }
 
     /// The librdkafka configuration keys and values; the one place configuration is rendered.

@@ -88,7 +88,8 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    public var description: String { "KafkaError.\(name): \(reason) \(file):\(line)" }
+    /// `NAME: reason`, for people (logs, the command line); ``file`` and ``line`` say where it was raised.
+    public var description: String { "\(name): \(reason)" }
 
     // MARK: - Factories
 

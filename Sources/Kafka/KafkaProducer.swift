@@ -190,6 +190,30 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    // MARK: - Metadata
+
+    /// The partition count of each of `topics`, from one metadata request to the cluster.
+    /// - Throws: ``KafkaError`` when the request fails or times out, or (code `unknownTopicOrPartition`) when a
+    ///   topic does not exist.
+    public func partitionCounts(of topics: [String], timeout: Duration = .seconds(10)) throws(KafkaError) -> [String: Int] {
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        let err = rd_kafka_metadata(handle.pointer, 1, nil, &metadata, timeout.kafkaTimeoutMilliseconds)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else {
+            throw KafkaError.rdKafka(err, reason: "metadata request failed: \(String(cString: rd_kafka_err2str(err)))")
+        }
+        defer { rd_kafka_metadata_destroy(metadata) }
+        var counts: [String: Int] = [:]
+        let listed = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
+        for topic in listed where topic.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+            counts[String(cString: topic.topic)] = Int(topic.partition_cnt)
+        }
+        let missing = topics.filter { counts[$0] == nil }
+        guard missing.isEmpty else {
+            throw KafkaError(code: .unknownTopicOrPartition, reason: "topic \(missing.joined(separator: ", ")) does not exist")
+        }
+        return counts.filter { topics.contains($0.key) }
+    }
+
     // MARK: - Flush and close
 
     /// Waits until every produced record has its delivery report, or `timeout` passes.

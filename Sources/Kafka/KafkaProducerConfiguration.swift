@@ -25,6 +25,12 @@ public struct KafkaProducerConfiguration: Sendable {
 
     public init() {}
 
+    /// Checks every property with librdkafka (unknown names, invalid values) without creating a client.
+    /// - Throws: ``KafkaError`` with code `configuration` and librdkafka's one-line reason, which names the property.
+    public func validate() throws(KafkaError) {
+        _ = try RDKafkaConfig(dictionary)
+    }
+
     /// The librdkafka configuration keys and values; the one place configuration is rendered.
     var dictionary: [String: String] {
         var result: [String: String] = [

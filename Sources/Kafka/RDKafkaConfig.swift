@@ -21,7 +21,9 @@ final class RDKafkaConfig {
         let result = rd_kafka_conf_set(pointer, key, value, &errorText, errorText.count)
         guard result == RD_KAFKA_CONF_OK else {
             let reason = errorText.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            throw KafkaError.configuration("\(key): \(reason)")
+            // librdkafka's text names the property (`No such configuration property: "x"`, `Invalid value "y" for
+            // configuration property "x"`); say which one when it does not.
+            throw KafkaError.configuration(reason.contains(key) ? reason : "\(key): \(reason)")
         }
     }
 

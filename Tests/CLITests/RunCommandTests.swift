@@ -21,7 +21,10 @@ import Testing
             let key = directory.appendingPathComponent("AuthKey.p8").path
             let generated = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
             #expect(generated.status == 0)
-            kafka = try BackgroundProcess(["kafka-mock", "--partitions", "4"])
+            kafka = try BackgroundProcess([
+                "kafka-mock", "--partitions", "4",
+                "--topics", "calls,calls.retry.1s,calls.retry.2s,calls.dlq,apns.tokens.invalidated,calls.outcomes",
+            ])
             apns = try BackgroundProcess([
                 "mock-apns", "--key-file", key, "--key-id", keyID, "--team-id", teamID, "--bundle-id", "com.example.app",
                 "--latency-ms", String(latencyMilliseconds),

@@ -8,6 +8,9 @@ public struct DispatcherConfiguration: Sendable {
     public var routing = OutcomeRouter.Configuration()
     /// Memory of ended calls. Default: ``CallTracker/Configuration/init()``.
     public var calls = CallTracker<Dispatcher.Pending>.Configuration()
+    /// Reading ahead through a newly assigned partition's backlog before ringing. Default:
+    /// ``ReadAheadGate/Configuration/init()`` (``WorkerService`` keeps its bounds below the consumer's in-flight limits).
+    public var readAhead = ReadAheadGate<Dispatcher.Pending>.Configuration()
     /// First wait before re-producing a record whose delivery failed; doubles up to ``produceRetryMaximumSeconds``.
     /// Default: 0.1 s.
     public var produceRetryInitialSeconds: Double = 0.1

@@ -8,6 +8,9 @@ public struct InboundRecord: Sendable, Hashable {
     public var headers: [RecordHeader]
     /// The record timestamp, milliseconds since the epoch.
     public var timestampMilliseconds: Int64
+    /// The partition's high watermark when this worker was assigned it (records below it are a replay or a
+    /// backlog the worker reads ahead through); nil when unknown.
+    public var highWatermarkAtAssignment: Int64?
 
     public init(
         topic: String,
@@ -16,7 +19,8 @@ public struct InboundRecord: Sendable, Hashable {
         key: [UInt8]?,
         value: [UInt8],
         headers: [RecordHeader] = [],
-        timestampMilliseconds: Int64
+        timestampMilliseconds: Int64,
+        highWatermarkAtAssignment: Int64? = nil
     ) {
         self.topic = topic
         self.partition = partition
@@ -25,5 +29,6 @@ public struct InboundRecord: Sendable, Hashable {
         self.value = value
         self.headers = headers
         self.timestampMilliseconds = timestampMilliseconds
+        self.highWatermarkAtAssignment = highWatermarkAtAssignment
     }
 }

@@ -42,8 +42,9 @@ public struct OutcomeRouter: Sendable {
         case decodingFailed(EventDecodingError)
         /// The event is valid but cannot become an APNs request.
         case mappingFailed(PushMappingError)
-        /// The ``CallTracker`` dropped it (`expired` or `cancelled`), or its retry deadline passed before sending.
-        case dropped(Outcome)
+        /// The ``CallTracker`` dropped it (`expired` or `cancelled`), or its retry deadline passed before sending;
+        /// `reason` says why (see ``CancelReason``), default the outcome's name.
+        case dropped(Outcome, reason: String? = nil)
         /// APNs (or the transport) answered; `topic` is the `apns-topic` the request used.
         case answered(APNsResult, topic: String)
     }
@@ -95,8 +96,8 @@ public struct OutcomeRouter: Sendable {
             decision = deadLetter(record, context, reason: error.code.rawValue, status: nil, detail: error.message)
         case .mappingFailed(let error):
             decision = deadLetter(record, context, reason: error.code.rawValue, status: nil, detail: error.message)
-        case .dropped(let outcome):
-            decision = Decision(outcome: outcome, records: [], reason: outcome.rawValue)
+        case .dropped(let outcome, let reason):
+            decision = Decision(outcome: outcome, records: [], reason: reason ?? outcome.rawValue)
         case .answered(let answer, let topic):
             result = answer
             decision = route(answer, topic: topic, record: record, event: event, context: context, now: now, callEnded: callEnded)
@@ -132,7 +133,7 @@ public struct OutcomeRouter: Sendable {
             return deadLetter(record, context, reason: DeadLetterReason.apnsCredentials, status: result.status, detail: result.reason)
         case .retryLater:
             if callEnded && event?.type == .incoming {
-                return Decision(outcome: .cancelled, records: [], reason: "call_ended")
+                return Decision(outcome: .cancelled, records: [], reason: CancelReason.retryAfterStop)
             }
             if context.isPastDeadline(now: now) {
                 return Decision(outcome: .expired, records: [], reason: "deadline")
@@ -157,7 +158,10 @@ public struct OutcomeRouter: Sendable {
             headers.append(RecordHeader(name: HeaderCodec.errorClass, text: errorClass.rawValue))
             if let status = result.status { headers.append(RecordHeader(name: HeaderCodec.errorStatus, integer: Int64(status))) }
             if let reason = result.reason { headers.append(RecordHeader(name: HeaderCodec.errorReason, text: reason)) }
-            let retry = OutboundRecord(topic: tier.topic, key: record.key, value: record.value, headers: headers)
+            // The same partition number as the record it came from, never a hash of the key: the call's stop event
+            // reaches this partition number of the calls topic, whatever partitioner upstream used.
+            let retry = OutboundRecord(
+                topic: tier.topic, partition: record.partition, key: record.key, value: record.value, headers: headers)
             return Decision(outcome: .retried, records: [retry], reason: errorClass.rawValue)
         }
     }

@@ -1,8 +1,8 @@
 /// Delayed-retry tiers (one topic per delay, kafka-notes.md §1.5) and the attempt budget.
 ///
 /// Attempt 1 is the first try on the main topic. When attempt *n* fails transiently it goes to tier *n − 1*
-/// (attempt 1 → `calls.retry.5s`, 2 → `calls.retry.30s`, 3 → `calls.retry.2m`) as attempt *n + 1*; past the last
-/// tier, or beyond ``maximumAttempts``, it is dead-lettered (`retries_exhausted`).
+/// (attempt 1 → `calls.retry.5s`, 2 → `calls.retry.30s`, 3 → `calls.retry.2m`) as attempt *n + 1*; attempts beyond
+/// the tiers repeat the last tier; at ``maximumAttempts`` it is dead-lettered (`retries_exhausted`).
 public struct RetryPolicy: Sendable, Hashable {
     public struct Tier: Sendable, Hashable {
         public var topic: String
@@ -21,7 +21,8 @@ public struct RetryPolicy: Sendable, Hashable {
         Tier(topic: "calls.retry.30s", delayMilliseconds: 30_000),
         Tier(topic: "calls.retry.2m", delayMilliseconds: 120_000),
     ]
-    /// Attempts in total, the first included. Default: 4 (one try plus one per default tier).
+    /// Attempts in total, the first included; more than `tiers.count + 1` repeat the last tier. Default: 4 (one try
+    /// plus one per default tier).
     public var maximumAttempts: Int = 4
     /// Retry deadline of stop-ringing events after `created_at`, in milliseconds (incoming events use their ring
     /// deadline). Default: 600000 (10 minutes).
@@ -32,11 +33,11 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The tier whose topic is `topic`, if any.
     public func tierIndex(forTopic topic: String) -> Int? { tiers.firstIndex { $0.topic == topic } }
 
-    /// The tier a failed attempt `attempt` goes to, or nil when the budget or the tiers are used up.
+    /// The tier a failed attempt `attempt` goes to (the last one once the tiers are used up), or nil when the
+    /// attempt budget is spent or there are no tiers.
     public func tierIndex(afterFailedAttempt attempt: Int) -> Int? {
-        let index = attempt - 1
-        guard attempt >= 1, attempt < maximumAttempts, index < tiers.count else { return nil }
-        return index
+        guard attempt >= 1, attempt < maximumAttempts, !tiers.isEmpty else { return nil }
+        return min(attempt - 1, tiers.count - 1)
     }
 
     /// When a consumed record may be handed out: nil for records not from a retry tier (due at once); else its

@@ -6,7 +6,8 @@ extension InboundRecord {
         self.init(
             topic: message.topic, partition: message.partition, offset: message.offset, key: message.key,
             value: message.value, headers: message.headers.map { RecordHeader(name: $0.name, value: $0.value) },
-            timestampMilliseconds: message.timestampMilliseconds ?? 0
+            timestampMilliseconds: message.timestampMilliseconds ?? 0,
+            highWatermarkAtAssignment: message.highWatermarkAtAssignment
         )
     }
 }

@@ -10,7 +10,7 @@ public struct KafkaRecordProducer: RecordProducer {
 
     public func produce(_ record: OutboundRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         let kafkaRecord = KafkaProducerRecord(
-            topic: record.topic, key: record.key, value: record.value,
+            topic: record.topic, partition: record.partition, key: record.key, value: record.value,
             headers: record.headers.map { KafkaHeader(name: $0.name, value: $0.value) }
         )
         do {
