@@ -69,11 +69,9 @@ public struct KafkaConsumerConfiguration: Sendable {
         public static let latest = AutoOffsetReset(value: "latest")
     }
 
-    /// Checks every property with librdkafka (unknown names, invalid values) without creating a client.
-    /// - Throws: ``KafkaError`` with code `configuration` and librdkafka's one-line reason, which names the property.
-    public func validate() throws(KafkaError) {
-        _ = try RDKafkaConfig(dictionary)
-    }
+    /// Every property librdkafka refuses (unknown name, invalid value), checked without creating a client: one
+    /// error each, code `configuration`, with librdkafka's one-line reason, which names the property.
+    public var problems: [KafkaError] { RDKafkaConfig.problems(dictionary) }
 
     /// The librdkafka configuration keys and values; the one place configuration is rendered.
     var dictionary: [String: String] {

@@ -16,6 +16,16 @@ final class RDKafkaConfig {
         }
     }
 
+    /// Every property librdkafka refuses (unknown name, invalid value), one error each, in key order.
+    static func problems(_ dictionary: [String: String]) -> [KafkaError] {
+        guard let config = try? RDKafkaConfig([:]) else { return [] }
+        var problems: [KafkaError] = []
+        for key in dictionary.keys.sorted() {
+            do throws(KafkaError) { try config.set(key, dictionary[key]!) } catch { problems.append(error) }
+        }
+        return problems
+    }
+
     func set(_ key: String, _ value: String) throws(KafkaError) {
         var errorText = [CChar](repeating: 0, count: 512)
         let result = rd_kafka_conf_set(pointer, key, value, &errorText, errorText.count)

@@ -75,12 +75,8 @@ enum RunSettings {
         case .success(let properties):
             worker.consumer.additionalProperties.merge(properties) { _, new in new }
             worker.producer.additionalProperties.merge(properties) { _, new in new }
-            do throws(KafkaError) {
-                try worker.consumer.validate()
-                try worker.producer.validate()
-            } catch {
-                problems.append("--kafka-properties: \(error.reason)")
-            }
+            let refused = Set((worker.consumer.problems + worker.producer.problems).map(\.reason))
+            problems += refused.sorted().map { "--kafka-properties: \($0)" }
         case .failure(let failure):
             problems += failure.problems
         }
