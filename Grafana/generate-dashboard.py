@@ -169,9 +169,11 @@ place([
                [target(f'sum by (topic, partition) (callpush_kafka_consumer_lag{{{SEL}}})', "{{topic}}[{{partition}}]")],
                "short", "High watermark minus committed offset for owned partitions (librdkafka statistics, every 15 s). "
                         "Retry-tier lag includes records waiting for their due time.")),
-    (8, series("In-flight events",
-               [target(f'sum by (instance) (callpush_inflight_events{{{SEL}}})', "{{instance}}")],
-               "short", "Consumed events without a final outcome yet (limit: CALLPUSH_WORKER_MAX_IN_FLIGHT).")),
+    (8, series("In-flight events and the oldest one's age",
+               [target(f'sum by (instance) (callpush_inflight_events{{{SEL}}})', "in flight {{instance}}", "A"),
+                target(f'max by (instance) (callpush_oldest_inflight_event_age_seconds{{{SEL}}})', "oldest age (s) {{instance}}", "B")],
+               "short", "Consumed events without a final outcome yet (limit: CALLPUSH_WORKER_MAX_IN_FLIGHT), and how long the "
+                        "oldest has waited: it stays below the APNs request timeout plus a few seconds unless an event is stuck.")),
 ], 7)
 place([
     (8, series("Paused partitions by reason",
@@ -192,9 +194,13 @@ place([
                 [target(f'sum by (outcome) (rate(callpush_outcomes_total{{{SEL}}}[{RI}]))', "{{outcome}}")], "reqps",
                 "Every consumed event ends in exactly one: delivered, invalidated, retried, dead_lettered, expired, cancelled.",
                 stack=True)),
-    (12, series("Retries by tier",
-                [target(f'sum by (tier) (rate(callpush_retries_total{{{SEL}}}[{RI}]))', "{{tier}}")], "reqps",
-                "Events sent to each retry tier topic.", stack=True)),
+    (6, series("Retries by tier",
+               [target(f'sum by (tier) (rate(callpush_retries_total{{{SEL}}}[{RI}]))', "{{tier}}")], "reqps",
+               "Events sent to each retry tier topic.", stack=True)),
+    (6, series("Rings after a hang-up prevented",
+               [target(f'sum by (reason) (increase(callpush_cancellations_total{{{SEL}}}[$__interval]))', "{{reason}}")], "short",
+               "Incoming events not sent because their call had ended: look_ahead (found later in the log or the replay), "
+               "after_stop, queued, retry_after_stop.", stack=True)),
 ], 7)
 place([
     (8, series("Dead letters by reason",

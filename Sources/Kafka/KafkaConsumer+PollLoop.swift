@@ -219,38 +219,36 @@ extension KafkaConsumer {
     func reconcilePauses() {
         let limits = configuration.backPressure
         let (perLow, globalLow) = State.lowWatermarks(limits)
-        let (toPause, toResume, backPressureCount, retryDueCount, inFlight) = state.withLock { state in
+        let (toPause, toResume, pausedCounts, inFlight) = state.withLock { state in
             state.reconcileNeeded = false
             if state.globallyPaused, state.totalInFlight <= globalLow { state.globallyPaused = false }
             var toPause: [KafkaTopicPartition] = []
             var toResume: [KafkaTopicPartition] = []
-            var backPressureCount = 0
-            var retryDueCount = 0
+            var pausedCounts: [String: Int] = [:]
             for (partition, var entry) in state.partitions where !entry.revoked {
                 if entry.pausedForBackPressure, entry.tracker.inFlightCount <= perLow {
                     entry.pausedForBackPressure = false
                 }
-                let wantPaused = entry.pausedForBackPressure || state.globallyPaused || !entry.held.isEmpty
+                let reason = state.pauseReason(entry)
+                let wantPaused = entry.pausedForBackPressure || state.globallyPaused || state.commitsRefused
+                    || !entry.held.isEmpty
                 if wantPaused != entry.libraryPaused {
                     if wantPaused {
                         toPause.append(partition)
-                        (entry.held.isEmpty ? metrics.pausesBackPressure : metrics.pausesRetryDue).increment()
+                        metrics.pauses[reason]?.increment()
                     } else {
                         toResume.append(partition)
                     }
                     entry.libraryPaused = wantPaused
                 }
-                if wantPaused {
-                    if entry.held.isEmpty { backPressureCount += 1 } else { retryDueCount += 1 }
-                }
+                if wantPaused { pausedCounts[reason, default: 0] += 1 }
                 state.partitions[partition] = entry
             }
-            return (toPause, toResume, backPressureCount, retryDueCount, state.totalInFlight)
+            return (toPause, toResume, pausedCounts, state.totalInFlight)
         }
         if !toPause.isEmpty { setPaused(toPause, paused: true) }
         if !toResume.isEmpty { setPaused(toResume, paused: false) }
-        metrics.pausedBackPressure.set(backPressureCount)
-        metrics.pausedRetryDue.set(retryDueCount)
+        for (reason, gauge) in metrics.paused { gauge.set(pausedCounts[reason] ?? 0) }
         metrics.inFlight.set(inFlight)
     }
 
@@ -341,8 +339,25 @@ extension KafkaConsumer {
                 metrics.apply(statistics, owned: owned)
             case .deliveryReports:
                 break
+            case .offsetCommit(let succeeded, let refusedForRebalance):
+                noteCommit(succeeded: succeeded, refusedForRebalance: refusedForRebalance)
             }
         }
+    }
+
+    /// A commit refused for a rebalance pauses intake until the rebalance is done (or a commit succeeds).
+    private func noteCommit(succeeded: Bool, refusedForRebalance: Bool) {
+        let changed = state.withLock { state -> Bool in
+            let refused = refusedForRebalance || (state.commitsRefused && !succeeded)
+            defer { state.commitsRefused = refused }
+            return refused != state.commitsRefused
+        }
+        guard changed else { return }
+        if refusedForRebalance {
+            metrics.commitsRefused.increment()
+            logger.info("offset commit refused: the group is rebalancing; intake paused until it is done")
+        }
+        reconcilePauses()
     }
 
     private func handleConsumerError(_ err: rd_kafka_resp_err_t) {

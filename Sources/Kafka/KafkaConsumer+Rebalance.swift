@@ -39,6 +39,7 @@ extension KafkaConsumer {
         // broker refuses every commit until the rebalance completes), and nobody owned it in between (eager).
         let resumed = state.withLock { state -> [KafkaTopicPartition: Int64] in
             state.generation += 1
+            state.commitsRefused = false
             for partition in partitions {
                 state.partitions[partition] = PartitionState(
                     generation: state.generation,

@@ -61,7 +61,8 @@ public final class KafkaConsumer: Sendable {
         let context = RebalanceContext()
         self.rebalanceContext = context
         let config = try RDKafkaConfig(configuration.dictionary)
-        config.enableEvents(CRdKafka_EVENT_LOG() | CRdKafka_EVENT_ERROR() | CRdKafka_EVENT_STATS())
+        config.enableEvents(
+            CRdKafka_EVENT_LOG() | CRdKafka_EVENT_ERROR() | CRdKafka_EVENT_STATS() | CRdKafka_EVENT_OFFSET_COMMIT())
         rd_kafka_conf_set_opaque(config.pointer, Unmanaged.passUnretained(context).toOpaque())
         rd_kafka_conf_set_rebalance_cb(config.pointer, kafkaConsumerRebalanceCallback)
         let handle = try RDKafkaHandle(kind: .consumer, config: config)
@@ -162,12 +163,13 @@ public final class KafkaConsumer: Sendable {
     /// Messages handed out and not yet completed (held ones included).
     public var inFlightCount: Int { state.withLock { $0.totalInFlight } }
 
-    /// Partitions currently paused by this consumer, with the reason (`"backpressure"` or `"retry_due"`).
+    /// Partitions currently paused by this consumer, with the reason (`"backpressure"`, `"retry_due"` or
+    /// `"rebalance"`).
     public var pausedPartitions: [KafkaTopicPartition: String] {
         state.withLock { state in
             var result: [KafkaTopicPartition: String] = [:]
             for (partition, entry) in state.partitions where entry.libraryPaused {
-                result[partition] = entry.held.isEmpty ? "backpressure" : "retry_due"
+                result[partition] = state.pauseReason(entry)
             }
             return result
         }
@@ -259,11 +261,20 @@ extension KafkaConsumer {
         var heldCount = 0
         var globallyPaused = false
         var reconcileNeeded = false
+        /// The group refused a commit because it is rebalancing: take no new messages until the rebalance is done
+        /// (what would be finished now could not be committed, and the next owner would repeat it).
+        var commitsRefused = false
         /// The committable offset of each partition given back by the last (not lost) revoke, for the assignment
         /// that follows it.
         var finishedAtRevoke: [KafkaTopicPartition: Int64] = [:]
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterID = 0
+
+        /// Why `entry` is (or would be) paused: a held message first, then the in-flight limits, then a rebalance.
+        func pauseReason(_ entry: PartitionState) -> String {
+            if !entry.held.isEmpty { return "retry_due" }
+            return entry.pausedForBackPressure || globallyPaused ? "backpressure" : "rebalance"
+        }
 
         /// Whether a completion may allow a back-pressure pause to lift.
         func backPressureMayLift(for entry: PartitionState, limits: KafkaConsumerConfiguration.BackPressure) -> Bool {

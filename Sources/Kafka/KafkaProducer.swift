@@ -325,7 +325,7 @@ public final class KafkaProducer: Sendable {
                     let fatal = handle.fatalError() ?? error
                     state.withLock { $0.fatal = fatal }
                 }
-            case .statistics:
+            case .statistics, .offsetCommit:
                 break
             }
         }

@@ -44,6 +44,7 @@ final class ScaleOutBed {
     /// Every event produced: event id → (call id, type).
     private(set) var produced: [String: (callID: String, type: String)] = [:]
     private var nextCall = 0
+    private var nextHangUp = 0
 
     init(partitions: Int, tiers: [String] = ["1s", "2s"], latencyMilliseconds: Int, extraWorkerArguments: [String] = []) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-scale-\(UUID().uuidString.prefix(8))")
@@ -117,9 +118,9 @@ final class ScaleOutBed {
 
     // MARK: - Traffic
 
-    /// Produces `count` new calls with kcat (murmur2, keyed by call id): each call's incoming event, and the hang-up
-    /// of the call `hangUpLag` places earlier, so a call's hang-up follows its incoming in its partition. With
-    /// `hangUps: false` only incoming events are produced; ``produceHangUps(forCallsFrom:)`` adds them later.
+    /// Produces `count` new calls with kcat (murmur2, keyed by call id): each call's incoming event, and the
+    /// hang-up of every earlier call at least `hangUpLag` calls back that has none yet, so a call's hang-up follows
+    /// its incoming in its partition, `hangUpLag` calls later. With `hangUps: false` only incoming events.
     @discardableResult
     func produceCalls(_ count: Int, hangUpLag: Int = 3, hangUps: Bool = true) throws -> Range<Int> {
         let calls = nextCall..<(nextCall + count)
@@ -127,20 +128,19 @@ final class ScaleOutBed {
         var lines: [String] = []
         for call in calls {
             lines.append(eventLine(call: call, type: "incoming"))
-            if hangUps, call - hangUpLag >= calls.lowerBound { lines.append(eventLine(call: call - hangUpLag, type: "hangup")) }
-        }
-        if hangUps {
-            for call in max(calls.lowerBound, calls.upperBound - hangUpLag)..<calls.upperBound {
-                lines.append(eventLine(call: call, type: "hangup"))
+            while hangUps && nextHangUp <= call - hangUpLag {
+                lines.append(eventLine(call: nextHangUp, type: "hangup"))
+                nextHangUp += 1
             }
         }
         try produce(lines)
         return calls
     }
 
-    /// Produces the hang-ups of `calls`.
-    func produceHangUps(forCallsFrom calls: Range<Int>) throws {
-        try produce(calls.map { eventLine(call: $0, type: "hangup") })
+    /// Produces the hang-up of every call that has none yet.
+    func produceRemainingHangUps() throws {
+        try produce((nextHangUp..<nextCall).map { eventLine(call: $0, type: "hangup") })
+        nextHangUp = nextCall
     }
 
     private func eventLine(call: Int, type: String) -> String {
@@ -161,6 +161,8 @@ final class ScaleOutBed {
     }
 
     struct BedError: Error { let message: String }
+
+    var producedCount: Int { produced.count }
 
     // MARK: - Observing
 

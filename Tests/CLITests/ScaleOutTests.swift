@@ -15,26 +15,29 @@ import Testing
     /// worker's in-flight window plus about a second of its traffic.
     @Test func crashReplayNeverRingsAnEndedCall() throws {
         let window = 100
-        let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 150, extraWorkerArguments: ["--worker-max-in-flight", String(window)])
+        let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 100, extraWorkerArguments: ["--worker-max-in-flight", String(window)])
         for name in ["a", "b", "c"] { try bed.startWorker(name) }
         #expect(bed.waitUntilSettled(), "\(bed.logs)")
-        let calls = Self.long ? 4_000 : 1_200
+        // Calls arrive every 0.2 s, 40 at a time; each hangs up about a second (200 calls) after it rang.
+        let batches = Self.long ? 120 : 30
         let kills = Self.long ? 3 : 1
         let started = Date()
-        try bed.produceCalls(calls)
-        for round in 1...kills {
-            let target = 2 * calls * round / (kills + 1)
-            let deadline = Date().addingTimeInterval(120)
-            while bed.successCount < target && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            bed.killWorker("b")
-            try bed.startWorker("b")
+        for batch in 0..<batches {
+            try bed.produceCalls(40, hangUpLag: 200)
+            Thread.sleep(forTimeInterval: 0.2)
+            if (batch + 1) % (batches / (kills + 1)) == 0 && batch + 1 < batches {
+                bed.killWorker("b")
+                try bed.startWorker("b")
+            }
         }
+        try bed.produceRemainingHangUps()
         let elapsed = Date().timeIntervalSince(started)
         let verdict = try bed.verdict()
-        // Rate of one worker (of three) while all ran: the "one second of traffic" of the bound.
+        // One worker's rate (of three) while traffic flowed: the "one second of traffic" of the bound.
         let perWorkerRate = Double(verdict.deliveries) / max(elapsed, 1) / 3
         let bound = kills * (window + Int(perWorkerRate * 1.5))
-        print("crash replay: \(kills) SIGKILL(s), \(2 * calls) events: \(verdict); bound \(bound) (window \(window) + 1.5 s at \(Int(perWorkerRate))/s per kill)")
+        print("crash replay: \(kills) SIGKILL(s), \(bed.producedCount) events: \(verdict); bound \(bound) "
+              + "(window \(window) + 1.5 s at \(Int(perWorkerRate))/s, per kill)")
         #expect(verdict.lost == 0, "\(bed.logs)")
         #expect(verdict.ringsAfterHangUp == 0)
         #expect(verdict.duplicatePushes <= bound)
@@ -48,9 +51,9 @@ import Testing
         _ = bed.apns.control("set rate-503 0.4")
         for name in ["a", "b", "c"] { try bed.startWorker(name) }
         #expect(bed.waitUntilSettled(), "\(bed.logs)")
-        let calls = try bed.produceCalls(Self.long ? 2_000 : 400, hangUps: false)
+        try bed.produceCalls(Self.long ? 2_000 : 400, hangUps: false)
         Thread.sleep(forTimeInterval: 2.5)
-        try bed.produceHangUps(forCallsFrom: calls)
+        try bed.produceRemainingHangUps()
         let verdict = try bed.verdict()
         print("retries under 40 % 503 with late hang-ups: \(verdict)")
         #expect(verdict.lost == 0, "\(bed.logs)")
@@ -82,12 +85,12 @@ import Testing
         ]
         for step in steps {
             for _ in 0..<(Self.long ? 10 : 4) {
-                try bed.produceCalls(batch)
+                try bed.produceCalls(batch, hangUpLag: 2 * batch)
                 Thread.sleep(forTimeInterval: 0.25)
             }
             try step(bed)
         }
-        try bed.produceCalls(batch)
+        try bed.produceRemainingHangUps()
         let verdict = try bed.verdict()
         print("scale 1→3→1 and rolling restarts: \(verdict)")
         #expect(verdict.lost == 0, "\(bed.logs)")
