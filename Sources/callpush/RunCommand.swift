@@ -78,7 +78,7 @@ struct RunCommand: Command {
         await worker.shutdown()
         client.shutdown()
         server.stop()
-        logger.notice("stopped", metadata: ["worker.unfinished": String(worker.dispatcher.inFlightCount)])
+        logger.notice("stopped", metadata: ["worker.unfinished": String(worker.inFlightCount)])
         return fatal.isRaised ? ExitStatus.failure : ExitStatus.success
     }
 }

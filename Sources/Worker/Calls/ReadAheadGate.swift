@@ -18,31 +18,18 @@ import Synchronization
 /// - A revoked lane releases what it holds (its events are then sent, as before the read-ahead existed).
 ///
 /// - Important: thread-safe; all state is behind one `Mutex`, and it never calls out.
-public final class ReadAheadGate<Item: Sendable>: Sendable {
-    /// Limits of the read-ahead.
-    public struct Configuration: Sendable, Hashable {
-        /// Hold back nothing (every event passes at once). Default: false.
-        public var disabled = false
-        /// Events one lane holds before it lets them go. Keep it below the consumer's per-partition in-flight limit,
-        /// which would otherwise pause the partition the read-ahead is waiting on. Default: 500.
-        public var maxHeldPerPartition = 500
-        /// Events all lanes hold together before they let them go. Default: 5000.
-        public var maxHeld = 5_000
-        /// Longest time a lane holds an event before it gives up reading ahead. Default: 1 s.
-        public var timeout: Duration = .seconds(1)
-
-        public init() {}
-    }
+final class ReadAheadGate<Item: Sendable>: Sendable {
+    typealias Configuration = ReadAheadConfiguration
 
     /// What to do after ``offer(_:lane:offset:isCallsTopic:highWatermark:isIncoming:)``.
-    public struct Verdict: Sendable {
+    struct Verdict: Sendable {
         /// Held events to admit now, in order, before the offered one (which may be among them).
-        public var released: [Item] = []
+        var released: [Item] = []
         /// The offered event goes now, after ``released``; false when it is held or among ``released``.
-        public var passes: Bool
+        var passes: Bool
         /// Set when the offered event is the lane's first held one: call ``expire(lane:epoch:)`` with it after
         /// ``Configuration/timeout``.
-        public var timerEpoch: UInt64?
+        var timerEpoch: UInt64?
     }
 
     private struct Lane {
@@ -60,15 +47,15 @@ public final class ReadAheadGate<Item: Sendable>: Sendable {
         var nextEpoch: UInt64 = 1
     }
 
-    public let configuration: Configuration
+    let configuration: Configuration
     private let state = Mutex(State())
 
-    public init(configuration: Configuration = Configuration()) {
+    init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// The calls topic's partitions `lanes` were assigned: they read ahead from now on.
-    public func assign(lanes: [Int32]) -> [Item] {
+    func assign(lanes: [Int32]) -> [Item] {
         guard !configuration.disabled else { return [] }
         return state.withLock { state in
             var released: [Item] = []
@@ -81,7 +68,7 @@ public final class ReadAheadGate<Item: Sendable>: Sendable {
     }
 
     /// `lanes` were revoked: returns what they held, to admit now.
-    public func revoke(lanes: [Int32]) -> [Item] {
+    func revoke(lanes: [Int32]) -> [Item] {
         state.withLock { state in
             var released: [Item] = []
             for lane in lanes {
@@ -93,7 +80,7 @@ public final class ReadAheadGate<Item: Sendable>: Sendable {
     }
 
     /// Lets every held event go and stops reading ahead (shutdown).
-    public func releaseAll() -> [Item] {
+    func releaseAll() -> [Item] {
         state.withLock { state in
             var released: [Item] = []
             for lane in state.lanes.keys.sorted() {
@@ -110,7 +97,7 @@ public final class ReadAheadGate<Item: Sendable>: Sendable {
     ///   - isCallsTopic: the record comes from the calls topic (its offsets measure the read-ahead).
     ///   - highWatermark: the record's partition high watermark at assignment, if known.
     ///   - isIncoming: the event would make a phone ring.
-    public func offer(
+    func offer(
         _ item: Item, lane: Int32, offset: Int64, isCallsTopic: Bool, highWatermark: Int64?, isIncoming: Bool
     ) -> Verdict {
         state.withLock { state in
@@ -151,7 +138,7 @@ public final class ReadAheadGate<Item: Sendable>: Sendable {
 
     /// The timer of a lane's held events ran out: if they are still held (same `epoch`), returns them and the lane
     /// stops reading ahead.
-    public func expire(lane: Int32, epoch: UInt64) -> [Item] {
+    func expire(lane: Int32, epoch: UInt64) -> [Item] {
         state.withLock { state in
             guard let current = state.lanes[lane], current.epoch == epoch, !current.held.isEmpty else { return [] }
             state.lanes[lane]?.caughtUp = true
@@ -160,7 +147,7 @@ public final class ReadAheadGate<Item: Sendable>: Sendable {
     }
 
     /// Events held over all lanes (for gauges and tests).
-    public var heldCount: Int { state.withLock { $0.held } }
+    var heldCount: Int { state.withLock { $0.held } }
 
     private static func takeHeld(_ lane: Int32, in state: inout State) -> [Item] {
         guard var current = state.lanes[lane], !current.held.isEmpty else { return [] }

@@ -1,7 +1,7 @@
-public import APNs
+import APNs
 import Dispatch
 import Synchronization
-public import Telemetry
+import Telemetry
 
 /// The fan-out core: one consumed record in, exactly one final ``Outcome`` out.
 ///
@@ -15,9 +15,9 @@ public import Telemetry
 /// (at-least-once).
 ///
 /// - Important: thread-safe. `handle` may be called from the consumer thread while answers arrive on I/O threads.
-public final class Dispatcher: Sendable {
+final class Dispatcher: Sendable {
     /// An admitted event waiting for, or holding, its call's turn.
-    public struct Pending: Sendable {
+    struct Pending: Sendable {
         let record: InboundRecord
         let event: CallEvent
         let request: APNsRequest
@@ -27,7 +27,7 @@ public final class Dispatcher: Sendable {
         var lookedAhead = false
     }
 
-    public let configuration: DispatcherConfiguration
+    let configuration: DispatcherConfiguration
     private let decoder: CallEventDecoder
     private let mapper: PushMapper
     private let router: OutcomeRouter
@@ -44,7 +44,7 @@ public final class Dispatcher: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
 
-    public init(
+    init(
         configuration: DispatcherConfiguration = DispatcherConfiguration(),
         sender: any PushSender,
         producer: any RecordProducer,
@@ -72,19 +72,19 @@ public final class Dispatcher: Sendable {
     }
 
     /// Events handed to ``handle(_:done:)`` whose `done` has not run yet.
-    public var inFlightCount: Int { inFlight.load(ordering: .relaxed) }
+    var inFlightCount: Int { inFlight.load(ordering: .relaxed) }
 
     /// How long the oldest event handed to ``handle(_:done:)`` has waited for its outcome, in seconds (0 if none).
-    public var oldestInFlightAgeSeconds: Double {
+    var oldestInFlightAgeSeconds: Double {
         ledger.oldestStart.map { Double(max(0, clock.nowMilliseconds() - $0)) / 1000 } ?? 0
     }
 
     /// Stops re-producing failed records (shutdown): their events stay unfinished and are consumed again later.
-    public func stop() { stopped.store(true, ordering: .relaxed) }
+    func stop() { stopped.store(true, ordering: .relaxed) }
 
     /// Handles one consumed record. `done` runs exactly once, with the event's outcome, when that outcome is final
     /// and every record it produced is acknowledged (never, for a record still unacknowledged at ``stop()``).
-    public func handle(_ record: InboundRecord, done: @escaping @Sendable (Outcome) -> Void) {
+    func handle(_ record: InboundRecord, done: @escaping @Sendable (Outcome) -> Void) {
         handle([(record, done)])
     }
 
@@ -92,7 +92,7 @@ public final class Dispatcher: Sendable {
     /// every stop event of the batch marks its call ended first, so an `incoming` earlier in the batch whose call
     /// ends later in it is cancelled instead of ringing; and `incoming` events from the backlog of a newly assigned
     /// partition wait in the ``ReadAheadGate`` until the worker has read through that backlog.
-    public func handle(_ batch: [(record: InboundRecord, done: @Sendable (Outcome) -> Void)]) {
+    func handle(_ batch: [(record: InboundRecord, done: @Sendable (Outcome) -> Void)]) {
         var admissible: [Pending] = []
         admissible.reserveCapacity(batch.count)
         var lastStop: [String: Int] = [:]
@@ -166,17 +166,17 @@ public final class Dispatcher: Sendable {
     }
 
     /// The calls topic's partitions `lanes` were assigned to this worker: their backlog is read ahead.
-    public func assigned(lanes: [Int32]) {
+    func assigned(lanes: [Int32]) {
         admitReleased(gate.assign(lanes: lanes))
     }
 
     /// `lanes` were revoked: events the read-ahead held are sent now (the revoke waits for them).
-    public func revoked(lanes: [Int32]) {
+    func revoked(lanes: [Int32]) {
         admitReleased(gate.revoke(lanes: lanes))
     }
 
     /// Sends every event the read-ahead holds and stops reading ahead (the start of a graceful shutdown).
-    public func releaseHeld() {
+    func releaseHeld() {
         admitReleased(gate.releaseAll())
     }
 

@@ -1,4 +1,4 @@
-public import APNs
+import APNs
 
 /// Turns what happened to one consumed event into its single ``Outcome`` and the records to produce.
 ///
@@ -20,24 +20,11 @@ public import APNs
 ///
 /// Every outcome also produces a receipt on ``Configuration/outcomesTopic`` when
 /// ``Configuration/emitReceipts`` is set.
-public struct OutcomeRouter: Sendable {
-    public struct Configuration: Sendable, Hashable {
-        /// Retry tiers and attempt budget. Default: ``RetryPolicy/init()``.
-        public var retry: RetryPolicy = RetryPolicy()
-        /// Default: "calls.dlq".
-        public var deadLetterTopic: String = "calls.dlq"
-        /// Default: "apns.tokens.invalidated".
-        public var invalidatedTokensTopic: String = "apns.tokens.invalidated"
-        /// Default: "calls.outcomes".
-        public var outcomesTopic: String = "calls.outcomes"
-        /// Produce one receipt per event to ``outcomesTopic``. Default: false.
-        public var emitReceipts: Bool = false
-
-        public init() {}
-    }
+struct OutcomeRouter: Sendable {
+    typealias Configuration = RoutingConfiguration
 
     /// What happened to the event.
-    public enum Input: Sendable {
+    enum Input: Sendable {
         /// The record value is not a valid event.
         case decodingFailed(EventDecodingError)
         /// The event is valid but cannot become an APNs request.
@@ -50,25 +37,25 @@ public struct OutcomeRouter: Sendable {
     }
 
     /// The routing of one event.
-    public struct Decision: Sendable, Hashable {
-        public var outcome: Outcome
+    struct Decision: Sendable, Hashable {
+        var outcome: Outcome
         /// Records to produce before the event's offset may be stored.
-        public var records: [OutboundRecord]
+        var records: [OutboundRecord]
         /// A bounded label for metrics/logs: the DLQ reason, the error class of a retry, the drop reason.
-        public var reason: String?
+        var reason: String?
     }
 
-    public let configuration: Configuration
+    let configuration: Configuration
 
-    public init(configuration: Configuration = Configuration()) {
+    init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// Dead-letter reasons written as `x-dlq-reason` besides decoding and mapping codes.
-    public enum DeadLetterReason {
-        public static let retriesExhausted = "retries_exhausted"
-        public static let apnsRejected = "apns_rejected"
-        public static let apnsCredentials = "apns_credentials"
+    enum DeadLetterReason {
+        static let retriesExhausted = "retries_exhausted"
+        static let apnsRejected = "apns_rejected"
+        static let apnsCredentials = "apns_credentials"
     }
 
     /// Routes one event.
@@ -80,7 +67,7 @@ public struct OutcomeRouter: Sendable {
     ///   - callEnded: ``CallTracker/hasEnded(callID:)`` for the event's call (turns a retry of an incoming into
     ///     `cancelled`).
     ///   - latencyMilliseconds: for the receipt (`created_at` → answer), if known.
-    public func route(
+    func route(
         record: InboundRecord,
         event: CallEvent?,
         input: Input,

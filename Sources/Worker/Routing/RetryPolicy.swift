@@ -43,14 +43,14 @@ public struct RetryPolicy: Sendable, Hashable {
     /// When a consumed record may be handed out: nil for records not from a retry tier (due at once); else its
     /// `x-not-before` header, or — when that is missing or malformed — its timestamp plus the tier's delay.
     /// The Kafka layer holds a record that is not yet due and pauses its partition until then.
-    public func notBefore(_ record: InboundRecord) -> Int64? {
+    func notBefore(_ record: InboundRecord) -> Int64? {
         guard let index = tierIndex(forTopic: record.topic) else { return nil }
         if let header = HeaderCodec.integer(HeaderCodec.notBefore, in: record.headers) { return header }
         return record.timestampMilliseconds + tiers[index].delayMilliseconds
     }
 
     /// Whether `record` may be processed at `now`.
-    public func isDue(_ record: InboundRecord, now: Int64) -> Bool {
+    func isDue(_ record: InboundRecord, now: Int64) -> Bool {
         guard let due = notBefore(record) else { return true }
         return now >= due
     }

@@ -12,7 +12,7 @@ public import Telemetry
 /// begins.
 public final class WorkerService: KafkaConsumerDelegate {
     public let configuration: WorkerConfiguration
-    public let dispatcher: Dispatcher
+    let dispatcher: Dispatcher
     private let producer: KafkaProducer
     private let consumerBox = Mutex<KafkaConsumer?>(nil)
     private let clock: any WorkerClock
@@ -88,6 +88,9 @@ public final class WorkerService: KafkaConsumerDelegate {
         await producer.close(timeout: configuration.producerFlushTimeout)
         logger.info("worker stopped", metadata: ["worker.in_flight": String(dispatcher.inFlightCount)])
     }
+
+    /// Consumed events whose outcome is not final yet.
+    public var inFlightCount: Int { dispatcher.inFlightCount }
 
     /// Leaves without storing anything, as a crash would (tests of at-least-once delivery).
     public func abandon() async {
