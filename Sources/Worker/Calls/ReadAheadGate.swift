@@ -36,14 +36,15 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         /// The calls partition's high watermark at assignment; nil until its first record.
         var end: Int64?
         var caughtUp = false
-        var held: [Item] = []
         /// Changes whenever the held events are let go, so a stale timer finds nothing to do.
         var epoch: UInt64 = 0
     }
 
     private struct State {
         var lanes: [Int32: Lane] = [:]
-        var held = 0
+        /// Held events per lane, apart from the lanes so appending never copies them.
+        var held: [Int32: [Item]] = [:]
+        var heldTotal = 0
         var nextEpoch: UInt64 = 1
     }
 
@@ -105,31 +106,31 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
             if isCallsTopic {
                 if current.end == nil { current.end = highWatermark ?? 0 }
                 if offset + 1 >= current.end! {
+                    current.caughtUp = true
                     state.lanes[lane] = current
-                    let released = Self.takeHeld(lane, in: &state)
-                    state.lanes[lane]?.caughtUp = true
-                    return Verdict(released: released, passes: true)
+                    return Verdict(released: Self.takeHeld(lane, in: &state), passes: true)
                 }
             }
             guard isIncoming else {
                 state.lanes[lane] = current
                 return Verdict(passes: true)
             }
-            current.held.append(item)
-            state.held += 1
+            state.held[lane, default: []].append(item)
+            state.heldTotal += 1
+            let count = state.held[lane]!.count
             var timerEpoch: UInt64?
-            if current.held.count == 1 {
+            if count == 1 {
                 current.epoch = state.nextEpoch
                 state.nextEpoch += 1
                 timerEpoch = current.epoch
             }
             state.lanes[lane] = current
-            if current.held.count >= configuration.maxHeldPerPartition {
+            if count >= configuration.maxHeldPerPartition {
                 return Verdict(released: Self.takeHeld(lane, in: &state), passes: false)
             }
-            if state.held >= configuration.maxHeld {
+            if state.heldTotal >= configuration.maxHeld {
                 var released: [Item] = []
-                for other in state.lanes.keys.sorted() { released += Self.takeHeld(other, in: &state) }
+                for other in state.held.keys.sorted() { released += Self.takeHeld(other, in: &state) }
                 return Verdict(released: released, passes: false)
             }
             return Verdict(passes: false, timerEpoch: timerEpoch)
@@ -140,23 +141,20 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
     /// stops reading ahead.
     func expire(lane: Int32, epoch: UInt64) -> [Item] {
         state.withLock { state in
-            guard let current = state.lanes[lane], current.epoch == epoch, !current.held.isEmpty else { return [] }
+            guard let current = state.lanes[lane], current.epoch == epoch, state.held[lane] != nil else { return [] }
             state.lanes[lane]?.caughtUp = true
             return Self.takeHeld(lane, in: &state)
         }
     }
 
     /// Events held over all lanes (for gauges and tests).
-    var heldCount: Int { state.withLock { $0.held } }
+    var heldCount: Int { state.withLock { $0.heldTotal } }
 
     private static func takeHeld(_ lane: Int32, in state: inout State) -> [Item] {
-        guard var current = state.lanes[lane], !current.held.isEmpty else { return [] }
-        let held = current.held
-        current.held = []
-        current.epoch = state.nextEpoch
+        guard let held = state.held.removeValue(forKey: lane) else { return [] }
+        state.lanes[lane]?.epoch = state.nextEpoch
         state.nextEpoch += 1
-        state.held -= held.count
-        state.lanes[lane] = current
+        state.heldTotal -= held.count
         return held
     }
 }
