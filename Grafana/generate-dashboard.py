@@ -163,8 +163,8 @@ place([
 row("Kafka consumption")
 place([
     (8, series("Consumed/s by topic",
-               [target(f'sum by (topic) (rate(callpush_kafka_messages_consumed_total{{{SEL}}}[{RI}]))', "{{topic}}")],
-               "reqps", "Messages the consumer delivered, main topic and each retry tier.")),
+               [target(f'sum by (topic) (rate(callpush_events_consumed_total{{{SEL}}}[{RI}]))', "{{topic}}")],
+               "reqps", "Events consumed from the main topic and each retry tier (redeliveries after a crash included).")),
     (8, series("Lag per partition",
                [target(f'sum by (topic, partition) (callpush_kafka_consumer_lag{{{SEL}}})', "{{topic}}[{{partition}}]")],
                "short", "High watermark minus committed offset for owned partitions (librdkafka statistics, every 15 s). "
@@ -178,7 +178,8 @@ place([
 place([
     (8, series("Paused partitions by reason",
                [target(f'sum by (reason) (callpush_kafka_paused_partitions{{{SEL}}})', "{{reason}}")], "short",
-               "backpressure: in-flight limits reached. retry_due: a retry tier waits for its head record's due time (normal).")),
+               "backpressure: in-flight limits reached. retry_due: a retry tier waits for its head record's due time (normal). "
+               "rebalance: the group refused a commit while rebalancing; intake waits for the new assignment.")),
     (8, series("Rebalances",
                [target(f'sum by (instance) (increase(callpush_kafka_rebalances_total{{{SEL}}}[$__interval]))', "{{instance}}")],
                "short", "Assignments and revocations seen; every scale step or restart causes some.")),
@@ -210,10 +211,8 @@ place([
                [target(f'sum by (reason) (rate(callpush_token_invalidations_total{{{SEL}}}[{RI}]))', "{{reason}}")], "reqps",
                "Dead device tokens written to apns.tokens.invalidated (Unregistered, BadDeviceToken, ...).", stack=True)),
     (8, series("Produce failures",
-               [target(f'sum by (topic) (increase(callpush_kafka_produce_failures_total{{{SEL}}}[$__interval]))', "delivery report error {{topic}}", "A"),
-                target(f'sum by (topic) (increase(callpush_produce_failures_total{{{SEL}}}[$__interval]))', "retried produce {{topic}}", "B")],
-               "short", "Records (retries, dead letters, invalidations, receipts) whose produce failed and was retried. "
-                        "These series appear only after the first failure.")),
+               [target(f'sum by (topic) (increase(callpush_produce_failures_total{{{SEL}}}[$__interval]))', "{{topic}}")],
+               "short", "Records (retries, dead letters, invalidations, receipts) whose produce failed and was retried.")),
 ], 7)
 
 # ---------------------------------------------------------------------------------------------- Latency

@@ -15,7 +15,8 @@ PARTITIONS=${PARTITIONS:-6}
 if [ $# -gt 0 ]; then COUNTS=("$@"); else COUNTS=(1 2 3); fi
 work=$(mktemp -d)
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+stop_all() { for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done; pids=(); }
+cleanup() { stop_all; rm -rf "$work"; }
 trap cleanup EXIT
 
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null
@@ -71,7 +72,6 @@ for n in "${COUNTS[@]}"; do
     hz=$(getconf CLK_TCK)
     awk -v n="$n" -v t="$total" -v s="$start" -v e="$end" -v c=$((after - before)) -v hz="$hz" \
         'BEGIN { printf "%-8d %10d %10.0f %14.1f\n", n, t, t / (e - s), c / hz / t * 1e6 }'
-    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-    pids=()
+    stop_all
     rm -f "$work/kafka.txt" "$work/apns.txt"
 done

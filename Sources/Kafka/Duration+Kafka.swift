@@ -9,9 +9,4 @@ extension Duration {
     var kafkaTimeoutMilliseconds: Int32 {
         Int32(clamping: max(0, kafkaMilliseconds))
     }
-
-    var kafkaSeconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
 }

@@ -124,7 +124,7 @@ extension KafkaConsumer {
     private func accept(_ incoming: KafkaMessage) -> Bool {
         let limits = configuration.backPressure
         var pauseWanted = false
-        let decision = state.withLock { state -> (KafkaMessage, Counter)? in
+        let decision = state.withLock { state -> KafkaMessage? in
             guard state.phase == .running, let index = state.partitions.index(forKey: incoming.topicPartition),
                 !state.partitions.values[index].revoked,
                 state.partitions.values[index].tracker.delivered(incoming.offset)
@@ -154,10 +154,9 @@ extension KafkaConsumer {
                 state.heldCount += 1
                 return nil
             }
-            return (message, state.partitions.values[index].consumed)
+            return message
         }
-        guard let (message, consumed) = decision else { return pauseWanted }
-        consumed.increment()
+        guard let message = decision else { return pauseWanted }
         pendingBatch.withLock { $0.append(message) }
         return pauseWanted
     }
@@ -219,7 +218,7 @@ extension KafkaConsumer {
     func reconcilePauses() {
         let limits = configuration.backPressure
         let (perLow, globalLow) = State.lowWatermarks(limits)
-        let (toPause, toResume, pausedCounts, inFlight) = state.withLock { state in
+        let (toPause, toResume, pausedCounts) = state.withLock { state in
             state.reconcileNeeded = false
             if state.globallyPaused, state.totalInFlight <= globalLow { state.globallyPaused = false }
             var toPause: [KafkaTopicPartition] = []
@@ -244,12 +243,11 @@ extension KafkaConsumer {
                 if wantPaused { pausedCounts[reason, default: 0] += 1 }
                 state.partitions[partition] = entry
             }
-            return (toPause, toResume, pausedCounts, state.totalInFlight)
+            return (toPause, toResume, pausedCounts)
         }
         if !toPause.isEmpty { setPaused(toPause, paused: true) }
         if !toResume.isEmpty { setPaused(toResume, paused: false) }
         for (reason, gauge) in metrics.paused { gauge.set(pausedCounts[reason] ?? 0) }
-        metrics.inFlight.set(inFlight)
     }
 
     func setPaused(_ partitions: [KafkaTopicPartition], paused: Bool) {

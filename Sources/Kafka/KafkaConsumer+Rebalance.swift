@@ -30,10 +30,6 @@ extension KafkaConsumer {
         _ partitions: [KafkaTopicPartition],
         list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
     ) {
-        let counters = Dictionary(
-            Set(partitions.map(\.topic)).map { ($0, metrics.consumed(topic: $0)) },
-            uniquingKeysWith: { first, _ in first }
-        )
         // A partition this member just gave back and now gets again starts where this member had finished, not at
         // the committed offset: commits made while the group rebalanced may have been refused (librdkafka's mock
         // broker refuses every commit until the rebalance completes), and nobody owned it in between (eager).
@@ -41,10 +37,7 @@ extension KafkaConsumer {
             state.generation += 1
             state.commitsRefused = false
             for partition in partitions {
-                state.partitions[partition] = PartitionState(
-                    generation: state.generation,
-                    consumed: counters[partition.topic]!
-                )
+                state.partitions[partition] = PartitionState(generation: state.generation)
             }
             defer { state.finishedAtRevoke.removeAll() }
             return state.finishedAtRevoke.filter { partitions.contains($0.key) }

@@ -184,7 +184,7 @@ public final class KafkaConsumer: Sendable {
 
     /// Destroys the handle without storing offsets, committing or leaving the group, as a crash would (for
     /// tests). Everything since the last auto-commit is consumed again by the next owner. Idempotent.
-    public func abandon() async {
+    func abandon() async {
         await shutdown(.abandoning)
     }
 
@@ -213,10 +213,6 @@ public final class KafkaConsumer: Sendable {
 
     var delegate: (any KafkaConsumerDelegate)? { delegateBox.withLock { $0 } }
 
-    /// Makes librdkafka raise a fabricated fatal error (`rd_kafka_test_fatal_error`), for tests.
-    func triggerFatalErrorForTesting() {
-        _ = rd_kafka_test_fatal_error(handle.pointer, RD_KAFKA_RESP_ERR__FENCED, "test")
-    }
 }
 
 // MARK: - State
@@ -236,7 +232,6 @@ extension KafkaConsumer {
 
     struct PartitionState: Sendable {
         let generation: UInt64
-        let consumed: Counter
         var tracker = KafkaOffsetTracker()
         /// The last offset passed to `rd_kafka_offsets_store`.
         var lastStored: Int64?

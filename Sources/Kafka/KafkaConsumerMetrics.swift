@@ -5,7 +5,6 @@ import Telemetry
 final class KafkaConsumerMetrics: Sendable {
     static let lagName = "callpush_kafka_consumer_lag"
     static let rttName = "callpush_kafka_broker_rtt_seconds"
-    static let consumedName = "callpush_kafka_messages_consumed_total"
 
     let registry: MetricsRegistry
     let rebalances: Counter
@@ -13,7 +12,6 @@ final class KafkaConsumerMetrics: Sendable {
     static let pauseReasons = ["backpressure", "retry_due", "rebalance"]
     /// `callpush_kafka_paused_partitions{reason}`.
     let paused: [String: Gauge]
-    let inFlight: Gauge
     /// `callpush_kafka_partition_pauses_total{reason}`.
     let pauses: [String: Counter]
     let offsetStoreFailures: Counter
@@ -34,10 +32,6 @@ final class KafkaConsumerMetrics: Sendable {
             (reason, registry.counter("callpush_kafka_partition_pauses_total", help: "Times this consumer paused a partition, by reason.",
                                       labels: ["reason": reason]))
         })
-        inFlight = registry.gauge(
-            "callpush_kafka_inflight_messages",
-            help: "Messages handed out by the consumer and not yet completed."
-        )
         offsetStoreFailures = registry.counter(
             "callpush_kafka_offset_store_failures_total",
             help: "Partitions whose rd_kafka_offsets_store entry failed."
@@ -46,10 +40,6 @@ final class KafkaConsumerMetrics: Sendable {
             "callpush_kafka_commits_refused_total",
             help: "Offset commits the group refused because it was rebalancing (intake pauses until the rebalance is done)."
         )
-    }
-
-    func consumed(topic: String) -> Counter {
-        registry.counter(Self.consumedName, help: "Messages handed out by the consumer.", labels: ["topic": topic])
     }
 
     /// Applies a statistics snapshot: lag of the partitions we own and broker round-trip times.

@@ -13,7 +13,7 @@ public final class KafkaProducer: Sendable {
 
     let configuration: KafkaProducerConfiguration
     let logger: Logger
-    private let handle: RDKafkaHandle
+    let handle: RDKafkaHandle
     private let mainQueue: RDKafkaQueue
     private let state = Mutex(State())
     private let metrics: MetricsRegistry
@@ -40,7 +40,7 @@ public final class KafkaProducer: Sendable {
     /// - Parameters:
     ///   - configuration: settings; see ``KafkaProducerConfiguration``.
     ///   - logger: librdkafka logs and errors go here (at info level and below).
-    ///   - metrics: registry for `callpush_kafka_produce_failures_total{topic}`. Default: a private registry.
+    ///   - metrics: registry for `callpush_kafka_produce_queue_full_total`. Default: a private registry.
     /// - Throws: ``KafkaError`` for invalid configuration.
     public init(
         configuration: KafkaProducerConfiguration,
@@ -232,10 +232,6 @@ public final class KafkaProducer: Sendable {
     /// ``produce(_:completion:)`` throws it too.
     public var fatalError: KafkaError? { state.withLock { $0.fatal } }
 
-    /// Makes librdkafka raise a fabricated fatal error (`rd_kafka_test_fatal_error`), for tests.
-    func triggerFatalErrorForTesting() {
-        _ = rd_kafka_test_fatal_error(handle.pointer, RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, "test")
-    }
 
     /// Records enqueued and still waiting for their delivery report.
     public var outstandingCount: Int { state.withLock { $0.pending.count } }
@@ -351,11 +347,6 @@ public final class KafkaProducer: Sendable {
                     )
                 )
             } else {
-                metrics.counter(
-                    "callpush_kafka_produce_failures_total",
-                    help: "Records whose delivery report was a failure.",
-                    labels: ["topic": entry.topic]
-                ).increment()
                 entry.completion(.failure(KafkaError.rdKafka(report.error)))
             }
         }

@@ -1,7 +1,7 @@
 import APNs
 import EmbeddedPipeline
 import Foundation
-import Kafka
+@testable import Kafka
 import Synchronization
 import Telemetry
 import TestSupport

@@ -158,9 +158,7 @@ final class Dispatcher: Sendable {
     }
 
     private func scheduleExpiry(lane: Int32, epoch: UInt64) {
-        let seconds = Double(gate.configuration.timeout.components.seconds)
-            + Double(gate.configuration.timeout.components.attoseconds) / 1e18
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [self] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + gate.configuration.timeout.inSeconds) { [self] in
             admitReleased(gate.expire(lane: lane, epoch: epoch))
         }
     }

@@ -92,13 +92,6 @@ public final class WorkerService: KafkaConsumerDelegate {
     /// Consumed events whose outcome is not final yet.
     public var inFlightCount: Int { dispatcher.inFlightCount }
 
-    /// Leaves without storing anything, as a crash would (tests of at-least-once delivery).
-    public func abandon() async {
-        setReady(false)
-        dispatcher.stop()
-        await consumerBox.withLock { $0 }?.abandon()
-        await producer.close(timeout: .seconds(1))
-    }
 
     private func setReady(_ ready: Bool) {
         readiness.set(ready)
