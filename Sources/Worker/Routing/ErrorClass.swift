@@ -13,7 +13,7 @@ struct ErrorClass: RawRepresentable, Hashable, Sendable, CustomStringConvertible
     static let notProcessed = Self(rawValue: "not_processed")
     static let transport = Self(rawValue: "transport")
 
-    /// Classifies a `retryLater` answer: by status when there was one, else by the transport reason.
+    /// Classifies a `retryLater` answer: by status when there was one, else by its typed transport reason.
     init(_ result: APNsResult) {
         if let status = result.status {
             switch status {
@@ -23,15 +23,11 @@ struct ErrorClass: RawRepresentable, Hashable, Sendable, CustomStringConvertible
             }
             return
         }
-        let reason = (result.reason ?? "").lowercased()
-        if reason.contains("timeout") || reason.contains("timedout") {
-            self = .timeout
-        } else if reason.contains("notprocessed") || reason.contains("not_processed") || reason.contains("refused") {
-            self = .notProcessed
-        } else if reason.contains("connect") || reason.contains("connection") || reason.contains("goaway") {
-            self = .connect
-        } else {
-            self = .transport
+        switch result.apnsReason {
+        case .timeout: self = .timeout
+        case .notProcessed: self = .notProcessed
+        case .connectionLost: self = .connect
+        default: self = .transport
         }
     }
 
