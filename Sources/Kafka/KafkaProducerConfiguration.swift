@@ -36,11 +36,11 @@ public struct KafkaProducerConfiguration: Sendable {
             "client.id": clientID,
             "enable.idempotence": "true",
             "acks": "all",
-            "message.timeout.ms": String(messageTimeout.kafkaMilliseconds),
-            "linger.ms": String(linger.kafkaMilliseconds),
+            "message.timeout.ms": String(messageTimeout.inMilliseconds),
+            "linger.ms": String(linger.inMilliseconds),
             "compression.type": compression,
             "queue.buffering.max.messages": String(queueBufferingMaxMessages),
-            "statistics.interval.ms": String(statisticsInterval.kafkaMilliseconds),
+            "statistics.interval.ms": String(statisticsInterval.inMilliseconds),
             "log.queue": "true",
         ]
         for (key, value) in additionalProperties { result[key] = value }

@@ -87,11 +87,11 @@ enum RunSettings {
                 problems.append("--kafka-retry-tiers: '\(label)' is not a delay like 500ms, 5s, 2m or 1h")
                 continue
             }
-            if let same = tiers.first(where: { $0.delayMilliseconds == milliseconds }) {
+            if let same = tiers.first(where: { $0.delay == .milliseconds(milliseconds) }) {
                 problems.append("--kafka-retry-tiers: '\(label)' repeats the delay of \(same.topic); give each tier its own delay")
                 continue
             }
-            tiers.append(.init(topic: prefix + label, delayMilliseconds: milliseconds))
+            tiers.append(.init(topic: prefix + label, delay: .milliseconds(milliseconds)))
         }
         worker.dispatcher.routing.retry.tiers = tiers
         let attempts = options.integer("kafka.max-attempts") ?? tiers.count + 1

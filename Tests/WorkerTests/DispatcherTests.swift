@@ -87,7 +87,7 @@ final class Outcomes: Sendable {
         -> Dispatcher
     {
         var configuration = DispatcherConfiguration()
-        configuration.produceRetryInitialSeconds = 0.01
+        configuration.produceRetryInitial = .milliseconds(10)
         return Dispatcher(configuration: configuration, sender: sender, producer: producer,
                           metrics: WorkerMetrics(registry: registry), clock: clock)
     }

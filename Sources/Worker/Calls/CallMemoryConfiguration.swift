@@ -2,9 +2,9 @@
 public struct CallMemoryConfiguration: Sendable, Hashable {
     /// How many ended call ids to remember. Default: 100000.
     public var endedCallCapacity: Int = 100_000
-    /// How long to remember an ended call id, in milliseconds (longer than the longest retry tier plus its
-    /// ring timeout). Default: 600000 (10 minutes).
-    public var endedCallRetentionMilliseconds: Int64 = 600_000
+    /// How long to remember an ended call id (longer than the longest retry tier plus its ring timeout).
+    /// Default: 10 minutes.
+    public var endedCallRetention: Duration = .seconds(600)
 
     public init() {}
 }

@@ -188,7 +188,7 @@ final class CallTracker<Item: Sendable>: Sendable {
         while state.endedOrderHead < state.endedOrder.count {
             let oldest = state.endedOrder[state.endedOrderHead]
             let isCurrent = state.ended[oldest.callID] == oldest.at
-            let tooOld = now - oldest.at >= configuration.endedCallRetentionMilliseconds
+            let tooOld = now - oldest.at >= configuration.endedCallRetention.inMilliseconds
             let tooMany = state.ended.count > configuration.endedCallCapacity
             guard !isCurrent || tooOld || tooMany else { break }
             if isCurrent { state.ended[oldest.callID] = nil }

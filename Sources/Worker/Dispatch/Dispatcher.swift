@@ -241,11 +241,11 @@ final class Dispatcher: Sendable {
         }
         let batch = ProduceBatch(remaining: decision.records.count, completion: complete)
         for outbound in decision.records {
-            produce(outbound, delaySeconds: configuration.produceRetryInitialSeconds) { batch.acknowledge() }
+            produce(outbound, delay: configuration.produceRetryInitial) { batch.acknowledge() }
         }
     }
 
-    private func produce(_ record: OutboundRecord, delaySeconds: Double, acknowledged: @escaping @Sendable () -> Void) {
+    private func produce(_ record: OutboundRecord, delay: Duration, acknowledged: @escaping @Sendable () -> Void) {
         producer.produce(record) { [self] result in
             switch result {
             case .success:
@@ -254,9 +254,9 @@ final class Dispatcher: Sendable {
                 metrics.produceFailures(topic: record.topic).increment()
                 guard !stopped.load(ordering: .relaxed) else { return }
                 logger.warning("produce failed; retrying", metadata: ["kafka.topic": record.topic, "error": "\(error)"])
-                let next = min(delaySeconds * 2, configuration.produceRetryMaximumSeconds)
-                DispatchQueue.global().asyncAfter(deadline: .now() + delaySeconds) { [self] in
-                    produce(record, delaySeconds: next, acknowledged: acknowledged)
+                let next = min(delay * 2, configuration.produceRetryMaximum)
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay.inSeconds) { [self] in
+                    produce(record, delay: next, acknowledged: acknowledged)
                 }
             }
         }

@@ -11,11 +11,11 @@ public struct DispatcherConfiguration: Sendable {
     /// Reading ahead through a newly assigned partition's backlog before ringing. Default:
     /// ``ReadAheadConfiguration/init()`` (``WorkerService`` keeps its bounds below the consumer's in-flight limits).
     public var readAhead = ReadAheadConfiguration()
-    /// First wait before re-producing a record whose delivery failed; doubles up to ``produceRetryMaximumSeconds``.
+    /// First wait before re-producing a record whose delivery failed; doubles up to ``produceRetryMaximum``.
     /// Default: 0.1 s.
-    public var produceRetryInitialSeconds: Double = 0.1
+    public var produceRetryInitial: Duration = .milliseconds(100)
     /// Longest wait between produce attempts. Default: 5 s.
-    public var produceRetryMaximumSeconds: Double = 5
+    public var produceRetryMaximum: Duration = .seconds(5)
 
     public init() {}
 }

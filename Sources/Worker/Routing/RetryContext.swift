@@ -4,7 +4,7 @@
 /// - `x-attempt` missing or malformed: 1 on a non-retry topic; on a retry tier *i*, *i + 2* (the least attempt
 ///   number that can be in that tier), so a record with broken headers still moves towards the DLQ.
 /// - `x-deadline` missing or malformed: computed from the event (ring deadline for incoming, `created_at` +
-///   ``RetryPolicy/stopEventRetryWindowMilliseconds`` otherwise), or none when the event did not decode.
+///   ``RetryPolicy/stopEventRetryWindow`` otherwise), or none when the event did not decode.
 /// - `x-original-*` missing or malformed: this record's own coordinates (each field on its own).
 /// - `x-first-failed-at` missing or malformed: none.
 struct RetryContext: Sendable, Hashable {
@@ -48,7 +48,7 @@ struct RetryContext: Sendable, Hashable {
     static func deadline(of event: CallEvent, policy: RetryPolicy) -> Int64 {
         event.type == .incoming
             ? event.ringDeadlineMilliseconds
-            : event.createdAtMilliseconds + policy.stopEventRetryWindowMilliseconds
+            : event.createdAtMilliseconds + policy.stopEventRetryWindow.inMilliseconds
     }
 
     /// Whether the event is useless at `now`.

@@ -6,27 +6,29 @@
 public struct RetryPolicy: Sendable, Hashable {
     public struct Tier: Sendable, Hashable {
         public var topic: String
-        /// How long after the failure the record becomes due, in milliseconds.
-        public var delayMilliseconds: Int64
+        /// How long after the failure the record becomes due.
+        public var delay: Duration
 
-        public init(topic: String, delayMilliseconds: Int64) {
+        public init(topic: String, delay: Duration) {
             self.topic = topic
-            self.delayMilliseconds = delayMilliseconds
+            self.delay = delay
         }
+
+        var delayMilliseconds: Int64 { delay.inMilliseconds }
     }
 
     /// Default: `calls.retry.5s` (5 s), `calls.retry.30s` (30 s), `calls.retry.2m` (2 min).
     public var tiers: [Tier] = [
-        Tier(topic: "calls.retry.5s", delayMilliseconds: 5_000),
-        Tier(topic: "calls.retry.30s", delayMilliseconds: 30_000),
-        Tier(topic: "calls.retry.2m", delayMilliseconds: 120_000),
+        Tier(topic: "calls.retry.5s", delay: .seconds(5)),
+        Tier(topic: "calls.retry.30s", delay: .seconds(30)),
+        Tier(topic: "calls.retry.2m", delay: .seconds(120)),
     ]
     /// Attempts in total, the first included; more than `tiers.count + 1` repeat the last tier. Default: 4 (one try
     /// plus one per default tier).
     public var maximumAttempts: Int = 4
-    /// Retry deadline of stop-ringing events after `created_at`, in milliseconds (incoming events use their ring
-    /// deadline). Default: 600000 (10 minutes).
-    public var stopEventRetryWindowMilliseconds: Int64 = 600_000
+    /// Retry deadline of stop-ringing events after `created_at` (incoming events use their ring deadline).
+    /// Default: 10 minutes.
+    public var stopEventRetryWindow: Duration = .seconds(600)
 
     public init() {}
 
