@@ -18,6 +18,7 @@ extension KafkaConsumer {
             let now = ContinuousClock.now
             if now >= nextStore {
                 // Periodic housekeeping: store offsets, refresh pause state and gauges, serve events.
+                expireCommitRefusal(now: now)
                 storeOffsets()
                 reconcilePauses()
                 drainEvents()
@@ -229,7 +230,7 @@ extension KafkaConsumer {
                     entry.pausedForBackPressure = false
                 }
                 let reason = state.pauseReason(entry)
-                let wantPaused = entry.pausedForBackPressure || state.globallyPaused || state.commitsRefused
+                let wantPaused = entry.pausedForBackPressure || state.globallyPaused || state.commitsRefusedSince != nil
                     || !entry.held.isEmpty
                 if wantPaused != entry.libraryPaused {
                     if wantPaused {
@@ -343,12 +344,24 @@ extension KafkaConsumer {
         }
     }
 
+    /// A rebalance that never reaches this member (its assignment came before the refusal's answer) must not keep
+    /// intake paused: the pause lasts at most one session timeout.
+    private func expireCommitRefusal(now: ContinuousClock.Instant) {
+        let expired = state.withLock { state -> Bool in
+            guard let since = state.commitsRefusedSince, now - since > configuration.sessionTimeout else { return false }
+            state.commitsRefusedSince = nil
+            return true
+        }
+        if expired { reconcilePauses() }
+    }
+
     /// A commit refused for a rebalance pauses intake until the rebalance is done (or a commit succeeds).
     private func noteCommit(succeeded: Bool, refusedForRebalance: Bool) {
         let changed = state.withLock { state -> Bool in
-            let refused = refusedForRebalance || (state.commitsRefused && !succeeded)
-            defer { state.commitsRefused = refused }
-            return refused != state.commitsRefused
+            let wasRefused = state.commitsRefusedSince != nil
+            let refused = refusedForRebalance || (wasRefused && !succeeded)
+            if refused != wasRefused { state.commitsRefusedSince = refused ? .now : nil }
+            return refused != wasRefused
         }
         guard changed else { return }
         if refusedForRebalance {

@@ -35,7 +35,7 @@ extension KafkaConsumer {
         // broker refuses every commit until the rebalance completes), and nobody owned it in between (eager).
         let resumed = state.withLock { state -> [KafkaTopicPartition: Int64] in
             state.generation += 1
-            state.commitsRefused = false
+            state.commitsRefusedSince = nil
             for partition in partitions {
                 state.partitions[partition] = PartitionState(generation: state.generation)
             }

@@ -256,9 +256,10 @@ extension KafkaConsumer {
         var heldCount = 0
         var globallyPaused = false
         var reconcileNeeded = false
-        /// The group refused a commit because it is rebalancing: take no new messages until the rebalance is done
-        /// (what would be finished now could not be committed, and the next owner would repeat it).
-        var commitsRefused = false
+        /// Since when the group refuses commits because it is rebalancing: take no new messages until the
+        /// rebalance is done (what would be finished now could not be committed, and the next owner would repeat
+        /// it), a commit succeeds, or a session timeout passes.
+        var commitsRefusedSince: ContinuousClock.Instant?
         /// The committable offset of each partition given back by the last (not lost) revoke, for the assignment
         /// that follows it.
         var finishedAtRevoke: [KafkaTopicPartition: Int64] = [:]
