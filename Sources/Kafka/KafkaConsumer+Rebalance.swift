@@ -49,6 +49,13 @@ extension KafkaConsumer {
             report(KafkaError.rdKafka(err, reason: "assign failed: \(String(cString: rd_kafka_err2str(err)))"))
         }
         if !resumed.isEmpty {
+            // Store the resumed positions too, so the next commit records them even if nothing new arrives.
+            let positions = RDKafkaTopicPartitionList(capacity: resumed.count)
+            for (partition, offset) in resumed { positions.add(partition, offset: offset) }
+            _ = rd_kafka_offsets_store(handle.pointer, positions.pointer)
+            state.withLock { state in
+                for (partition, offset) in resumed { state.partitions[partition]?.lastStored = offset }
+            }
             logger.info("resuming where this member finished before the rebalance", metadata: ["kafka.partitions": Self.describe(Array(resumed.keys))])
         }
         logger.info("partitions assigned", metadata: ["kafka.partitions": Self.describe(partitions)])
