@@ -14,7 +14,7 @@ IMAGE ?= callpush:local
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_ARGS ?=
 
-.PHONY: all deps test-deps build release demo test bench image test-image clean
+.PHONY: all deps test-deps build release demo test test-long bench image test-image clean
 
 all: build
 
@@ -37,6 +37,11 @@ demo: release
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel --num-workers 2
+
+# The multi-process scale-out scenarios with more events and repeated kills.
+test-long: test-deps
+	$(SWIFT) build --build-tests
+	CALLPUSH_LONG_TESTS=1 $(SWIFT) test --skip-build --filter ScaleOutTests
 
 # `swift build` honours only the last --product it is given, so each product is built on its own.
 # BENCH_ARGS: areas and options, e.g. `make bench BENCH_ARGS="http2 --repeat 5"`.

@@ -56,16 +56,18 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry"],
+            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry", "BenchSupport"],
             swiftSettings: swiftSettings
         ),
+        /// Measurement code shared by the benchmark executable and the gated measurement tests; not in any product module.
+        .target(name: "BenchSupport", dependencies: ["Kafka", "Telemetry"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
 
         /// Helpers shared by the test targets (running other programs); not part of any product.
-        .target(name: "TestSupport", swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["Telemetry"], swiftSettings: swiftSettings),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Telemetry", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Telemetry", "TestSupport", "BenchSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Crypto", "Telemetry", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(

@@ -163,20 +163,23 @@ place([
 row("Kafka consumption")
 place([
     (8, series("Consumed/s by topic",
-               [target(f'sum by (topic) (rate(callpush_kafka_messages_consumed_total{{{SEL}}}[{RI}]))', "{{topic}}")],
-               "reqps", "Messages the consumer delivered, main topic and each retry tier.")),
+               [target(f'sum by (topic) (rate(callpush_events_consumed_total{{{SEL}}}[{RI}]))', "{{topic}}")],
+               "reqps", "Events consumed from the main topic and each retry tier (redeliveries after a crash included).")),
     (8, series("Lag per partition",
                [target(f'sum by (topic, partition) (callpush_kafka_consumer_lag{{{SEL}}})', "{{topic}}[{{partition}}]")],
                "short", "High watermark minus committed offset for owned partitions (librdkafka statistics, every 15 s). "
                         "Retry-tier lag includes records waiting for their due time.")),
-    (8, series("In-flight events",
-               [target(f'sum by (instance) (callpush_inflight_events{{{SEL}}})', "{{instance}}")],
-               "short", "Consumed events without a final outcome yet (limit: CALLPUSH_WORKER_MAX_IN_FLIGHT).")),
+    (8, series("In-flight events and the oldest one's age",
+               [target(f'sum by (instance) (callpush_inflight_events{{{SEL}}})', "in flight {{instance}}", "A"),
+                target(f'max by (instance) (callpush_oldest_inflight_event_age_seconds{{{SEL}}})', "oldest age (s) {{instance}}", "B")],
+               "short", "Consumed events without a final outcome yet (limit: CALLPUSH_WORKER_MAX_IN_FLIGHT), and how long the "
+                        "oldest has waited: it stays below the APNs request timeout plus a few seconds unless an event is stuck.")),
 ], 7)
 place([
     (8, series("Paused partitions by reason",
                [target(f'sum by (reason) (callpush_kafka_paused_partitions{{{SEL}}})', "{{reason}}")], "short",
-               "backpressure: in-flight limits reached. retry_due: a retry tier waits for its head record's due time (normal).")),
+               "backpressure: in-flight limits reached. retry_due: a retry tier waits for its head record's due time (normal). "
+               "rebalance: the group refused a commit while rebalancing; intake waits for the new assignment.")),
     (8, series("Rebalances",
                [target(f'sum by (instance) (increase(callpush_kafka_rebalances_total{{{SEL}}}[$__interval]))', "{{instance}}")],
                "short", "Assignments and revocations seen; every scale step or restart causes some.")),
@@ -192,9 +195,13 @@ place([
                 [target(f'sum by (outcome) (rate(callpush_outcomes_total{{{SEL}}}[{RI}]))', "{{outcome}}")], "reqps",
                 "Every consumed event ends in exactly one: delivered, invalidated, retried, dead_lettered, expired, cancelled.",
                 stack=True)),
-    (12, series("Retries by tier",
-                [target(f'sum by (tier) (rate(callpush_retries_total{{{SEL}}}[{RI}]))', "{{tier}}")], "reqps",
-                "Events sent to each retry tier topic.", stack=True)),
+    (6, series("Retries by tier",
+               [target(f'sum by (tier) (rate(callpush_retries_total{{{SEL}}}[{RI}]))', "{{tier}}")], "reqps",
+               "Events sent to each retry tier topic.", stack=True)),
+    (6, series("Rings after a hang-up prevented",
+               [target(f'sum by (reason) (increase(callpush_cancellations_total{{{SEL}}}[$__interval]))', "{{reason}}")], "short",
+               "Incoming events not sent because their call had ended: look_ahead (found later in the log or the replay), "
+               "after_stop, queued, retry_after_stop.", stack=True)),
 ], 7)
 place([
     (8, series("Dead letters by reason",
@@ -204,10 +211,8 @@ place([
                [target(f'sum by (reason) (rate(callpush_token_invalidations_total{{{SEL}}}[{RI}]))', "{{reason}}")], "reqps",
                "Dead device tokens written to apns.tokens.invalidated (Unregistered, BadDeviceToken, ...).", stack=True)),
     (8, series("Produce failures",
-               [target(f'sum by (topic) (increase(callpush_kafka_produce_failures_total{{{SEL}}}[$__interval]))', "delivery report error {{topic}}", "A"),
-                target(f'sum by (topic) (increase(callpush_produce_failures_total{{{SEL}}}[$__interval]))', "retried produce {{topic}}", "B")],
-               "short", "Records (retries, dead letters, invalidations, receipts) whose produce failed and was retried. "
-                        "These series appear only after the first failure.")),
+               [target(f'sum by (topic) (increase(callpush_produce_failures_total{{{SEL}}}[$__interval]))', "{{topic}}")],
+               "short", "Records (retries, dead letters, invalidations, receipts) whose produce failed and was retried.")),
 ], 7)
 
 # ---------------------------------------------------------------------------------------------- Latency

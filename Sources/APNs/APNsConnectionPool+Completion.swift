@@ -9,10 +9,12 @@ extension APNsConnectionPool {
         token: APNsProviderToken?,
         result: Result<HTTP2Response, HTTP2Error>
     ) {
-        var authenticatedNow = false
-        if case .success(let response) = result, response.status != 403, response.status != 429 || !isTokenThrottle(response) {
-            authenticatedNow = true
-        }
+        // The answer, parsed once; its reason says whether the provider token passed (only 403s and the
+        // TooManyProviderTokenUpdates 429 are answers about the token).
+        let answer = try? result.map { response in
+            APNsResult(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
+        }.get()
+        let authenticatedNow = answer.map { $0.status != 403 && $0.apnsReason != .tooManyProviderTokenUpdates } ?? false
         let closeNow = state.withLock { state -> Bool in
             connection.inFlight -= 1
             if authenticatedNow { connection.authenticated = true }
@@ -26,9 +28,8 @@ extension APNsConnectionPool {
         let apnsID = pending.request.apnsID
 
         switch result {
-        case .success(let response):
-            let answer = APNsResult(
-                status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
+        case .success:
+            guard let answer else { return }
             let reason = answer.apnsReason
             if reason == .expiredProviderToken, let tokens, let token, !pending.authRetried {
                 retire(connection, event: .replaced)
@@ -69,11 +70,5 @@ extension APNsConnectionPool {
                 finish(pending, .transportFailure(reason: .connectionLost, apnsID: apnsID))
             }
         }
-    }
-
-    private func isTokenThrottle(_ response: HTTP2Response) -> Bool {
-        // Only TooManyProviderTokenUpdates is an auth answer among 429s; TooManyRequests means the token passed.
-        let text = String(decoding: response.body, as: UTF8.self)
-        return text.contains("TooManyProviderTokenUpdates")
     }
 }

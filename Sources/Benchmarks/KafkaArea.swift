@@ -1,3 +1,4 @@
+import BenchSupport
 import Kafka
 
 /// Area `kafka`: ``KafkaThroughputProbe`` (in-process idempotent producer, group consumer) vs kcat producing and

@@ -1,3 +1,5 @@
+import Telemetry
+import BenchSupport
 import Foundation
 import Kafka
 
@@ -49,7 +51,7 @@ struct Kcat {
         let process = try ChildProcess(path, arguments)
         let output = process.wait(timeout: 300)
         let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         return (seconds, process.exitStatus ?? -1, output)
     }
 }

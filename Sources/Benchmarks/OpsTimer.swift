@@ -1,3 +1,4 @@
+import Telemetry
 import Foundation
 
 /// Runs a closure in batches until a time budget is spent and reports operations per second. The closure
@@ -16,7 +17,7 @@ enum OpsTimer {
             elapsed = ContinuousClock.now - start
         } while elapsed < budget
         blackHole(checksum)
-        let total = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let total = elapsed.inSeconds
         return Double(operations) / total
     }
 

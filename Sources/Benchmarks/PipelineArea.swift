@@ -1,3 +1,4 @@
+import BenchSupport
 import EmbeddedPipeline
 import Foundation
 import Kafka

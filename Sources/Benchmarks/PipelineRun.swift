@@ -65,9 +65,8 @@ struct PipelineRun: Sendable {
         let elapsed = ContinuousClock.now - start
         let run = PipelineRun(
             events: final,
-            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
-            produceSeconds: Double(produceElapsed.components.seconds)
-                + Double(produceElapsed.components.attoseconds) / 1e18,
+            seconds: elapsed.inSeconds,
+            produceSeconds: produceElapsed.inSeconds,
             outcomes: pipeline.outcomes,
             p50: pipeline.latency.estimate(quantile: 0.5).map { min($0, pipeline.latency.maximum) },
             p99: pipeline.latency.estimate(quantile: 0.99).map { min($0, pipeline.latency.maximum) },

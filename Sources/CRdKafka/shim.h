@@ -19,5 +19,6 @@ static inline int CRdKafka_EVENT_DR(void) { return RD_KAFKA_EVENT_DR; }
 static inline int CRdKafka_EVENT_LOG(void) { return RD_KAFKA_EVENT_LOG; }
 static inline int CRdKafka_EVENT_ERROR(void) { return RD_KAFKA_EVENT_ERROR; }
 static inline int CRdKafka_EVENT_STATS(void) { return RD_KAFKA_EVENT_STATS; }
+static inline int CRdKafka_EVENT_OFFSET_COMMIT(void) { return RD_KAFKA_EVENT_OFFSET_COMMIT; }
 
 #endif

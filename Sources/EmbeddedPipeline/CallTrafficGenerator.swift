@@ -48,7 +48,7 @@ public final class CallTrafficGenerator: Sendable {
                 emitted += 1
             }
             let elapsed = now - start
-            let target = Int((Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) * rate)
+            let target = Int(elapsed.inSeconds * rate)
             while now < end && callNumber < target && emitted < limit {
                 callNumber += 1
                 let call = makeCall(number: callNumber, random: &random)

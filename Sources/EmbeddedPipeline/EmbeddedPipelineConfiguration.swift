@@ -28,11 +28,11 @@ public struct EmbeddedPipelineConfiguration: Sendable {
     public static var demoWorker: WorkerConfiguration {
         var worker = WorkerConfiguration()
         worker.dispatcher.routing.retry.tiers = [(1_000, "1s"), (3_000, "3s"), (6_000, "6s")].map {
-            .init(topic: "calls.retry.\($0.1)", delayMilliseconds: $0.0)
+            .init(topic: "calls.retry.\($0.1)", delay: .milliseconds($0.0))
         }
         worker.dispatcher.routing.retry.maximumAttempts = 4
         worker.dispatcher.routing.emitReceipts = true
-        worker.dispatcher.produceRetryInitialSeconds = 0.05
+        worker.dispatcher.produceRetryInitial = .milliseconds(50)
         worker.consumer.sessionTimeout = .seconds(6)
         worker.consumer.heartbeatInterval = .seconds(1)
         worker.consumer.autoCommitInterval = .milliseconds(200)

@@ -18,6 +18,7 @@ extension KafkaConsumer {
             let now = ContinuousClock.now
             if now >= nextStore {
                 // Periodic housekeeping: store offsets, refresh pause state and gauges, serve events.
+                expireCommitRefusal(now: now)
                 storeOffsets()
                 reconcilePauses()
                 drainEvents()
@@ -49,18 +50,38 @@ extension KafkaConsumer {
         return min(base, max(.zero, untilDue)).kafkaTimeoutMilliseconds + (untilDue > .zero ? 1 : 0)
     }
 
-    /// Polls one message (or serves callbacks) and dispatches it.
+    /// Polls one message (or serves callbacks), then takes whatever else is already fetched without waiting, up to
+    /// ``KafkaConsumerConfiguration/deliveryBatchSize``, and hands the accepted messages to the delegate as one batch.
     func pollOnce(timeout: Int32) {
-        guard let raw = rd_kafka_consumer_poll(handle.pointer, timeout) else { return }
-        let err = raw.pointee.err
-        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+        var wait = timeout
+        var taken = 0
+        while taken < configuration.deliveryBatchSize, let raw = rd_kafka_consumer_poll(handle.pointer, wait) {
+            wait = 0
+            taken += 1
+            let err = raw.pointee.err
+            if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                rd_kafka_message_destroy(raw)
+                handleConsumerError(err)
+                continue
+            }
+            let message = copyMessage(raw)
             rd_kafka_message_destroy(raw)
-            handleConsumerError(err)
-            return
+            // A partition (or all) reached its in-flight limit: hand over what we have and pause before taking more.
+            if accept(message) { break }
         }
-        let message = copyMessage(raw)
-        rd_kafka_message_destroy(raw)
-        dispatch(message)
+        deliverBatch()
+    }
+
+    /// Hands the messages accepted so far to the delegate. Also called before a rebalance is handled, so a revoke
+    /// never waits for messages the delegate has not seen.
+    func deliverBatch() {
+        let batch = pendingBatch.withLock { batch -> [KafkaMessage] in
+            defer { batch.removeAll(keepingCapacity: true) }
+            return batch
+        }
+        guard !batch.isEmpty else { return }
+        delegate?.consumer(self, didReceive: batch)
+        if state.withLock({ $0.reconcileNeeded }) { reconcilePauses() }
     }
 
     private func copyMessage(_ raw: UnsafeMutablePointer<rd_kafka_message_t>) -> KafkaMessage {
@@ -98,25 +119,35 @@ extension KafkaConsumer {
         )
     }
 
-    private func dispatch(_ incoming: KafkaMessage) {
+    /// Tracks a polled message and queues it for the delegate, unless its partition is gone, it is a duplicate, or
+    /// its partition waits for a held message (then it is held behind that one).
+    /// - Returns: whether back-pressure now wants a pause.
+    private func accept(_ incoming: KafkaMessage) -> Bool {
         let limits = configuration.backPressure
-        let decision = state.withLock { state -> (KafkaMessage, Counter)? in
+        var pauseWanted = false
+        let decision = state.withLock { state -> KafkaMessage? in
             guard state.phase == .running, let index = state.partitions.index(forKey: incoming.topicPartition),
                 !state.partitions.values[index].revoked,
                 state.partitions.values[index].tracker.delivered(incoming.offset)
             else { return nil }
             var message = incoming
             message.generation = state.partitions.values[index].generation
+            if state.partitions.values[index].highWatermarkAtAssignment == nil {
+                state.partitions.values[index].highWatermarkAtAssignment = cachedHighWatermark(incoming.topicPartition)
+            }
+            message.highWatermarkAtAssignment = state.partitions.values[index].highWatermarkAtAssignment
             state.totalInFlight += 1
             if state.partitions.values[index].tracker.inFlightCount >= limits.maxInFlightPerPartition,
                 !state.partitions.values[index].pausedForBackPressure
             {
                 state.partitions.values[index].pausedForBackPressure = true
                 state.reconcileNeeded = true
+                pauseWanted = true
             }
             if state.totalInFlight >= limits.maxInFlight, !state.globallyPaused {
                 state.globallyPaused = true
                 state.reconcileNeeded = true
+                pauseWanted = true
             }
             if let last = state.partitions.values[index].held.last {
                 // The partition waits for a held message: keep this one behind it, in order.
@@ -124,12 +155,40 @@ extension KafkaConsumer {
                 state.heldCount += 1
                 return nil
             }
-            return (message, state.partitions.values[index].consumed)
+            return message
         }
-        guard let (message, consumed) = decision else { return }
-        consumed.increment()
-        delegate?.consumer(self, didReceive: message)
-        if state.withLock({ $0.reconcileNeeded }) { reconcilePauses() }
+        guard let message = decision else { return pauseWanted }
+        pendingBatch.withLock { $0.append(message) }
+        return pauseWanted
+    }
+
+    /// Whether `message` is held (handed back with ``hold(_:until:)`` and not redelivered yet).
+    func isHeld(_ message: KafkaMessage) -> Bool {
+        state.withLock { state in
+            state.partitions[message.topicPartition]?.held.contains { $0.message.offset == message.offset } ?? false
+        }
+    }
+
+    /// Holds `message` behind its partition's held messages, if it has any.
+    func holdBehindHeld(_ message: KafkaMessage) -> Bool {
+        state.withLock { state in
+            guard let index = state.partitions.index(forKey: message.topicPartition),
+                state.partitions.values[index].generation == message.generation,
+                let last = state.partitions.values[index].held.last
+            else { return false }
+            state.partitions.values[index].held.append(HeldMessage(message: message, due: last.due))
+            state.heldCount += 1
+            return true
+        }
+    }
+
+    /// The high watermark librdkafka learned from the partition's latest fetch response (no broker round trip);
+    /// nil while no fetch response has arrived.
+    private func cachedHighWatermark(_ partition: KafkaTopicPartition) -> Int64? {
+        var low: Int64 = -1
+        var high: Int64 = -1
+        let err = rd_kafka_get_watermark_offsets(handle.pointer, partition.topic, partition.partition, &low, &high)
+        return err == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 ? high : nil
     }
 
     /// Redelivers held messages whose due time has come.
@@ -149,10 +208,8 @@ extension KafkaConsumer {
             }
             return result
         }
-        guard !due.isEmpty, let delegate else { return }
-        for message in due {
-            delegate.consumer(self, didReceive: message)
-        }
+        guard !due.isEmpty else { return }
+        delegate?.consumer(self, didReceive: due)
     }
 
     // MARK: - Pause and resume
@@ -162,39 +219,36 @@ extension KafkaConsumer {
     func reconcilePauses() {
         let limits = configuration.backPressure
         let (perLow, globalLow) = State.lowWatermarks(limits)
-        let (toPause, toResume, backPressureCount, retryDueCount, inFlight) = state.withLock { state in
+        let (toPause, toResume, pausedCounts) = state.withLock { state in
             state.reconcileNeeded = false
             if state.globallyPaused, state.totalInFlight <= globalLow { state.globallyPaused = false }
             var toPause: [KafkaTopicPartition] = []
             var toResume: [KafkaTopicPartition] = []
-            var backPressureCount = 0
-            var retryDueCount = 0
+            var pausedCounts: [String: Int] = [:]
             for (partition, var entry) in state.partitions where !entry.revoked {
                 if entry.pausedForBackPressure, entry.tracker.inFlightCount <= perLow {
                     entry.pausedForBackPressure = false
                 }
-                let wantPaused = entry.pausedForBackPressure || state.globallyPaused || !entry.held.isEmpty
+                let reason = state.pauseReason(entry)
+                let wantPaused = entry.pausedForBackPressure || state.globallyPaused || state.commitsRefusedSince != nil
+                    || !entry.held.isEmpty
                 if wantPaused != entry.libraryPaused {
                     if wantPaused {
                         toPause.append(partition)
-                        (entry.held.isEmpty ? metrics.pausesBackPressure : metrics.pausesRetryDue).increment()
+                        metrics.pauses[reason]?.increment()
                     } else {
                         toResume.append(partition)
                     }
                     entry.libraryPaused = wantPaused
                 }
-                if wantPaused {
-                    if entry.held.isEmpty { backPressureCount += 1 } else { retryDueCount += 1 }
-                }
+                if wantPaused { pausedCounts[reason, default: 0] += 1 }
                 state.partitions[partition] = entry
             }
-            return (toPause, toResume, backPressureCount, retryDueCount, state.totalInFlight)
+            return (toPause, toResume, pausedCounts)
         }
         if !toPause.isEmpty { setPaused(toPause, paused: true) }
         if !toResume.isEmpty { setPaused(toResume, paused: false) }
-        metrics.pausedBackPressure.set(backPressureCount)
-        metrics.pausedRetryDue.set(retryDueCount)
-        metrics.inFlight.set(inFlight)
+        for (reason, gauge) in metrics.paused { gauge.set(pausedCounts[reason] ?? 0) }
     }
 
     func setPaused(_ partitions: [KafkaTopicPartition], paused: Bool) {
@@ -284,8 +338,37 @@ extension KafkaConsumer {
                 metrics.apply(statistics, owned: owned)
             case .deliveryReports:
                 break
+            case .offsetCommit(let succeeded, let refusedForRebalance):
+                noteCommit(succeeded: succeeded, refusedForRebalance: refusedForRebalance)
             }
         }
+    }
+
+    /// A rebalance that never reaches this member (its assignment came before the refusal's answer) must not keep
+    /// intake paused: the pause lasts at most one session timeout.
+    private func expireCommitRefusal(now: ContinuousClock.Instant) {
+        let expired = state.withLock { state -> Bool in
+            guard let since = state.commitsRefusedSince, now - since > configuration.sessionTimeout else { return false }
+            state.commitsRefusedSince = nil
+            return true
+        }
+        if expired { reconcilePauses() }
+    }
+
+    /// A commit refused for a rebalance pauses intake until the rebalance is done (or a commit succeeds).
+    private func noteCommit(succeeded: Bool, refusedForRebalance: Bool) {
+        let changed = state.withLock { state -> Bool in
+            let wasRefused = state.commitsRefusedSince != nil
+            let refused = refusedForRebalance || (wasRefused && !succeeded)
+            if refused != wasRefused { state.commitsRefusedSince = refused ? .now : nil }
+            return refused != wasRefused
+        }
+        guard changed else { return }
+        if refusedForRebalance {
+            metrics.commitsRefused.increment()
+            logger.info("offset commit refused: the group is rebalancing; intake paused until it is done")
+        }
+        reconcilePauses()
     }
 
     private func handleConsumerError(_ err: rd_kafka_resp_err_t) {

@@ -10,6 +10,7 @@ extension KafkaConsumer {
         partitions list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
     ) {
         metrics.rebalances.increment()
+        deliverBatch()
         let partitions = RDKafkaTopicPartitionList.elements(of: list).map(\.topicPartition)
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
@@ -29,22 +30,33 @@ extension KafkaConsumer {
         _ partitions: [KafkaTopicPartition],
         list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
     ) {
-        let counters = Dictionary(
-            Set(partitions.map(\.topic)).map { ($0, metrics.consumed(topic: $0)) },
-            uniquingKeysWith: { first, _ in first }
-        )
-        state.withLock { state in
+        // A partition this member just gave back and now gets again starts where this member had finished, not at
+        // the committed offset: commits made while the group rebalanced may have been refused (librdkafka's mock
+        // broker refuses every commit until the rebalance completes), and nobody owned it in between (eager).
+        let resumed = state.withLock { state -> [KafkaTopicPartition: Int64] in
             state.generation += 1
+            state.commitsRefusedSince = nil
             for partition in partitions {
-                state.partitions[partition] = PartitionState(
-                    generation: state.generation,
-                    consumed: counters[partition.topic]!
-                )
+                state.partitions[partition] = PartitionState(generation: state.generation)
             }
+            defer { state.finishedAtRevoke.removeAll() }
+            return state.finishedAtRevoke.filter { partitions.contains($0.key) }
         }
-        let err = rd_kafka_assign(handle.pointer, list)
+        let assignment = RDKafkaTopicPartitionList(capacity: partitions.count)
+        for partition in partitions { assignment.add(partition, offset: resumed[partition] ?? Int64(RD_KAFKA_OFFSET_INVALID)) }
+        let err = rd_kafka_assign(handle.pointer, resumed.isEmpty ? list : assignment.pointer)
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
             report(KafkaError.rdKafka(err, reason: "assign failed: \(String(cString: rd_kafka_err2str(err)))"))
+        }
+        if !resumed.isEmpty {
+            // Store the resumed positions too, so the next commit records them even if nothing new arrives.
+            let positions = RDKafkaTopicPartitionList(capacity: resumed.count)
+            for (partition, offset) in resumed { positions.add(partition, offset: offset) }
+            _ = rd_kafka_offsets_store(handle.pointer, positions.pointer)
+            state.withLock { state in
+                for (partition, offset) in resumed { state.partitions[partition]?.lastStored = offset }
+            }
+            logger.info("resuming where this member finished before the rebalance", metadata: ["kafka.partitions": Self.describe(Array(resumed.keys))])
         }
         logger.info("partitions assigned", metadata: ["kafka.partitions": Self.describe(partitions)])
         delegate?.consumer(self, didAssign: partitions)
@@ -76,6 +88,11 @@ extension KafkaConsumer {
             }
             // Completions are ignored from here on (revoked), so the stored value is final.
             storeOffsets(only: revoked)
+            state.withLock { state in
+                for partition in partitions {
+                    if let finished = state.partitions[partition]?.tracker.committableOffset { state.finishedAtRevoke[partition] = finished }
+                }
+            }
         }
         let paused = state.withLock { state -> [KafkaTopicPartition] in
             var paused: [KafkaTopicPartition] = []

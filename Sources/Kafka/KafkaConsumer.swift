@@ -27,6 +27,8 @@ public final class KafkaConsumer: Sendable {
     let consumerQueue: RDKafkaQueue
     let state: Mutex<State>
     let delegateBox: Mutex<(any KafkaConsumerDelegate)?>
+    /// Messages accepted during the current poll-loop turn, not yet handed to the delegate (poll thread only).
+    let pendingBatch = Mutex<[KafkaMessage]>([])
     private let rebalanceContext: RebalanceContext
 
     /// Creates the consumer, subscribes and starts the poll thread.
@@ -59,7 +61,8 @@ public final class KafkaConsumer: Sendable {
         let context = RebalanceContext()
         self.rebalanceContext = context
         let config = try RDKafkaConfig(configuration.dictionary)
-        config.enableEvents(CRdKafka_EVENT_LOG() | CRdKafka_EVENT_ERROR() | CRdKafka_EVENT_STATS())
+        config.enableEvents(
+            CRdKafka_EVENT_LOG() | CRdKafka_EVENT_ERROR() | CRdKafka_EVENT_STATS() | CRdKafka_EVENT_OFFSET_COMMIT())
         rd_kafka_conf_set_opaque(config.pointer, Unmanaged.passUnretained(context).toOpaque())
         rd_kafka_conf_set_rebalance_cb(config.pointer, kafkaConsumerRebalanceCallback)
         let handle = try RDKafkaHandle(kind: .consumer, config: config)
@@ -160,12 +163,13 @@ public final class KafkaConsumer: Sendable {
     /// Messages handed out and not yet completed (held ones included).
     public var inFlightCount: Int { state.withLock { $0.totalInFlight } }
 
-    /// Partitions currently paused by this consumer, with the reason (`"backpressure"` or `"retry_due"`).
+    /// Partitions currently paused by this consumer, with the reason (`"backpressure"`, `"retry_due"` or
+    /// `"rebalance"`).
     public var pausedPartitions: [KafkaTopicPartition: String] {
         state.withLock { state in
             var result: [KafkaTopicPartition: String] = [:]
             for (partition, entry) in state.partitions where entry.libraryPaused {
-                result[partition] = entry.held.isEmpty ? "backpressure" : "retry_due"
+                result[partition] = state.pauseReason(entry)
             }
             return result
         }
@@ -180,7 +184,7 @@ public final class KafkaConsumer: Sendable {
 
     /// Destroys the handle without storing offsets, committing or leaving the group, as a crash would (for
     /// tests). Everything since the last auto-commit is consumed again by the next owner. Idempotent.
-    public func abandon() async {
+    func abandon() async {
         await shutdown(.abandoning)
     }
 
@@ -209,10 +213,6 @@ public final class KafkaConsumer: Sendable {
 
     var delegate: (any KafkaConsumerDelegate)? { delegateBox.withLock { $0 } }
 
-    /// Makes librdkafka raise a fabricated fatal error (`rd_kafka_test_fatal_error`), for tests.
-    func triggerFatalErrorForTesting() {
-        _ = rd_kafka_test_fatal_error(handle.pointer, RD_KAFKA_RESP_ERR__FENCED, "test")
-    }
 }
 
 // MARK: - State
@@ -232,10 +232,11 @@ extension KafkaConsumer {
 
     struct PartitionState: Sendable {
         let generation: UInt64
-        let consumed: Counter
         var tracker = KafkaOffsetTracker()
         /// The last offset passed to `rd_kafka_offsets_store`.
         var lastStored: Int64?
+        /// The high watermark from the first fetch after the assignment (see ``KafkaMessage/highWatermarkAtAssignment``).
+        var highWatermarkAtAssignment: Int64?
         var pausedForBackPressure = false
         /// Whether librdkafka has this partition paused (by us).
         var libraryPaused = false
@@ -255,8 +256,21 @@ extension KafkaConsumer {
         var heldCount = 0
         var globallyPaused = false
         var reconcileNeeded = false
+        /// Since when the group refuses commits because it is rebalancing: take no new messages until the
+        /// rebalance is done (what would be finished now could not be committed, and the next owner would repeat
+        /// it), a commit succeeds, or a session timeout passes.
+        var commitsRefusedSince: ContinuousClock.Instant?
+        /// The committable offset of each partition given back by the last (not lost) revoke, for the assignment
+        /// that follows it.
+        var finishedAtRevoke: [KafkaTopicPartition: Int64] = [:]
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterID = 0
+
+        /// Why `entry` is (or would be) paused: a held message first, then the in-flight limits, then a rebalance.
+        func pauseReason(_ entry: PartitionState) -> String {
+            if !entry.held.isEmpty { return "retry_due" }
+            return entry.pausedForBackPressure || globallyPaused ? "backpressure" : "rebalance"
+        }
 
         /// Whether a completion may allow a back-pressure pause to lift.
         func backPressureMayLift(for entry: PartitionState, limits: KafkaConsumerConfiguration.BackPressure) -> Bool {

@@ -32,6 +32,9 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var fetchWaitMax: Duration = .milliseconds(10)
     /// How long one `rd_kafka_consumer_poll` may block. Default: `.milliseconds(100)`.
     public var pollTimeout: Duration = .milliseconds(100)
+    /// Most messages handed to the delegate in one batch: one poll-loop turn takes what librdkafka has already
+    /// fetched, without waiting for more, up to this many. Default: `500`.
+    public var deliveryBatchSize: Int = 500
     /// How often the poll thread stores the committable offsets. Default: `.milliseconds(100)`.
     public var offsetStoreInterval: Duration = .milliseconds(100)
     /// Back-pressure limits. Default: `BackPressure()`.
@@ -66,6 +69,10 @@ public struct KafkaConsumerConfiguration: Sendable {
         public static let latest = AutoOffsetReset(value: "latest")
     }
 
+    /// Every property librdkafka refuses (unknown name, invalid value), checked without creating a client: one
+    /// error each, code `configuration`, with librdkafka's one-line reason, which names the property.
+    public var problems: [KafkaError] { RDKafkaConfig.problems(dictionary) }
+
     /// The librdkafka configuration keys and values; the one place configuration is rendered.
     var dictionary: [String: String] {
         var result: [String: String] = [
@@ -73,13 +80,13 @@ public struct KafkaConsumerConfiguration: Sendable {
             "group.id": groupID,
             "client.id": clientID,
             "auto.offset.reset": autoOffsetReset.value,
-            "session.timeout.ms": String(sessionTimeout.kafkaMilliseconds),
-            "heartbeat.interval.ms": String(heartbeatInterval.kafkaMilliseconds),
-            "max.poll.interval.ms": String(maxPollInterval.kafkaMilliseconds),
-            "auto.commit.interval.ms": String(autoCommitInterval.kafkaMilliseconds),
-            "statistics.interval.ms": String(statisticsInterval.kafkaMilliseconds),
+            "session.timeout.ms": String(sessionTimeout.inMilliseconds),
+            "heartbeat.interval.ms": String(heartbeatInterval.inMilliseconds),
+            "max.poll.interval.ms": String(maxPollInterval.inMilliseconds),
+            "auto.commit.interval.ms": String(autoCommitInterval.inMilliseconds),
+            "statistics.interval.ms": String(statisticsInterval.inMilliseconds),
             "queued.min.messages": String(queuedMinMessages),
-            "fetch.wait.max.ms": String(fetchWaitMax.kafkaMilliseconds),
+            "fetch.wait.max.ms": String(fetchWaitMax.inMilliseconds),
             "enable.auto.commit": "true",
             "enable.auto.offset.store": "false",
             "enable.partition.eof": "false",

@@ -7,6 +7,11 @@ public protocol KafkaConsumerDelegate: AnyObject, Sendable {
     /// A message to process. Complete it later with ``KafkaConsumer/complete(_:)`` (from any thread), or hand it
     /// back with ``KafkaConsumer/hold(_:until:)`` when it is not due yet: it is redelivered here when due.
     func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage)
+    /// The messages one poll-loop turn took from librdkafka's local queue, in consumption order (per partition in
+    /// offset order): whatever was already fetched, up to ``KafkaConsumerConfiguration/deliveryBatchSize``. A
+    /// delegate that wants to look ahead (e.g. for a later event that cancels an earlier one) implements this;
+    /// by default each message goes to ``consumer(_:didReceive:)-(_,KafkaMessage)`` in order.
+    func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage])
     /// Partitions were assigned to this member (before any of their messages is delivered).
     func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition])
     /// Partitions are being revoked. Their messages are no longer delivered, held messages of them are dropped,
@@ -18,6 +23,15 @@ public protocol KafkaConsumerDelegate: AnyObject, Sendable {
 }
 
 extension KafkaConsumerDelegate {
+    public func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
+        // Once a message is held, the rest of its partition in this batch waits behind it, in order.
+        var waiting: Set<KafkaTopicPartition> = []
+        for message in messages {
+            if waiting.contains(message.topicPartition), consumer.holdBehindHeld(message) { continue }
+            self.consumer(consumer, didReceive: message)
+            if consumer.isHeld(message) { waiting.insert(message.topicPartition) }
+        }
+    }
     public func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {}
     public func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {}
     public func consumer(_ consumer: KafkaConsumer, didFail error: KafkaError) {}

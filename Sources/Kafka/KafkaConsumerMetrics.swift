@@ -5,16 +5,17 @@ import Telemetry
 final class KafkaConsumerMetrics: Sendable {
     static let lagName = "callpush_kafka_consumer_lag"
     static let rttName = "callpush_kafka_broker_rtt_seconds"
-    static let consumedName = "callpush_kafka_messages_consumed_total"
 
     let registry: MetricsRegistry
     let rebalances: Counter
-    let pausedBackPressure: Gauge
-    let pausedRetryDue: Gauge
-    let inFlight: Gauge
-    let pausesBackPressure: Counter
-    let pausesRetryDue: Counter
+    /// Reasons a partition is paused: `backpressure`, `retry_due`, `rebalance`.
+    static let pauseReasons = ["backpressure", "retry_due", "rebalance"]
+    /// `callpush_kafka_paused_partitions{reason}`.
+    let paused: [String: Gauge]
+    /// `callpush_kafka_partition_pauses_total{reason}`.
+    let pauses: [String: Counter]
     let offsetStoreFailures: Counter
+    let commitsRefused: Counter
     private let lagSeries = Mutex<Set<KafkaTopicPartition>>([])
 
     init(registry: MetricsRegistry) {
@@ -23,40 +24,22 @@ final class KafkaConsumerMetrics: Sendable {
             "callpush_kafka_rebalances_total",
             help: "Partition assignments and revocations seen by this consumer."
         )
-        let pausedHelp = "Partitions this consumer has paused, by reason."
-        pausedBackPressure = registry.gauge(
-            "callpush_kafka_paused_partitions",
-            help: pausedHelp,
-            labels: ["reason": "backpressure"]
-        )
-        pausedRetryDue = registry.gauge(
-            "callpush_kafka_paused_partitions",
-            help: pausedHelp,
-            labels: ["reason": "retry_due"]
-        )
-        let pausesHelp = "Times this consumer paused a partition, by reason."
-        pausesBackPressure = registry.counter(
-            "callpush_kafka_partition_pauses_total",
-            help: pausesHelp,
-            labels: ["reason": "backpressure"]
-        )
-        pausesRetryDue = registry.counter(
-            "callpush_kafka_partition_pauses_total",
-            help: pausesHelp,
-            labels: ["reason": "retry_due"]
-        )
-        inFlight = registry.gauge(
-            "callpush_kafka_inflight_messages",
-            help: "Messages handed out by the consumer and not yet completed."
-        )
+        paused = Dictionary(uniqueKeysWithValues: Self.pauseReasons.map { reason in
+            (reason, registry.gauge("callpush_kafka_paused_partitions", help: "Partitions this consumer has paused, by reason.",
+                                    labels: ["reason": reason]))
+        })
+        pauses = Dictionary(uniqueKeysWithValues: Self.pauseReasons.map { reason in
+            (reason, registry.counter("callpush_kafka_partition_pauses_total", help: "Times this consumer paused a partition, by reason.",
+                                      labels: ["reason": reason]))
+        })
         offsetStoreFailures = registry.counter(
             "callpush_kafka_offset_store_failures_total",
             help: "Partitions whose rd_kafka_offsets_store entry failed."
         )
-    }
-
-    func consumed(topic: String) -> Counter {
-        registry.counter(Self.consumedName, help: "Messages handed out by the consumer.", labels: ["topic": topic])
+        commitsRefused = registry.counter(
+            "callpush_kafka_commits_refused_total",
+            help: "Offset commits the group refused because it was rebalancing (intake pauses until the rebalance is done)."
+        )
     }
 
     /// Applies a statistics snapshot: lag of the partitions we own and broker round-trip times.

@@ -13,32 +13,32 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         public init(rawValue: Int32) { self.rawValue = rawValue }
 
         // librdkafka local errors (negative) and broker errors (positive), by their rdkafka.h values.
-        public static let noError = Code(rawValue: 0)
-        public static let badMessage = Code(rawValue: -199)
-        public static let destroy = Code(rawValue: -197)
+        static let noError = Code(rawValue: 0)
+        static let badMessage = Code(rawValue: -199)
+        static let destroy = Code(rawValue: -197)
         public static let fail = Code(rawValue: -196)
         public static let transport = Code(rawValue: -195)
-        public static let allBrokersDown = Code(rawValue: -187)
+        static let allBrokersDown = Code(rawValue: -187)
         public static let messageTimedOut = Code(rawValue: -192)
         public static let unknownPartition = Code(rawValue: -190)
         public static let unknownTopic = Code(rawValue: -188)
-        public static let invalidArgument = Code(rawValue: -186)
+        static let invalidArgument = Code(rawValue: -186)
         public static let timedOut = Code(rawValue: -185)
         public static let queueFull = Code(rawValue: -184)
         public static let state = Code(rawValue: -172)
-        public static let fatal = Code(rawValue: -150)
-        public static let purgeQueue = Code(rawValue: -152)
-        public static let purgeInflight = Code(rawValue: -151)
+        static let fatal = Code(rawValue: -150)
+        static let purgeQueue = Code(rawValue: -152)
+        static let purgeInflight = Code(rawValue: -151)
         public static let unknownTopicOrPartition = Code(rawValue: 3)
-        public static let leaderNotAvailable = Code(rawValue: 5)
+        static let leaderNotAvailable = Code(rawValue: 5)
         public static let notLeaderForPartition = Code(rawValue: 6)
         public static let requestTimedOut = Code(rawValue: 7)
-        public static let networkException = Code(rawValue: 13)
-        public static let coordinatorLoadInProgress = Code(rawValue: 14)
-        public static let coordinatorNotAvailable = Code(rawValue: 15)
-        public static let notCoordinator = Code(rawValue: 16)
+        static let networkException = Code(rawValue: 13)
+        static let coordinatorLoadInProgress = Code(rawValue: 14)
+        static let coordinatorNotAvailable = Code(rawValue: 15)
+        static let notCoordinator = Code(rawValue: 16)
         public static let notEnoughReplicas = Code(rawValue: 19)
-        public static let rebalanceInProgress = Code(rawValue: 27)
+        static let rebalanceInProgress = Code(rawValue: 27)
         public static let kafkaStorageError = Code(rawValue: 56)
 
         // This module's own codes.
@@ -47,7 +47,7 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         /// The client is closed or closing.
         public static let closed = Code(rawValue: 100_002)
         /// librdkafka could not create a handle or object.
-        public static let creation = Code(rawValue: 100_003)
+        static let creation = Code(rawValue: 100_003)
 
         public var description: String {
             switch self {
@@ -88,7 +88,8 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         self.line = line
     }
 
-    public var description: String { "KafkaError.\(name): \(reason) \(file):\(line)" }
+    /// `NAME: reason`, for people (logs, the command line); ``file`` and ``line`` say where it was raised.
+    public var description: String { "\(name): \(reason)" }
 
     // MARK: - Factories
 

@@ -13,6 +13,11 @@ public struct KafkaMessage: Sendable {
     /// Record timestamp in milliseconds since the Unix epoch; `nil` when not available.
     public var timestampMilliseconds: Int64?
 
+    /// The partition's high watermark (the offset after its last record) as the first fetch after this member
+    /// was assigned the partition reported it: records below it were already in the log at assignment — a replay
+    /// of what a previous owner did not commit, or a backlog. `nil` when not known yet.
+    public var highWatermarkAtAssignment: Int64?
+
     /// The assignment generation that delivered this message; completions from an older one are ignored.
     var generation: UInt64
 
@@ -23,7 +28,8 @@ public struct KafkaMessage: Sendable {
         key: [UInt8]?,
         value: [UInt8],
         headers: [KafkaHeader] = [],
-        timestampMilliseconds: Int64? = nil
+        timestampMilliseconds: Int64? = nil,
+        highWatermarkAtAssignment: Int64? = nil
     ) {
         self.topic = topic
         self.partition = partition
@@ -32,6 +38,7 @@ public struct KafkaMessage: Sendable {
         self.value = value
         self.headers = headers
         self.timestampMilliseconds = timestampMilliseconds
+        self.highWatermarkAtAssignment = highWatermarkAtAssignment
         self.generation = 0
     }
 
@@ -52,6 +59,7 @@ public struct KafkaMessage: Sendable {
         self.value = value
         self.headers = headers
         self.timestampMilliseconds = timestampMilliseconds
+        self.highWatermarkAtAssignment = nil
         self.generation = generation
     }
 

@@ -89,7 +89,7 @@ public final class KafkaMockCluster: Sendable {
 
     /// Adds round-trip latency to a broker's responses.
     public func setRoundTripTime(_ brokerID: Int32, _ rtt: Duration) throws(KafkaError) {
-        try check { rd_kafka_mock_broker_set_rtt($0, brokerID, Int32(clamping: rtt.kafkaMilliseconds)) }
+        try check { rd_kafka_mock_broker_set_rtt($0, brokerID, Int32(clamping: rtt.inMilliseconds)) }
     }
 
     /// Moves a partition's leadership (use with ``setBrokerDown(_:)`` to simulate failover).

@@ -13,7 +13,7 @@ public final class KafkaProducer: Sendable {
 
     let configuration: KafkaProducerConfiguration
     let logger: Logger
-    private let handle: RDKafkaHandle
+    let handle: RDKafkaHandle
     private let mainQueue: RDKafkaQueue
     private let state = Mutex(State())
     private let metrics: MetricsRegistry
@@ -40,7 +40,7 @@ public final class KafkaProducer: Sendable {
     /// - Parameters:
     ///   - configuration: settings; see ``KafkaProducerConfiguration``.
     ///   - logger: librdkafka logs and errors go here (at info level and below).
-    ///   - metrics: registry for `callpush_kafka_produce_failures_total{topic}`. Default: a private registry.
+    ///   - metrics: registry for `callpush_kafka_produce_queue_full_total`. Default: a private registry.
     /// - Throws: ``KafkaError`` for invalid configuration.
     public init(
         configuration: KafkaProducerConfiguration,
@@ -190,6 +190,30 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    // MARK: - Metadata
+
+    /// The partition count of each of `topics`, from one metadata request to the cluster.
+    /// - Throws: ``KafkaError`` when the request fails or times out, or (code `unknownTopicOrPartition`) when a
+    ///   topic does not exist.
+    public func partitionCounts(of topics: [String], timeout: Duration = .seconds(10)) throws(KafkaError) -> [String: Int] {
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        let err = rd_kafka_metadata(handle.pointer, 1, nil, &metadata, timeout.kafkaTimeoutMilliseconds)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else {
+            throw KafkaError.rdKafka(err, reason: "metadata request failed: \(String(cString: rd_kafka_err2str(err)))")
+        }
+        defer { rd_kafka_metadata_destroy(metadata) }
+        var counts: [String: Int] = [:]
+        let listed = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
+        for topic in listed where topic.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+            counts[String(cString: topic.topic)] = Int(topic.partition_cnt)
+        }
+        let missing = topics.filter { counts[$0] == nil }
+        guard missing.isEmpty else {
+            throw KafkaError(code: .unknownTopicOrPartition, reason: "topic \(missing.joined(separator: ", ")) does not exist")
+        }
+        return counts.filter { topics.contains($0.key) }
+    }
+
     // MARK: - Flush and close
 
     /// Waits until every produced record has its delivery report, or `timeout` passes.
@@ -208,10 +232,6 @@ public final class KafkaProducer: Sendable {
     /// ``produce(_:completion:)`` throws it too.
     public var fatalError: KafkaError? { state.withLock { $0.fatal } }
 
-    /// Makes librdkafka raise a fabricated fatal error (`rd_kafka_test_fatal_error`), for tests.
-    func triggerFatalErrorForTesting() {
-        _ = rd_kafka_test_fatal_error(handle.pointer, RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER, "test")
-    }
 
     /// Records enqueued and still waiting for their delivery report.
     public var outstandingCount: Int { state.withLock { $0.pending.count } }
@@ -301,7 +321,7 @@ public final class KafkaProducer: Sendable {
                     let fatal = handle.fatalError() ?? error
                     state.withLock { $0.fatal = fatal }
                 }
-            case .statistics:
+            case .statistics, .offsetCommit:
                 break
             }
         }
@@ -327,11 +347,6 @@ public final class KafkaProducer: Sendable {
                     )
                 )
             } else {
-                metrics.counter(
-                    "callpush_kafka_produce_failures_total",
-                    help: "Records whose delivery report was a failure.",
-                    labels: ["topic": entry.topic]
-                ).increment()
                 entry.completion(.failure(KafkaError.rdKafka(report.error)))
             }
         }

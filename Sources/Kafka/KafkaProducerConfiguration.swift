@@ -25,6 +25,10 @@ public struct KafkaProducerConfiguration: Sendable {
 
     public init() {}
 
+    /// Every property librdkafka refuses (unknown name, invalid value), checked without creating a client: one
+    /// error each, code `configuration`, with librdkafka's one-line reason, which names the property.
+    public var problems: [KafkaError] { RDKafkaConfig.problems(dictionary) }
+
     /// The librdkafka configuration keys and values; the one place configuration is rendered.
     var dictionary: [String: String] {
         var result: [String: String] = [
@@ -32,11 +36,11 @@ public struct KafkaProducerConfiguration: Sendable {
             "client.id": clientID,
             "enable.idempotence": "true",
             "acks": "all",
-            "message.timeout.ms": String(messageTimeout.kafkaMilliseconds),
-            "linger.ms": String(linger.kafkaMilliseconds),
+            "message.timeout.ms": String(messageTimeout.inMilliseconds),
+            "linger.ms": String(linger.inMilliseconds),
             "compression.type": compression,
             "queue.buffering.max.messages": String(queueBufferingMaxMessages),
-            "statistics.interval.ms": String(statisticsInterval.kafkaMilliseconds),
+            "statistics.interval.ms": String(statisticsInterval.inMilliseconds),
             "log.queue": "true",
         ]
         for (key, value) in additionalProperties { result[key] = value }

@@ -16,13 +16,26 @@ final class RDKafkaConfig {
         }
     }
 
+    /// Every property librdkafka refuses (unknown name, invalid value), one error each, in key order.
+    static func problems(_ dictionary: [String: String]) -> [KafkaError] {
+        guard let config = try? RDKafkaConfig([:]) else { return [] }
+        var problems: [KafkaError] = []
+        for key in dictionary.keys.sorted() {
+            do throws(KafkaError) { try config.set(key, dictionary[key]!) } catch { problems.append(error) }
+        }
+        return problems
+    }
+
     func set(_ key: String, _ value: String) throws(KafkaError) {
         var errorText = [CChar](repeating: 0, count: 512)
         let result = rd_kafka_conf_set(pointer, key, value, &errorText, errorText.count)
         guard result == RD_KAFKA_CONF_OK else {
             let reason = errorText.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            // librdkafka quotes the refused value; a secret's must not reach an error message or a log.
-            throw KafkaError.configuration("\(key): \(KafkaSensitiveProperty.scrub(reason, name: key, value: value))")
+            // librdkafka's text names the property (`No such configuration property: "x"`, `Invalid value "y" for
+            // configuration property "x"`); say which one when it does not. It quotes the refused value: a secret's
+            // must not reach an error message or a log.
+            let text = KafkaSensitiveProperty.scrub(reason, name: key, value: value)
+            throw KafkaError.configuration(text.contains(key) ? text : "\(key): \(text)")
         }
     }
 

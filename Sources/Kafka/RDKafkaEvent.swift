@@ -8,6 +8,9 @@ enum RDKafkaEvent {
     /// librdkafka statistics JSON.
     case statistics(String)
     case deliveryReports([DeliveryReport])
+    /// The result of an offset commit: whether it succeeded, and whether the group coordinator refused it (or part
+    /// of it) because the group is rebalancing.
+    case offsetCommit(succeeded: Bool, refusedForRebalance: Bool)
 
     struct DeliveryReport {
         var id: UInt
@@ -57,6 +60,12 @@ enum RDKafkaEvent {
                 )
             }
             return .some(.deliveryReports(reports))
+        case Int32(CRdKafka_EVENT_OFFSET_COMMIT()):
+            let rebalancing = RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS
+            var errors = [rd_kafka_event_error(event)]
+            errors += RDKafkaTopicPartitionList.elements(of: rd_kafka_event_topic_partition_list(event)).map(\.error)
+            let failed = errors.contains { $0 != RD_KAFKA_RESP_ERR_NO_ERROR && $0 != RD_KAFKA_RESP_ERR__NO_OFFSET }
+            return .some(.offsetCommit(succeeded: !failed, refusedForRebalance: errors.contains(rebalancing)))
         default:
             return .some(nil)
         }

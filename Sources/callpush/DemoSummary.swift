@@ -16,7 +16,7 @@ struct DemoSummary {
     var terminal: Int { outcomes.filter { $0.key != .retried }.values.reduce(0, +) }
 
     var table: String {
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.inSeconds
         let consumed = outcomes.values.reduce(0, +)
         var rows: [(String, String)] = []
         for outcome in Outcome.allCases where outcome != .retried {

@@ -18,8 +18,10 @@ struct MockAPNsCommand: Command {
         concurrent stream until the first valid token, then --max-streams.
 
         While running, faults can be changed by writing lines to stdin: 'set <option> <value>' with the fault
-        options below without dashes (e.g. 'set rate-503 0.2'), 'goaway', 'drop', or 'stats' (prints counts by
-        outcome as JSON). On SIGINT/SIGTERM it prints the counts and exits.
+        options below without dashes (e.g. 'set rate-503 0.2'), 'goaway', 'drop', 'stats' (prints counts by
+        outcome as JSON), or 'deliveries' (prints every kept push answered 200, oldest first, one JSON line each:
+        apns-collapse-id, the payload's pushType and apns-id; then 'end'). On SIGINT/SIGTERM it prints the counts
+        and exits.
         """
     let examples = [
         "callpush mock-apns --port 2197",
@@ -51,6 +53,7 @@ struct MockAPNsCommand: Command {
             OptionSpec("bundle-id", .string, "comma-separated bundle ids that may be pushed to (default: any)"),
             OptionSpec("max-streams", .integer(1...100_000), default: "1000", "MAX_CONCURRENT_STREAMS once authenticated"),
             OptionSpec("seed", .integer(0...Int.max), default: "24301", "seed of the fault generator"),
+            OptionSpec("record", .integer(1...10_000_000), default: "10000", "requests kept for 'deliveries' (the most recent)"),
         ] + Self.faultOptions
     }
 
@@ -64,6 +67,7 @@ struct MockAPNsCommand: Command {
         configuration.clientCAFile = options.string("client-ca")
         configuration.maxConcurrentStreams = options.integer("max-streams") ?? 1000
         configuration.seed = UInt64(options.integer("seed") ?? 24301)
+        configuration.recorderCapacity = options.integer("record") ?? 10_000
         configuration.apns.allowedBundleIDs = Set(options.list("bundle-id"))
         if (configuration.certificateFile == nil) != (configuration.privateKeyFile == nil) {
             CommandLineTool.printError("--certificate and --private-key go together; see 'callpush mock-apns --help'")
@@ -118,10 +122,13 @@ struct MockAPNsCommand: Command {
                 Output.line("ok")
             case "stats":
                 Output.line(statsJSON(server))
+            case "deliveries":
+                for entry in server.recorder.entries where entry.status == 200 { Output.line(deliveryJSON(entry)) }
+                Output.line("end")
             case nil:
                 continue
             default:
-                Output.line("error: unknown control line; use 'set <option> <value>', 'goaway', 'drop' or 'stats'")
+                Output.line("error: unknown control line; use 'set <option> <value>', 'goaway', 'drop', 'stats' or 'deliveries'")
             }
         }
     }
@@ -151,6 +158,20 @@ struct MockAPNsCommand: Command {
         let counts = server.recorder.countsByOutcome
         let fields = counts.keys.sorted().map { "\(JSONText.quoted($0)):\(counts[$0]!)" }
         return "{\"total\":\(server.recorder.totalCount),\"connections\":\(server.acceptedConnections),\"outcomes\":{\(fields.joined(separator: ","))}}"
+    }
+
+    /// `{"collapse_id":…,"push_type":…,"apns_id":…}` of one delivered push (null where absent).
+    static func deliveryJSON(_ entry: APNsMockRecorder.Entry) -> String {
+        func header(_ name: String) -> String {
+            entry.headers.first { $0.name == name }.map { JSONText.quoted($0.value) } ?? "null"
+        }
+        let payload = String(decoding: entry.payload, as: UTF8.self)
+        var pushType = "null"
+        if let range = payload.range(of: "\"pushType\":") {
+            pushType = String(payload[range.upperBound...].prefix { $0.isNumber })
+        }
+        return "{\"collapse_id\":\(header("apns-collapse-id")),\"push_type\":\(pushType.isEmpty ? "null" : pushType),"
+            + "\"apns_id\":\(header("apns-id"))}"
     }
 
     /// The public key of a `.p8` private key file, or a public-key PEM file.

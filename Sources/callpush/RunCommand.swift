@@ -56,13 +56,12 @@ struct RunCommand: Command {
         let server: TelemetryServer
         let client: APNsClient
         let worker: WorkerService
-        let fatal = FatalFlag()
         do {
             server = try TelemetryServer(configuration: resolved.telemetry, registry: registry, readiness: readiness, logger: logger)
             client = try APNsClient(configuration: resolved.apns, metrics: registry, logger: logger)
             worker = try WorkerService(
                 configuration: resolved.worker, sender: client, registry: registry, readiness: readiness, logger: logger,
-                onFatalError: { _ in fatal.raise() }
+                onFatalError: { _ in signals.stop(.fatalError) }
             )
             try worker.start()
         } catch {
@@ -71,15 +70,13 @@ struct RunCommand: Command {
             return ExitStatus.failure
         }
         logger.notice("callpush running", metadata: ["version": CallpushVersion.current, "kafka.group": resolved.worker.consumer.groupID])
-        while !signals.signalled && !fatal.isRaised {
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        logger.notice("shutting down", metadata: ["reason": fatal.isRaised ? "fatal kafka error" : "signal"])
+        let reason = await signals.wait()
+        logger.notice("shutting down", metadata: ["reason": reason == .fatalError ? "fatal error" : "signal"])
         await worker.shutdown()
         client.shutdown()
         server.stop()
-        logger.notice("stopped", metadata: ["worker.unfinished": String(worker.dispatcher.inFlightCount)])
-        return fatal.isRaised ? ExitStatus.failure : ExitStatus.success
+        logger.notice("stopped", metadata: ["worker.unfinished": String(worker.inFlightCount)])
+        return reason == .fatalError ? ExitStatus.failure : ExitStatus.success
     }
 }
 

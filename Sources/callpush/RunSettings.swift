@@ -16,12 +16,13 @@ enum RunSettings {
         OptionSpec("kafka.calls-topic", .string, default: "calls", "topic of incoming call events"),
         OptionSpec("kafka.retry-tiers", .string, default: "5s,30s,2m", "delays of the retry tiers, in order (ms, s, m, h)"),
         OptionSpec("kafka.retry-topic-prefix", .string, default: "calls.retry.", "retry tier topic = prefix + delay"),
-        OptionSpec("kafka.max-attempts", .integer(1...20), default: "4", "attempts per event before it is dead-lettered"),
+        OptionSpec("kafka.max-attempts", .integer(1...20), "attempts per event before it is dead-lettered (default: one more than the tiers; more repeat the last tier)"),
         OptionSpec("kafka.dlq-topic", .string, default: "calls.dlq", "dead-letter topic"),
         OptionSpec("kafka.invalidation-topic", .string, default: "apns.tokens.invalidated", "topic of dead device tokens"),
         OptionSpec("kafka.outcomes-topic", .string, default: "calls.outcomes", "topic of delivery receipts"),
         OptionSpec("kafka.receipts", .boolean, default: "false", "produce a receipt per event to the outcomes topic"),
         KafkaPropertiesOption.spec,
+        OptionSpec("kafka.commit-interval", .number(0.05...60), default: "0.5", "seconds between offset commits (a crash sends again what finished since the last one)"),
         OptionSpec("worker.max-in-flight", .integer(1...1_000_000), default: "10000", "events in flight per process before partitions pause"),
         OptionSpec("worker.max-in-flight-per-partition", .integer(1...1_000_000), default: "1000", "events in flight per partition before it pauses"),
         OptionSpec("worker.drain-timeout", .number(1...600), default: "25", "seconds a graceful shutdown waits for in-flight events"),
@@ -67,12 +68,15 @@ enum RunSettings {
         worker.consumer.backPressure.maxInFlight = options.integer("worker.max-in-flight") ?? 10_000
         worker.consumer.backPressure.maxInFlightPerPartition = options.integer("worker.max-in-flight-per-partition") ?? 1_000
         worker.consumer.closeDrainTimeout = .milliseconds(Int((options.number("worker.drain-timeout") ?? 25) * 1000))
+        worker.consumer.autoCommitInterval = .milliseconds(Int((options.number("kafka.commit-interval") ?? 0.5) * 1000))
         worker.producer.bootstrapServers = brokers
         worker.producer.clientID = clientID
         switch KafkaPropertiesOption.parse(options.string("kafka.properties", or: "")) {
         case .success(let properties):
             worker.consumer.additionalProperties.merge(properties) { _, new in new }
             worker.producer.additionalProperties.merge(properties) { _, new in new }
+            let refused = Set((worker.consumer.problems + worker.producer.problems).map(\.reason))
+            problems += refused.sorted().map { "--kafka-properties: \($0)" }
         case .failure(let failure):
             problems += failure.problems
         }
@@ -83,10 +87,21 @@ enum RunSettings {
                 problems.append("--kafka-retry-tiers: '\(label)' is not a delay like 500ms, 5s, 2m or 1h")
                 continue
             }
-            tiers.append(.init(topic: prefix + label, delayMilliseconds: milliseconds))
+            if let same = tiers.first(where: { $0.delay == .milliseconds(milliseconds) }) {
+                problems.append("--kafka-retry-tiers: '\(label)' repeats the delay of \(same.topic); give each tier its own delay")
+                continue
+            }
+            tiers.append(.init(topic: prefix + label, delay: .milliseconds(milliseconds)))
         }
         worker.dispatcher.routing.retry.tiers = tiers
-        worker.dispatcher.routing.retry.maximumAttempts = options.integer("kafka.max-attempts") ?? 4
+        let attempts = options.integer("kafka.max-attempts") ?? tiers.count + 1
+        if attempts < tiers.count + 1 {
+            let unused = tiers[max(0, attempts - 1)...].map(\.topic).joined(separator: ",")
+            problems.append("--kafka-max-attempts \(attempts) never reaches retry tier \(unused): use at least \(tiers.count + 1) or drop those tiers")
+        } else if attempts > 1 && tiers.isEmpty {
+            problems.append("--kafka-max-attempts \(attempts) needs at least one retry tier in --kafka-retry-tiers")
+        }
+        worker.dispatcher.routing.retry.maximumAttempts = attempts
         worker.dispatcher.routing.deadLetterTopic = options.string("kafka.dlq-topic", or: "calls.dlq")
         worker.dispatcher.routing.invalidatedTokensTopic = options.string("kafka.invalidation-topic", or: "apns.tokens.invalidated")
         worker.dispatcher.routing.outcomesTopic = options.string("kafka.outcomes-topic", or: "calls.outcomes")

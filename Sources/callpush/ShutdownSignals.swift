@@ -2,14 +2,25 @@ import Dispatch
 @preconcurrency import Glibc
 import Synchronization
 
-/// SIGINT/SIGTERM handling for long-running commands: the first signal starts a graceful shutdown, a second one
-/// exits at once.
+/// When a long-running command should stop: the first SIGINT/SIGTERM (or a ``stop(_:)`` from inside, such as a
+/// fatal Kafka error) ends ``wait()``; a second signal exits at once.
 final class ShutdownSignals: Sendable {
+    /// Why the command stops.
+    enum Reason: Equatable, Sendable {
+        case signal(Int32)
+        /// A component failed for good (e.g. librdkafka's fatal error): stop, and exit non-zero.
+        case fatalError
+    }
+
+    private struct State {
+        var reason: Reason?
+        var signals = 0
+        var waiters: [CheckedContinuation<Reason, Never>] = []
+    }
+
     /// Kept alive for the life of the object.
     private let sources: [SignalSource]
-    private let received = Atomic<Int>(0)
-    private let continuation = Mutex<CheckedContinuation<Int32, Never>?>(nil)
-    private let firstSignal = Atomic<Int32>(0)
+    private let state = Mutex(State())
 
     init(signals: [Int32] = [SIGINT, SIGTERM]) {
         var sources: [any DispatchSourceSignal] = []
@@ -25,37 +36,51 @@ final class ShutdownSignals: Sendable {
     }
 
     private func handle(_ number: Int32) {
-        if received.add(1, ordering: .relaxed).newValue > 1 {
+        let repeated = state.withLock { state -> Bool in
+            state.signals += 1
+            return state.signals > 1
+        }
+        if repeated {
             CommandLineTool.printError("second signal: exiting now")
             _exit(130)
         }
-        firstSignal.store(number, ordering: .relaxed)
-        continuation.withLock { $0?.resume(returning: number); $0 = nil }
+        stop(.signal(number))
     }
 
-    /// Suspends until the first signal and returns its number.
-    func wait() async -> Int32 {
+    /// Ends ``wait()`` with `reason`, unless a reason came first.
+    func stop(_ reason: Reason) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Reason, Never>] in
+            guard state.reason == nil else { return [] }
+            state.reason = reason
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: reason) }
+    }
+
+    /// Suspends until the first signal or ``stop(_:)`` and returns why.
+    func wait() async -> Reason {
         await withCheckedContinuation { continuation in
-            let already = firstSignal.load(ordering: .relaxed)
-            if already != 0 {
-                continuation.resume(returning: already)
-            } else {
-                self.continuation.withLock { $0 = continuation }
+            let reason = state.withLock { state -> Reason? in
+                if state.reason == nil { state.waiters.append(continuation) }
+                return state.reason
             }
+            if let reason { continuation.resume(returning: reason) }
         }
     }
 
-    /// Suspends until a signal arrives or `duration` passes; true when a signal arrived.
+    /// Suspends until a stop arrives or `duration` passes; true when a stop arrived.
     func wait(upTo duration: Duration) async -> Bool {
         let deadline = ContinuousClock.now + duration
         while ContinuousClock.now < deadline {
-            if firstSignal.load(ordering: .relaxed) != 0 { return true }
+            if signalled { return true }
             try? await Task.sleep(for: .milliseconds(50))
         }
-        return firstSignal.load(ordering: .relaxed) != 0
+        return signalled
     }
 
-    var signalled: Bool { firstSignal.load(ordering: .relaxed) != 0 }
+    /// Whether a stop arrived.
+    var signalled: Bool { state.withLock { $0.reason != nil } }
 }
 
 /// A dispatch signal source. `@unchecked Sendable`: DispatchSource objects are thread-safe; this one is only

@@ -8,6 +8,7 @@ final class BackgroundProcess: @unchecked Sendable {
     let process = Process()
     let firstLine: String
     private let stdout = Pipe()
+    private let stdin = Pipe()
 
     /// - Parameter readFirstLine: wait for the first stdout line (servers print where they listen); otherwise
     ///   stdout is discarded.
@@ -17,6 +18,7 @@ final class BackgroundProcess: @unchecked Sendable {
     init(_ arguments: [String], readFirstLine: Bool = true, timeout: TimeInterval = 30) throws {
         process.executableURL = CallpushProcess.executable
         process.arguments = arguments
+        process.standardInput = stdin
         FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath) ?? FileHandle.nullDevice
         process.standardOutput = readFirstLine ? stdout : log
@@ -27,6 +29,18 @@ final class BackgroundProcess: @unchecked Sendable {
             return
         }
         firstLine = Subprocess.readLine(stdout.fileHandleForReading)
+    }
+
+    /// Writes a control line to stdin (mock-apns) and returns the answer's lines, up to and including the first
+    /// line equal to `last` (a line starting with `error` ends it too; `nil`: the answer is one line).
+    func control(_ line: String, until last: String? = "ok") -> [String] {
+        Subprocess.writeAll(Array((line + "\n").utf8), to: stdin.fileHandleForWriting)
+        var lines: [String] = []
+        while true {
+            let answer = Subprocess.readLine(stdout.fileHandleForReading)
+            lines.append(answer)
+            if last == nil || answer == last || answer.hasPrefix("error") || answer.isEmpty { return lines }
+        }
     }
 
     /// Sends SIGTERM and waits up to 15 s; returns the exit status (or -1 when it had to be killed).

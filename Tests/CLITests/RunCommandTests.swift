@@ -21,7 +21,10 @@ import Testing
             let key = directory.appendingPathComponent("AuthKey.p8").path
             let generated = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
             #expect(generated.status == 0)
-            kafka = try BackgroundProcess(["kafka-mock", "--partitions", "4"])
+            kafka = try BackgroundProcess([
+                "kafka-mock", "--partitions", "4",
+                "--topics", "calls,calls.retry.1s,calls.retry.2s,calls.dlq,apns.tokens.invalidated,calls.outcomes",
+            ])
             apns = try BackgroundProcess([
                 "mock-apns", "--key-file", key, "--key-id", keyID, "--team-id", teamID, "--bundle-id", "com.example.app",
                 "--latency-ms", String(latencyMilliseconds),
@@ -101,6 +104,45 @@ import Testing
         #expect(result.stdout.contains("kafka.calls-topic = flag-calls  [flag]\n"))
         #expect(result.stdout.contains("apns.pkcs12-password = (hidden)"))
         #expect(!result.stdout.contains("s3cret"))
+    }
+
+    @Test func retryAndKafkaSettingsAreRefusedNotMisread() throws {
+        func problems(_ arguments: [String]) throws -> [String] {
+            let result = try CallpushProcess.run(["run", "--kafka-brokers", "localhost:9092"] + arguments)
+            #expect(result.status == 64)
+            return result.stderr.split(separator: "\n").map(String.init)
+        }
+        #expect(try problems(["--kafka-retry-tiers", "1s,1000ms,2s"]).contains(
+            "callpush: --kafka-retry-tiers: '1000ms' repeats the delay of calls.retry.1s; give each tier its own delay"))
+        #expect(try problems(["--kafka-max-attempts", "2"]).contains(
+            "callpush: --kafka-max-attempts 2 never reaches retry tier calls.retry.30s,calls.retry.2m: use at least 4 or drop those tiers"))
+        #expect(try problems(["--kafka-retry-tiers", "", "--kafka-max-attempts", "3"]).contains(
+            "callpush: --kafka-max-attempts 3 needs at least one retry tier in --kafka-retry-tiers"))
+        let kafka = try problems(["--kafka-properties", "sesion.timeout.ms=1;fetch.wait.max.ms=x"])
+        #expect(kafka.contains { $0.hasPrefix("callpush: --kafka-properties: ") && $0.contains("\"sesion.timeout.ms\"") }, "\(kafka)")
+        #expect(kafka.contains { $0.hasPrefix("callpush: --kafka-properties: ") && $0.contains("\"fetch.wait.max.ms\"") }, "\(kafka)")
+        #expect(!kafka.joined().contains(".swift:"), "no source locations")
+        // More attempts than tiers repeat the last tier: accepted.
+        let repeated = try CallpushProcess.run([
+            "run", "--kafka-brokers", "localhost:9092", "--kafka-max-attempts", "7", "--apns-pkcs12", "/etc/hostname",
+            "--apns-pkcs12-password", "x", "--print-config",
+        ])
+        #expect(repeated.status == 0)
+    }
+
+    @Test func missingTopicsStopTheStartWithOneLine() throws {
+        let kafka = try BackgroundProcess(["kafka-mock", "--topics", "calls,calls.dlq"])
+        defer { kafka.terminate() }
+        let key = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-\(UUID()).p8").path
+        _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+        defer { try? FileManager.default.removeItem(atPath: key) }
+        let result = try CallpushProcess.run([
+            "run", "--kafka-brokers", kafka.firstLine, "--apns-key-file", key, "--apns-key-id", Self.keyID,
+            "--apns-team-id", Self.teamID, "--metrics-port", "0", "--log-level", "critical",
+        ])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("callpush: cannot start: UNKNOWN_TOPIC_OR_PART: topic calls.retry.5s, calls.retry.30s, calls.retry.2m"),
+                "\(result.stderr)")
     }
 
     @Test func unknownConfigFileKeyIsRefused() throws {

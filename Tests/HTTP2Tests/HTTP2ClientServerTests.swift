@@ -102,7 +102,7 @@ struct HTTP2ClientServerTests {
             stateHandler: { _, state in states.append(state) })
         let collector = ResultCollector(expected: 10)
         for i in 0..<10 {
-            connection.submit(testRequest(server.port, id: i), deadline: .after(.seconds(10))) { collector.add($0) }
+            connection.submit(testRequest(server.port, id: i), deadline: .after(.seconds(60))) { collector.add($0) }
         }
         #expect(eventually(5) { held.count == 10 })
         server.sendGoAway(lastStreamID: 9, debugData: "shutting down")  // streams 1,3,5,7,9 stay

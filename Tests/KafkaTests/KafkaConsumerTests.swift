@@ -56,7 +56,6 @@ import Testing
         }
         #expect(lagged, "\(registry.exposition())")
         let exposition = registry.exposition()
-        #expect(exposition.contains("callpush_kafka_messages_consumed_total{topic=\"\(topic)\"} 100"))
         #expect(exposition.contains("callpush_kafka_rebalances_total 1"))
         await consumer.close()
         let revokes = delegate.snapshot.withLock { $0.revoked.count }

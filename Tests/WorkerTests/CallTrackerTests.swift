@@ -66,7 +66,7 @@ import Testing
     @Test func endedCallMemoryIsBoundedByAgeAndCount() {
         var configuration = CallTracker<String>.Configuration()
         configuration.endedCallCapacity = 3
-        configuration.endedCallRetentionMilliseconds = 10_000
+        configuration.endedCallRetention = .seconds(10)
         let tracker = CallTracker<String>(configuration: configuration, clock: clock)
         for index in 0..<5 { tracker.markEnded(callID: "c\(index)") }
         _ = tracker.hasEnded(callID: "x")

@@ -87,7 +87,7 @@ final class Outcomes: Sendable {
         -> Dispatcher
     {
         var configuration = DispatcherConfiguration()
-        configuration.produceRetryInitialSeconds = 0.01
+        configuration.produceRetryInitial = .milliseconds(10)
         return Dispatcher(configuration: configuration, sender: sender, producer: producer,
                           metrics: WorkerMetrics(registry: registry), clock: clock)
     }
@@ -156,6 +156,61 @@ final class Outcomes: Sendable {
         dispatcher.handle(record(Fixtures.eventJSON(eventID: "e-1"), topic: "calls.retry.5s", offset: 1), done: outcomes.callback("late"))
         #expect(outcomes["late"] == [.cancelled])
         #expect(sender.sent.count == 1)
+    }
+
+    @Test func aHangUpLaterInTheBatchCancelsItsIncomingBeforeItRings() {
+        let sender = ScriptedSender()
+        let outcomes = Outcomes()
+        let registry = MetricsRegistry()
+        dispatcher(sender, RecordingProducer(), registry: registry).handle([
+            (record(Fixtures.eventJSON(eventID: "e-1")), outcomes.callback("incoming")),
+            (record(Fixtures.eventJSON(eventID: "e-2", callID: "c-other"), offset: 1), outcomes.callback("other")),
+            (record(Fixtures.eventJSON(type: "hangup", eventID: "e-3"), offset: 2), outcomes.callback("hangup")),
+        ])
+        #expect(outcomes["incoming"] == [.cancelled])
+        #expect(outcomes["other"] == [.delivered])
+        #expect(outcomes["hangup"] == [.delivered], "the hang-up still goes: an earlier push may be ringing")
+        #expect(sender.sent.map { String(decoding: $0.request.payload, as: UTF8.self).contains("\"pushType\":1") } == [true, false])
+        #expect(registry.exposition().contains("callpush_cancellations_total{reason=\"look_ahead\"} 1"))
+    }
+
+    /// A newly assigned partition's backlog (offsets below its high watermark at assignment) is read through before
+    /// its incoming events may ring: a hang-up anywhere in it cancels its incoming, however far apart they are.
+    @Test func theBacklogOfANewAssignmentIsReadThroughBeforeRinging() {
+        let sender = ScriptedSender()
+        let outcomes = Outcomes()
+        let dispatcher = dispatcher(sender, RecordingProducer())
+        dispatcher.assigned(lanes: [0])
+        func backlog(_ json: String, offset: Int64) -> InboundRecord {
+            var record = record(json, offset: offset)
+            record.highWatermarkAtAssignment = 4
+            return record
+        }
+        dispatcher.handle(backlog(Fixtures.eventJSON(eventID: "e-1", callID: "c-1"), offset: 0), done: outcomes.callback("c-1"))
+        dispatcher.handle(backlog(Fixtures.eventJSON(eventID: "e-2", callID: "c-2"), offset: 1), done: outcomes.callback("c-2"))
+        #expect(sender.sent.isEmpty, "incoming events of the backlog wait")
+        dispatcher.handle(backlog(Fixtures.eventJSON(type: "hangup", eventID: "e-3", callID: "c-1"), offset: 2),
+                          done: outcomes.callback("c-1 hangup"))
+        #expect(sender.sent.count == 1, "a stop event goes at once")
+        dispatcher.handle(backlog(Fixtures.eventJSON(eventID: "e-4", callID: "c-3"), offset: 3), done: outcomes.callback("c-3"))
+        #expect(outcomes["c-1"] == [.cancelled], "its hang-up came later in the backlog")
+        #expect(outcomes["c-2"] == [.delivered])
+        #expect(outcomes["c-3"] == [.delivered], "the backlog's last record ends the read-ahead")
+        dispatcher.handle(backlog(Fixtures.eventJSON(eventID: "e-5", callID: "c-4"), offset: 4), done: outcomes.callback("c-4"))
+        #expect(outcomes["c-4"] == [.delivered], "after the backlog nothing waits")
+    }
+
+    @Test func aRevokedPartitionLetsItsHeldEventsGo() {
+        let sender = ScriptedSender()
+        let outcomes = Outcomes()
+        let dispatcher = dispatcher(sender, RecordingProducer())
+        dispatcher.assigned(lanes: [0])
+        var held = record(Fixtures.eventJSON(eventID: "e-1"), offset: 0)
+        held.highWatermarkAtAssignment = 100
+        dispatcher.handle(held, done: outcomes.callback("held"))
+        #expect(outcomes["held"].isEmpty)
+        dispatcher.revoked(lanes: [0])
+        #expect(outcomes["held"] == [.delivered], "the revoke waits for in-flight events: they are sent")
     }
 
     @Test func expiredIncomingIsNotSent() {

@@ -79,7 +79,7 @@ import Testing
         var configuration = EmbeddedPipelineConfiguration()
         configuration.faults.serviceUnavailableProbability = 1
         // A first tier long enough that the hang-up surely arrives while the incoming waits in it.
-        configuration.worker.dispatcher.routing.retry.tiers[0].delayMilliseconds = 5_000
+        configuration.worker.dispatcher.routing.retry.tiers[0].delay = .seconds(5)
         let pipeline = try await Self.started(configuration)
         let token = String(repeating: "5a", count: 32)
         try await Self.produce(pipeline, [("c-1", Self.event("e-in", call: "c-1", token: token))])

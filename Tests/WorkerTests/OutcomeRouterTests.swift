@@ -119,6 +119,7 @@ import Testing
         guard let tier, let next else { return }
         let retry = try #require(decision.records.first)
         #expect(retry.topic == tier)
+        #expect(retry.partition == 3, "a retry stays on the partition number of the record it came from")
         #expect(retry.key == Array("c-42".utf8))
         #expect(retry.value == record().value)
         #expect(header(retry, "x-attempt") == String(next))
@@ -266,6 +267,13 @@ import Testing
         var short = RetryPolicy()
         short.maximumAttempts = 2
         #expect(short.tierIndex(afterFailedAttempt: 2) == nil)
+        var long = RetryPolicy()
+        long.maximumAttempts = 7
+        #expect((1...6).map { long.tierIndex(afterFailedAttempt: $0) } == [0, 1, 2, 2, 2, 2], "beyond the tiers: the last tier again")
+        #expect(long.tierIndex(afterFailedAttempt: 7) == nil)
+        var none = RetryPolicy()
+        none.tiers = []
+        #expect(none.tierIndex(afterFailedAttempt: 1) == nil)
         let main = InboundRecord(topic: "calls", partition: 0, offset: 0, key: nil, value: [], timestampMilliseconds: 100)
         #expect(policy.notBefore(main) == nil)
         #expect(policy.isDue(main, now: 0))

@@ -1,7 +1,7 @@
 import APNs
 import EmbeddedPipeline
 import Foundation
-import Kafka
+@testable import Kafka
 import Synchronization
 import Telemetry
 import TestSupport
@@ -22,11 +22,11 @@ final class PipelineHarness: Sendable {
         group = "callpush-test-\(UUID().uuidString.prefix(8))"
         var configuration = WorkerConfiguration()
         configuration.dispatcher.routing.retry.tiers = retryDelaysMilliseconds.enumerated().map { index, delay in
-            .init(topic: "calls.retry.t\(index)", delayMilliseconds: delay)
+            .init(topic: "calls.retry.t\(index)", delay: .milliseconds(delay))
         }
         configuration.dispatcher.routing.retry.maximumAttempts = retryDelaysMilliseconds.count + 1
         configuration.dispatcher.routing.emitReceipts = receipts
-        configuration.dispatcher.produceRetryInitialSeconds = 0.05
+        configuration.dispatcher.produceRetryInitial = .milliseconds(50)
         configuration.consumer = Self.consumerConfiguration(cluster.bootstrapServers, group: group)
         configuration.producer.bootstrapServers = cluster.bootstrapServers
         configuration.producer.messageTimeout = .seconds(20)

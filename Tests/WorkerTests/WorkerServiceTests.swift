@@ -8,6 +8,27 @@ import Testing
 @testable import Worker
 
 @Suite(.serialized) struct WorkerServiceTests {
+    /// Retries keep their partition number, so a retry tier with another partition count is refused at start.
+    @Test func aRetryTierWithAnotherPartitionCountIsRefused() throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        var configuration = WorkerConfiguration()
+        configuration.consumer.bootstrapServers = cluster.bootstrapServers
+        configuration.producer.bootstrapServers = cluster.bootstrapServers
+        for topic in configuration.allTopics {
+            try cluster.createTopic(topic, partitions: topic == "calls.retry.30s" ? 2 : 4)
+        }
+        let worker = try WorkerService(configuration: configuration, sender: ScriptedSender(), registry: MetricsRegistry(),
+                                       logger: Logger(label: "test", level: .critical))
+        #expect {
+            try worker.start()
+        } throws: { error in
+            let kafka = error as? KafkaError
+            return kafka?.code == .configuration
+                && kafka?.reason.hasPrefix("topic calls has 4 partitions but calls.retry.30s has 2: every retry tier") == true
+        }
+    }
+
     @Test func everyOutcomePathThroughKafka() async throws {
         let harness = try PipelineHarness()
         let now = Int64(Date().timeIntervalSince1970 * 1000)

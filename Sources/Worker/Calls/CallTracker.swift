@@ -21,33 +21,24 @@ import Synchronization
 /// `complete(callID:)` and handle every returned ``Release`` the same way.
 ///
 /// - Important: thread-safe; all state is behind one `Mutex`, and no callback runs under it.
-public final class CallTracker<Item: Sendable>: Sendable {
-    /// Limits of the tracker's memory.
-    public struct Configuration: Sendable, Hashable {
-        /// How many ended call ids to remember. Default: 100000.
-        public var endedCallCapacity: Int = 100_000
-        /// How long to remember an ended call id, in milliseconds (longer than the longest retry tier plus its
-        /// ring timeout). Default: 600000 (10 minutes).
-        public var endedCallRetentionMilliseconds: Int64 = 600_000
-
-        public init() {}
-    }
+final class CallTracker<Item: Sendable>: Sendable {
+    typealias Configuration = CallMemoryConfiguration
 
     /// One event as the tracker sees it; `item` is whatever the dispatcher needs back (record, request, …).
-    public struct Entry: Sendable {
-        public var item: Item
-        public var callID: String
-        public var type: CallEventType
-        public var ringDeadlineMilliseconds: Int64
+    struct Entry: Sendable {
+        var item: Item
+        var callID: String
+        var type: CallEventType
+        var ringDeadlineMilliseconds: Int64
 
-        public init(item: Item, callID: String, type: CallEventType, ringDeadlineMilliseconds: Int64) {
+        init(item: Item, callID: String, type: CallEventType, ringDeadlineMilliseconds: Int64) {
             self.item = item
             self.callID = callID
             self.type = type
             self.ringDeadlineMilliseconds = ringDeadlineMilliseconds
         }
 
-        public init(item: Item, event: CallEvent) {
+        init(item: Item, event: CallEvent) {
             self.init(
                 item: item, callID: event.callID, type: event.type,
                 ringDeadlineMilliseconds: event.ringDeadlineMilliseconds
@@ -56,7 +47,7 @@ public final class CallTracker<Item: Sendable>: Sendable {
     }
 
     /// What to do with an event now.
-    public enum Decision: String, Hashable, Sendable {
+    enum Decision: String, Hashable, Sendable {
         /// Send it; it is now the call's in-flight event. Call ``complete(callID:)`` when its outcome is final.
         case sendNow
         /// Another event of the call is in flight; it comes back from ``complete(callID:)``.
@@ -67,16 +58,16 @@ public final class CallTracker<Item: Sendable>: Sendable {
         case cancelled
     }
 
-    public struct Admission: Sendable {
-        public var decision: Decision
+    struct Admission: Sendable {
+        var decision: Decision
         /// Incoming events of the same call that were waiting and are now `cancelled` (record their outcome).
-        public var cancelledWaiting: [Item]
+        var cancelledWaiting: [Item]
     }
 
-    public struct Release: Sendable {
-        public var item: Item
+    struct Release: Sendable {
+        var item: Item
         /// `sendNow`, `expired` or `cancelled`.
-        public var decision: Decision
+        var decision: Decision
     }
 
     private struct CallState {
@@ -91,17 +82,17 @@ public final class CallTracker<Item: Sendable>: Sendable {
         var endedOrderHead = 0
     }
 
-    public let configuration: Configuration
+    let configuration: Configuration
     private let clock: any WorkerClock
     private let state = Mutex(State())
 
-    public init(configuration: Configuration = Configuration(), clock: any WorkerClock = SystemWorkerClock()) {
+    init(configuration: Configuration = Configuration(), clock: any WorkerClock = SystemWorkerClock()) {
         self.configuration = configuration
         self.clock = clock
     }
 
     /// Decides whether `entry` may be sent now.
-    public func admit(_ entry: Entry) -> Admission {
+    func admit(_ entry: Entry) -> Admission {
         let now = clock.nowMilliseconds()
         return state.withLock { state in
             Self.evict(&state, now: now, configuration: configuration)
@@ -138,7 +129,7 @@ public final class CallTracker<Item: Sendable>: Sendable {
 
     /// The in-flight event of `callID` has its final outcome. Returns the waiting events now decided, in order:
     /// at most one `sendNow` (the new in-flight event), preceded by any that expired or were cancelled meanwhile.
-    public func complete(callID: String) -> [Release] {
+    func complete(callID: String) -> [Release] {
         let now = clock.nowMilliseconds()
         return state.withLock { state in
             guard var call = state.calls[callID] else { return [] }
@@ -162,7 +153,7 @@ public final class CallTracker<Item: Sendable>: Sendable {
     }
 
     /// Whether a stop-ringing event of `callID` was seen recently (a retry of its incoming must be cancelled).
-    public func hasEnded(callID: String) -> Bool {
+    func hasEnded(callID: String) -> Bool {
         let now = clock.nowMilliseconds()
         return state.withLock { state in
             Self.evict(&state, now: now, configuration: configuration)
@@ -171,7 +162,7 @@ public final class CallTracker<Item: Sendable>: Sendable {
     }
 
     /// Records that `callID` ended without an event passing through ``admit(_:)`` (e.g. learned elsewhere).
-    public func markEnded(callID: String) {
+    func markEnded(callID: String) {
         let now = clock.nowMilliseconds()
         state.withLock { state in
             Self.evict(&state, now: now, configuration: configuration)
@@ -180,7 +171,7 @@ public final class CallTracker<Item: Sendable>: Sendable {
     }
 
     /// Calls with an event in flight or waiting, and remembered ended calls (for gauges and tests).
-    public var counts: (activeCalls: Int, waitingEvents: Int, endedCalls: Int) {
+    var counts: (activeCalls: Int, waitingEvents: Int, endedCalls: Int) {
         state.withLock { state in
             (state.calls.count, state.calls.values.reduce(0) { $0 + $1.waiting.count }, state.ended.count)
         }
@@ -197,7 +188,7 @@ public final class CallTracker<Item: Sendable>: Sendable {
         while state.endedOrderHead < state.endedOrder.count {
             let oldest = state.endedOrder[state.endedOrderHead]
             let isCurrent = state.ended[oldest.callID] == oldest.at
-            let tooOld = now - oldest.at >= configuration.endedCallRetentionMilliseconds
+            let tooOld = now - oldest.at >= configuration.endedCallRetention.inMilliseconds
             let tooMany = state.ended.count > configuration.endedCallCapacity
             guard !isCurrent || tooOld || tooMany else { break }
             if isCurrent { state.ended[oldest.callID] = nil }

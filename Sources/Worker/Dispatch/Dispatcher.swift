@@ -1,7 +1,7 @@
-public import APNs
+import APNs
 import Dispatch
 import Synchronization
-public import Telemetry
+import Telemetry
 
 /// The fan-out core: one consumed record in, exactly one final ``Outcome`` out.
 ///
@@ -15,20 +15,25 @@ public import Telemetry
 /// (at-least-once).
 ///
 /// - Important: thread-safe. `handle` may be called from the consumer thread while answers arrive on I/O threads.
-public final class Dispatcher: Sendable {
+final class Dispatcher: Sendable {
     /// An admitted event waiting for, or holding, its call's turn.
-    public struct Pending: Sendable {
+    struct Pending: Sendable {
         let record: InboundRecord
         let event: CallEvent
         let request: APNsRequest
         let done: @Sendable (Outcome) -> Void
+        /// Held by the read-ahead, or its call's stop event came later in its batch: a cancellation is the
+        /// look-ahead's doing.
+        var lookedAhead = false
     }
 
-    public let configuration: DispatcherConfiguration
+    let configuration: DispatcherConfiguration
     private let decoder: CallEventDecoder
     private let mapper: PushMapper
     private let router: OutcomeRouter
     private let tracker: CallTracker<Pending>
+    private let gate: ReadAheadGate<Pending>
+    private let ledger = InFlightLedger()
     private let sender: any PushSender
     private let producer: any RecordProducer
     private let metrics: WorkerMetrics
@@ -39,7 +44,7 @@ public final class Dispatcher: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
 
-    public init(
+    init(
         configuration: DispatcherConfiguration = DispatcherConfiguration(),
         sender: any PushSender,
         producer: any RecordProducer,
@@ -52,6 +57,7 @@ public final class Dispatcher: Sendable {
         self.mapper = PushMapper(configuration: configuration.mapping)
         self.router = OutcomeRouter(configuration: configuration.routing)
         self.tracker = CallTracker(configuration: configuration.calls, clock: clock)
+        self.gate = ReadAheadGate(configuration: configuration.readAhead)
         self.sender = sender
         self.producer = producer
         self.metrics = metrics
@@ -66,17 +72,50 @@ public final class Dispatcher: Sendable {
     }
 
     /// Events handed to ``handle(_:done:)`` whose `done` has not run yet.
-    public var inFlightCount: Int { inFlight.load(ordering: .relaxed) }
+    var inFlightCount: Int { inFlight.load(ordering: .relaxed) }
+
+    /// How long the oldest event handed to ``handle(_:done:)`` has waited for its outcome, in seconds (0 if none).
+    var oldestInFlightAgeSeconds: Double {
+        ledger.oldestStart.map { Double(max(0, clock.nowMilliseconds() - $0)) / 1000 } ?? 0
+    }
 
     /// Stops re-producing failed records (shutdown): their events stay unfinished and are consumed again later.
-    public func stop() { stopped.store(true, ordering: .relaxed) }
+    func stop() { stopped.store(true, ordering: .relaxed) }
 
     /// Handles one consumed record. `done` runs exactly once, with the event's outcome, when that outcome is final
     /// and every record it produced is acknowledged (never, for a record still unacknowledged at ``stop()``).
-    public func handle(_ record: InboundRecord, done: @escaping @Sendable (Outcome) -> Void) {
+    func handle(_ record: InboundRecord, done: @escaping @Sendable (Outcome) -> Void) {
+        handle([(record, done)])
+    }
+
+    /// Handles the records one fetch brought, in order, as ``handle(_:done:)`` does each — after looking ahead:
+    /// every stop event of the batch marks its call ended first, so an `incoming` earlier in the batch whose call
+    /// ends later in it is cancelled instead of ringing; and `incoming` events from the backlog of a newly assigned
+    /// partition wait in the ``ReadAheadGate`` until the worker has read through that backlog.
+    func handle(_ batch: [(record: InboundRecord, done: @Sendable (Outcome) -> Void)]) {
+        var admissible: [Pending] = []
+        admissible.reserveCapacity(batch.count)
+        var lastStop: [String: Int] = [:]
+        for (record, done) in batch {
+            guard let pending = prepare(record, done: done) else { continue }
+            if pending.event.type.stopsRinging { lastStop[pending.event.callID] = admissible.count }
+            admissible.append(pending)
+        }
+        for callID in lastStop.keys { tracker.markEnded(callID: callID) }
+        for (index, var pending) in admissible.enumerated() {
+            let isIncoming = pending.event.type == .incoming
+            if isIncoming, let stop = lastStop[pending.event.callID], stop > index { pending.lookedAhead = true }
+            offer(pending, isIncoming: isIncoming)
+        }
+    }
+
+    /// Counts a consumed record and decodes and maps it; dead-letters it (and returns nil) when it cannot be sent.
+    private func prepare(_ record: InboundRecord, done: @escaping @Sendable (Outcome) -> Void) -> Pending? {
         metrics.consumed(topic: record.topic)
         metrics.inFlight.set(inFlight.add(1, ordering: .relaxed).newValue)
+        let ticket = ledger.begin(at: clock.nowMilliseconds())
         let counted: @Sendable (Outcome) -> Void = { [self] outcome in
+            ledger.end(ticket)
             metrics.inFlight.set(inFlight.subtract(1, ordering: .relaxed).newValue)
             done(outcome)
         }
@@ -86,20 +125,63 @@ public final class Dispatcher: Sendable {
         } catch {
             logger.debug("event dead-lettered: undecodable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
             finish(record, event: nil, input: .decodingFailed(error), done: counted)
-            return
+            return nil
         }
-        let request: APNsRequest
         do {
-            request = try mapper.map(event).request
+            let request = try mapper.map(event).request
+            return Pending(record: record, event: event, request: request, done: counted)
         } catch {
             logger.debug("event dead-lettered: unmappable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
             finish(record, event: event, input: .mappingFailed(error), done: counted)
-            return
+            return nil
         }
-        let pending = Pending(record: record, event: event, request: request, done: counted)
-        let admission = tracker.admit(.init(item: pending, event: event))
+    }
+
+    /// Passes an event through the read-ahead gate, admitting whatever it lets go.
+    private func offer(_ pending: Pending, isIncoming: Bool) {
+        let verdict = gate.offer(
+            pending, lane: pending.record.partition, offset: pending.record.offset,
+            isCallsTopic: !retryTopics.contains(pending.record.topic),
+            highWatermark: pending.record.highWatermarkAtAssignment, isIncoming: isIncoming
+        )
+        admitReleased(verdict.released)
+        if verdict.passes { admit(pending) }
+        if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
+    }
+
+    /// Admits events the read-ahead held: a cancellation of one of them is the look-ahead's doing.
+    private func admitReleased(_ released: [Pending]) {
+        for var pending in released {
+            pending.lookedAhead = true
+            admit(pending)
+        }
+    }
+
+    private func scheduleExpiry(lane: Int32, epoch: UInt64) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + gate.configuration.timeout.inSeconds) { [self] in
+            admitReleased(gate.expire(lane: lane, epoch: epoch))
+        }
+    }
+
+    /// The calls topic's partitions `lanes` were assigned to this worker: their backlog is read ahead.
+    func assigned(lanes: [Int32]) {
+        admitReleased(gate.assign(lanes: lanes))
+    }
+
+    /// `lanes` were revoked: events the read-ahead held are sent now (the revoke waits for them).
+    func revoked(lanes: [Int32]) {
+        admitReleased(gate.revoke(lanes: lanes))
+    }
+
+    /// Sends every event the read-ahead holds and stops reading ahead (the start of a graceful shutdown).
+    func releaseHeld() {
+        admitReleased(gate.releaseAll())
+    }
+
+    private func admit(_ pending: Pending) {
+        let admission = tracker.admit(.init(item: pending, event: pending.event))
         for waiting in admission.cancelledWaiting {
-            finish(waiting.record, event: waiting.event, input: .dropped(.cancelled), done: waiting.done)
+            finish(waiting.record, event: waiting.event, input: .dropped(.cancelled, reason: CancelReason.queued), done: waiting.done)
         }
         act(on: admission.decision, pending)
     }
@@ -113,7 +195,8 @@ public final class Dispatcher: Sendable {
         case .expired:
             finish(pending.record, event: pending.event, input: .dropped(.expired), done: pending.done)
         case .cancelled:
-            finish(pending.record, event: pending.event, input: .dropped(.cancelled), done: pending.done)
+            let reason = pending.lookedAhead ? CancelReason.lookAhead : CancelReason.afterStop
+            finish(pending.record, event: pending.event, input: .dropped(.cancelled, reason: reason), done: pending.done)
         }
     }
 
@@ -158,11 +241,11 @@ public final class Dispatcher: Sendable {
         }
         let batch = ProduceBatch(remaining: decision.records.count, completion: complete)
         for outbound in decision.records {
-            produce(outbound, delaySeconds: configuration.produceRetryInitialSeconds) { batch.acknowledge() }
+            produce(outbound, delay: configuration.produceRetryInitial) { batch.acknowledge() }
         }
     }
 
-    private func produce(_ record: OutboundRecord, delaySeconds: Double, acknowledged: @escaping @Sendable () -> Void) {
+    private func produce(_ record: OutboundRecord, delay: Duration, acknowledged: @escaping @Sendable () -> Void) {
         producer.produce(record) { [self] result in
             switch result {
             case .success:
@@ -171,9 +254,9 @@ public final class Dispatcher: Sendable {
                 metrics.produceFailures(topic: record.topic).increment()
                 guard !stopped.load(ordering: .relaxed) else { return }
                 logger.warning("produce failed; retrying", metadata: ["kafka.topic": record.topic, "error": "\(error)"])
-                let next = min(delaySeconds * 2, configuration.produceRetryMaximumSeconds)
-                DispatchQueue.global().asyncAfter(deadline: .now() + delaySeconds) { [self] in
-                    produce(record, delaySeconds: next, acknowledged: acknowledged)
+                let next = min(delay * 2, configuration.produceRetryMaximum)
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay.inSeconds) { [self] in
+                    produce(record, delay: next, acknowledged: acknowledged)
                 }
             }
         }

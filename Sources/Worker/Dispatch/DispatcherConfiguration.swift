@@ -4,15 +4,18 @@ public struct DispatcherConfiguration: Sendable {
     public var decoder = CallEventDecoder.Configuration()
     /// Event → APNs request mapping. Default: ``MappingConfiguration/init()``.
     public var mapping = MappingConfiguration()
-    /// Topics, retry tiers and receipts. Default: ``OutcomeRouter/Configuration/init()``.
-    public var routing = OutcomeRouter.Configuration()
-    /// Memory of ended calls. Default: ``CallTracker/Configuration/init()``.
-    public var calls = CallTracker<Dispatcher.Pending>.Configuration()
-    /// First wait before re-producing a record whose delivery failed; doubles up to ``produceRetryMaximumSeconds``.
+    /// Topics, retry tiers and receipts. Default: ``RoutingConfiguration/init()``.
+    public var routing = RoutingConfiguration()
+    /// Memory of ended calls. Default: ``CallMemoryConfiguration/init()``.
+    public var calls = CallMemoryConfiguration()
+    /// Reading ahead through a newly assigned partition's backlog before ringing. Default:
+    /// ``ReadAheadConfiguration/init()`` (``WorkerService`` keeps its bounds below the consumer's in-flight limits).
+    public var readAhead = ReadAheadConfiguration()
+    /// First wait before re-producing a record whose delivery failed; doubles up to ``produceRetryMaximum``.
     /// Default: 0.1 s.
-    public var produceRetryInitialSeconds: Double = 0.1
+    public var produceRetryInitial: Duration = .milliseconds(100)
     /// Longest wait between produce attempts. Default: 5 s.
-    public var produceRetryMaximumSeconds: Double = 5
+    public var produceRetryMaximum: Duration = .seconds(5)
 
     public init() {}
 }

@@ -1,5 +1,5 @@
 /// Produces one record and reports, exactly once, whether the broker acknowledged it.
 /// The Kafka producer is the production implementation.
-public protocol RecordProducer: Sendable {
+protocol RecordProducer: Sendable {
     func produce(_ record: OutboundRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void)
 }

@@ -10,6 +10,8 @@ public struct WorkerMetrics: Sendable {
     public let inFlight: Gauge
     /// `callpush_outcomes_total{outcome}`, looked up once: every event counts one.
     private let outcomes: [Outcome: Counter]
+    /// `callpush_cancellations_total{reason}` (see ``CancelReason``), looked up once.
+    private let cancellations: [String: Counter]
 
     public init(registry: MetricsRegistry) {
         self.registry = registry
@@ -22,6 +24,12 @@ public struct WorkerMetrics: Sendable {
         outcomes = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { outcome in
             (outcome, registry.counter("callpush_outcomes_total", help: "Final outcome of each consumed event.",
                                        labels: ["outcome": outcome.rawValue]))
+        })
+        cancellations = Dictionary(uniqueKeysWithValues: CancelReason.all.map { reason in
+            (reason, registry.counter(
+                "callpush_cancellations_total",
+                help: "Incoming events not sent because their call had ended (rings after a hang-up prevented), by reason.",
+                labels: ["reason": reason]))
         })
     }
 
@@ -42,6 +50,8 @@ public struct WorkerMetrics: Sendable {
         case .deadLettered:
             registry.counter("callpush_dead_letters_total", help: "Events dead-lettered, by reason.",
                              labels: ["reason": Self.boundedReason(reason)]).increment()
+        case .cancelled:
+            cancellations[reason ?? CancelReason.afterStop]?.increment()
         case .invalidated:
             registry.counter("callpush_token_invalidations_total", help: "Device tokens reported invalid, by APNs reason.",
                              labels: ["reason": Self.boundedReason(reason)]).increment()

@@ -1,38 +1,38 @@
 /// Header names the worker reads and writes (kafka-notes.md §1.6), and their ASCII-decimal encoding.
-public enum HeaderCodec {
+enum HeaderCodec {
     /// Delivery attempt number; 1 = first try on the main topic.
-    public static let attempt = "x-attempt"
+    static let attempt = "x-attempt"
     /// Absolute due time of a retry record, epoch ms.
-    public static let notBefore = "x-not-before"
+    static let notBefore = "x-not-before"
     /// After this time (epoch ms) the push is useless → expired.
-    public static let deadline = "x-deadline"
+    static let deadline = "x-deadline"
     /// Where the event first came from; set once, never overwritten.
-    public static let originalTopic = "x-original-topic"
-    public static let originalPartition = "x-original-partition"
-    public static let originalOffset = "x-original-offset"
-    public static let originalTimestamp = "x-original-timestamp"
+    static let originalTopic = "x-original-topic"
+    static let originalPartition = "x-original-partition"
+    static let originalOffset = "x-original-offset"
+    static let originalTimestamp = "x-original-timestamp"
     /// Bounded error class of the last failure (``ErrorClass``).
-    public static let errorClass = "x-error-class"
+    static let errorClass = "x-error-class"
     /// HTTP `:status` of the last failure, when there was a response.
-    public static let errorStatus = "x-error-status"
+    static let errorStatus = "x-error-status"
     /// APNs `reason` (or transport reason, or decoding detail) of the last failure.
-    public static let errorReason = "x-error-reason"
+    static let errorReason = "x-error-reason"
     /// When the first failure happened, epoch ms; set once.
-    public static let firstFailedAt = "x-first-failed-at"
+    static let firstFailedAt = "x-first-failed-at"
     /// Why the event was dead-lettered.
-    public static let dlqReason = "x-dlq-reason"
+    static let dlqReason = "x-dlq-reason"
 
     /// Every header the worker manages; other headers of a record are carried along unchanged.
-    public static let managed: Set<String> = [
+    static let managed: Set<String> = [
         attempt, notBefore, deadline, originalTopic, originalPartition, originalOffset, originalTimestamp,
         errorClass, errorStatus, errorReason, firstFailedAt, dlqReason,
     ]
 
     /// ASCII decimal, `-` for negatives.
-    public static func encode(_ value: Int64) -> [UInt8] { Array(String(value).utf8) }
+    static func encode(_ value: Int64) -> [UInt8] { Array(String(value).utf8) }
 
     /// Strict ASCII decimal: an optional `-`, 1–19 digits, nothing else (no spaces, no `+`), fitting in Int64.
-    public static func decode(_ bytes: [UInt8]) -> Int64? {
+    static func decode(_ bytes: [UInt8]) -> Int64? {
         var index = 0
         var negative = false
         if bytes.first == UInt8(ascii: "-") {
@@ -55,7 +55,7 @@ public enum HeaderCodec {
     }
 
     /// The last header `name` in `headers` as an integer; nil when absent or malformed.
-    public static func integer(_ name: String, in headers: [RecordHeader]) -> Int64? {
+    static func integer(_ name: String, in headers: [RecordHeader]) -> Int64? {
         headers.last(named: name).flatMap { decode($0.value) }
     }
 }

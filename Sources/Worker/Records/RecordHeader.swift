@@ -1,26 +1,26 @@
 /// One Kafka record header. Kafka allows a name to appear more than once; readers here take the last.
-public struct RecordHeader: Sendable, Hashable {
-    public var name: String
-    public var value: [UInt8]
+struct RecordHeader: Sendable, Hashable {
+    var name: String
+    var value: [UInt8]
 
-    public init(name: String, value: [UInt8]) {
+    init(name: String, value: [UInt8]) {
         self.name = name
         self.value = value
     }
 
-    public init(name: String, text: String) {
+    init(name: String, text: String) {
         self.init(name: name, value: Array(text.utf8))
     }
 
-    public init(name: String, integer: Int64) {
+    init(name: String, integer: Int64) {
         self.init(name: name, value: HeaderCodec.encode(integer))
     }
 
     /// The value as UTF-8 text (invalid bytes replaced).
-    public var text: String { String(decoding: value, as: UTF8.self) }
+    var text: String { String(decoding: value, as: UTF8.self) }
 }
 
 extension [RecordHeader] {
     /// The last header named `name`.
-    public func last(named name: String) -> RecordHeader? { last(where: { $0.name == name }) }
+    func last(named name: String) -> RecordHeader? { last(where: { $0.name == name }) }
 }

@@ -1,20 +1,20 @@
-public import APNs
+import APNs
 
 /// The bounded class of a transient failure, written as `x-error-class` and used as a metric label.
-public struct ErrorClass: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
+struct ErrorClass: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    let rawValue: String
+    init(rawValue: String) { self.rawValue = rawValue }
 
-    public static let apns429 = Self(rawValue: "apns_429")
-    public static let apns5xx = Self(rawValue: "apns_5xx")
-    public static let apns4xx = Self(rawValue: "apns_4xx")
-    public static let timeout = Self(rawValue: "timeout")
-    public static let connect = Self(rawValue: "connect")
-    public static let notProcessed = Self(rawValue: "not_processed")
-    public static let transport = Self(rawValue: "transport")
+    static let apns429 = Self(rawValue: "apns_429")
+    static let apns5xx = Self(rawValue: "apns_5xx")
+    static let apns4xx = Self(rawValue: "apns_4xx")
+    static let timeout = Self(rawValue: "timeout")
+    static let connect = Self(rawValue: "connect")
+    static let notProcessed = Self(rawValue: "not_processed")
+    static let transport = Self(rawValue: "transport")
 
-    /// Classifies a `retryLater` answer: by status when there was one, else by the transport reason.
-    public init(_ result: APNsResult) {
+    /// Classifies a `retryLater` answer: by status when there was one, else by its typed transport reason.
+    init(_ result: APNsResult) {
         if let status = result.status {
             switch status {
             case 429: self = .apns429
@@ -23,17 +23,13 @@ public struct ErrorClass: RawRepresentable, Hashable, Sendable, CustomStringConv
             }
             return
         }
-        let reason = (result.reason ?? "").lowercased()
-        if reason.contains("timeout") || reason.contains("timedout") {
-            self = .timeout
-        } else if reason.contains("notprocessed") || reason.contains("not_processed") || reason.contains("refused") {
-            self = .notProcessed
-        } else if reason.contains("connect") || reason.contains("connection") || reason.contains("goaway") {
-            self = .connect
-        } else {
-            self = .transport
+        switch result.apnsReason {
+        case .timeout: self = .timeout
+        case .notProcessed: self = .notProcessed
+        case .connectionLost: self = .connect
+        default: self = .transport
         }
     }
 
-    public var description: String { rawValue }
+    var description: String { rawValue }
 }

@@ -1,4 +1,4 @@
-public import APNs
+import APNs
 
 /// Turns what happened to one consumed event into its single ``Outcome`` and the records to produce.
 ///
@@ -20,54 +20,42 @@ public import APNs
 ///
 /// Every outcome also produces a receipt on ``Configuration/outcomesTopic`` when
 /// ``Configuration/emitReceipts`` is set.
-public struct OutcomeRouter: Sendable {
-    public struct Configuration: Sendable, Hashable {
-        /// Retry tiers and attempt budget. Default: ``RetryPolicy/init()``.
-        public var retry: RetryPolicy = RetryPolicy()
-        /// Default: "calls.dlq".
-        public var deadLetterTopic: String = "calls.dlq"
-        /// Default: "apns.tokens.invalidated".
-        public var invalidatedTokensTopic: String = "apns.tokens.invalidated"
-        /// Default: "calls.outcomes".
-        public var outcomesTopic: String = "calls.outcomes"
-        /// Produce one receipt per event to ``outcomesTopic``. Default: false.
-        public var emitReceipts: Bool = false
-
-        public init() {}
-    }
+struct OutcomeRouter: Sendable {
+    typealias Configuration = RoutingConfiguration
 
     /// What happened to the event.
-    public enum Input: Sendable {
+    enum Input: Sendable {
         /// The record value is not a valid event.
         case decodingFailed(EventDecodingError)
         /// The event is valid but cannot become an APNs request.
         case mappingFailed(PushMappingError)
-        /// The ``CallTracker`` dropped it (`expired` or `cancelled`), or its retry deadline passed before sending.
-        case dropped(Outcome)
+        /// The ``CallTracker`` dropped it (`expired` or `cancelled`), or its retry deadline passed before sending;
+        /// `reason` says why (see ``CancelReason``), default the outcome's name.
+        case dropped(Outcome, reason: String? = nil)
         /// APNs (or the transport) answered; `topic` is the `apns-topic` the request used.
         case answered(APNsResult, topic: String)
     }
 
     /// The routing of one event.
-    public struct Decision: Sendable, Hashable {
-        public var outcome: Outcome
+    struct Decision: Sendable, Hashable {
+        var outcome: Outcome
         /// Records to produce before the event's offset may be stored.
-        public var records: [OutboundRecord]
+        var records: [OutboundRecord]
         /// A bounded label for metrics/logs: the DLQ reason, the error class of a retry, the drop reason.
-        public var reason: String?
+        var reason: String?
     }
 
-    public let configuration: Configuration
+    let configuration: Configuration
 
-    public init(configuration: Configuration = Configuration()) {
+    init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// Dead-letter reasons written as `x-dlq-reason` besides decoding and mapping codes.
-    public enum DeadLetterReason {
-        public static let retriesExhausted = "retries_exhausted"
-        public static let apnsRejected = "apns_rejected"
-        public static let apnsCredentials = "apns_credentials"
+    enum DeadLetterReason {
+        static let retriesExhausted = "retries_exhausted"
+        static let apnsRejected = "apns_rejected"
+        static let apnsCredentials = "apns_credentials"
     }
 
     /// Routes one event.
@@ -79,7 +67,7 @@ public struct OutcomeRouter: Sendable {
     ///   - callEnded: ``CallTracker/hasEnded(callID:)`` for the event's call (turns a retry of an incoming into
     ///     `cancelled`).
     ///   - latencyMilliseconds: for the receipt (`created_at` → answer), if known.
-    public func route(
+    func route(
         record: InboundRecord,
         event: CallEvent?,
         input: Input,
@@ -95,8 +83,8 @@ public struct OutcomeRouter: Sendable {
             decision = deadLetter(record, context, reason: error.code.rawValue, status: nil, detail: error.message)
         case .mappingFailed(let error):
             decision = deadLetter(record, context, reason: error.code.rawValue, status: nil, detail: error.message)
-        case .dropped(let outcome):
-            decision = Decision(outcome: outcome, records: [], reason: outcome.rawValue)
+        case .dropped(let outcome, let reason):
+            decision = Decision(outcome: outcome, records: [], reason: reason ?? outcome.rawValue)
         case .answered(let answer, let topic):
             result = answer
             decision = route(answer, topic: topic, record: record, event: event, context: context, now: now, callEnded: callEnded)
@@ -132,7 +120,7 @@ public struct OutcomeRouter: Sendable {
             return deadLetter(record, context, reason: DeadLetterReason.apnsCredentials, status: result.status, detail: result.reason)
         case .retryLater:
             if callEnded && event?.type == .incoming {
-                return Decision(outcome: .cancelled, records: [], reason: "call_ended")
+                return Decision(outcome: .cancelled, records: [], reason: CancelReason.retryAfterStop)
             }
             if context.isPastDeadline(now: now) {
                 return Decision(outcome: .expired, records: [], reason: "deadline")
@@ -157,7 +145,10 @@ public struct OutcomeRouter: Sendable {
             headers.append(RecordHeader(name: HeaderCodec.errorClass, text: errorClass.rawValue))
             if let status = result.status { headers.append(RecordHeader(name: HeaderCodec.errorStatus, integer: Int64(status))) }
             if let reason = result.reason { headers.append(RecordHeader(name: HeaderCodec.errorReason, text: reason)) }
-            let retry = OutboundRecord(topic: tier.topic, key: record.key, value: record.value, headers: headers)
+            // The same partition number as the record it came from, never a hash of the key: the call's stop event
+            // reaches this partition number of the calls topic, whatever partitioner upstream used.
+            let retry = OutboundRecord(
+                topic: tier.topic, partition: record.partition, key: record.key, value: record.value, headers: headers)
             return Decision(outcome: .retried, records: [retry], reason: errorClass.rawValue)
         }
     }

@@ -4,19 +4,19 @@
 /// - `x-attempt` missing or malformed: 1 on a non-retry topic; on a retry tier *i*, *i + 2* (the least attempt
 ///   number that can be in that tier), so a record with broken headers still moves towards the DLQ.
 /// - `x-deadline` missing or malformed: computed from the event (ring deadline for incoming, `created_at` +
-///   ``RetryPolicy/stopEventRetryWindowMilliseconds`` otherwise), or none when the event did not decode.
+///   ``RetryPolicy/stopEventRetryWindow`` otherwise), or none when the event did not decode.
 /// - `x-original-*` missing or malformed: this record's own coordinates (each field on its own).
 /// - `x-first-failed-at` missing or malformed: none.
-public struct RetryContext: Sendable, Hashable {
-    public var attempt: Int
-    public var deadlineMilliseconds: Int64?
-    public var originalTopic: String
-    public var originalPartition: Int32
-    public var originalOffset: Int64
-    public var originalTimestampMilliseconds: Int64
-    public var firstFailedAtMilliseconds: Int64?
+struct RetryContext: Sendable, Hashable {
+    var attempt: Int
+    var deadlineMilliseconds: Int64?
+    var originalTopic: String
+    var originalPartition: Int32
+    var originalOffset: Int64
+    var originalTimestampMilliseconds: Int64
+    var firstFailedAtMilliseconds: Int64?
 
-    public init(record: InboundRecord, event: CallEvent?, policy: RetryPolicy) {
+    init(record: InboundRecord, event: CallEvent?, policy: RetryPolicy) {
         let headers = record.headers
         let tier = policy.tierIndex(forTopic: record.topic)
         if let attempt = HeaderCodec.integer(HeaderCodec.attempt, in: headers), attempt >= 1, attempt <= 1_000 {
@@ -45,14 +45,14 @@ public struct RetryContext: Sendable, Hashable {
     }
 
     /// After this the event is useless: the ring deadline for incoming, `created_at` + the stop-event window else.
-    public static func deadline(of event: CallEvent, policy: RetryPolicy) -> Int64 {
+    static func deadline(of event: CallEvent, policy: RetryPolicy) -> Int64 {
         event.type == .incoming
             ? event.ringDeadlineMilliseconds
-            : event.createdAtMilliseconds + policy.stopEventRetryWindowMilliseconds
+            : event.createdAtMilliseconds + policy.stopEventRetryWindow.inMilliseconds
     }
 
     /// Whether the event is useless at `now`.
-    public func isPastDeadline(now: Int64) -> Bool {
+    func isPastDeadline(now: Int64) -> Bool {
         guard let deadlineMilliseconds else { return false }
         return now >= deadlineMilliseconds
     }

@@ -1,55 +1,58 @@
 /// Delayed-retry tiers (one topic per delay, kafka-notes.md §1.5) and the attempt budget.
 ///
 /// Attempt 1 is the first try on the main topic. When attempt *n* fails transiently it goes to tier *n − 1*
-/// (attempt 1 → `calls.retry.5s`, 2 → `calls.retry.30s`, 3 → `calls.retry.2m`) as attempt *n + 1*; past the last
-/// tier, or beyond ``maximumAttempts``, it is dead-lettered (`retries_exhausted`).
+/// (attempt 1 → `calls.retry.5s`, 2 → `calls.retry.30s`, 3 → `calls.retry.2m`) as attempt *n + 1*; attempts beyond
+/// the tiers repeat the last tier; at ``maximumAttempts`` it is dead-lettered (`retries_exhausted`).
 public struct RetryPolicy: Sendable, Hashable {
     public struct Tier: Sendable, Hashable {
         public var topic: String
-        /// How long after the failure the record becomes due, in milliseconds.
-        public var delayMilliseconds: Int64
+        /// How long after the failure the record becomes due.
+        public var delay: Duration
 
-        public init(topic: String, delayMilliseconds: Int64) {
+        public init(topic: String, delay: Duration) {
             self.topic = topic
-            self.delayMilliseconds = delayMilliseconds
+            self.delay = delay
         }
+
+        var delayMilliseconds: Int64 { delay.inMilliseconds }
     }
 
     /// Default: `calls.retry.5s` (5 s), `calls.retry.30s` (30 s), `calls.retry.2m` (2 min).
     public var tiers: [Tier] = [
-        Tier(topic: "calls.retry.5s", delayMilliseconds: 5_000),
-        Tier(topic: "calls.retry.30s", delayMilliseconds: 30_000),
-        Tier(topic: "calls.retry.2m", delayMilliseconds: 120_000),
+        Tier(topic: "calls.retry.5s", delay: .seconds(5)),
+        Tier(topic: "calls.retry.30s", delay: .seconds(30)),
+        Tier(topic: "calls.retry.2m", delay: .seconds(120)),
     ]
-    /// Attempts in total, the first included. Default: 4 (one try plus one per default tier).
+    /// Attempts in total, the first included; more than `tiers.count + 1` repeat the last tier. Default: 4 (one try
+    /// plus one per default tier).
     public var maximumAttempts: Int = 4
-    /// Retry deadline of stop-ringing events after `created_at`, in milliseconds (incoming events use their ring
-    /// deadline). Default: 600000 (10 minutes).
-    public var stopEventRetryWindowMilliseconds: Int64 = 600_000
+    /// Retry deadline of stop-ringing events after `created_at` (incoming events use their ring deadline).
+    /// Default: 10 minutes.
+    public var stopEventRetryWindow: Duration = .seconds(600)
 
     public init() {}
 
     /// The tier whose topic is `topic`, if any.
     public func tierIndex(forTopic topic: String) -> Int? { tiers.firstIndex { $0.topic == topic } }
 
-    /// The tier a failed attempt `attempt` goes to, or nil when the budget or the tiers are used up.
+    /// The tier a failed attempt `attempt` goes to (the last one once the tiers are used up), or nil when the
+    /// attempt budget is spent or there are no tiers.
     public func tierIndex(afterFailedAttempt attempt: Int) -> Int? {
-        let index = attempt - 1
-        guard attempt >= 1, attempt < maximumAttempts, index < tiers.count else { return nil }
-        return index
+        guard attempt >= 1, attempt < maximumAttempts, !tiers.isEmpty else { return nil }
+        return min(attempt - 1, tiers.count - 1)
     }
 
     /// When a consumed record may be handed out: nil for records not from a retry tier (due at once); else its
     /// `x-not-before` header, or — when that is missing or malformed — its timestamp plus the tier's delay.
     /// The Kafka layer holds a record that is not yet due and pauses its partition until then.
-    public func notBefore(_ record: InboundRecord) -> Int64? {
+    func notBefore(_ record: InboundRecord) -> Int64? {
         guard let index = tierIndex(forTopic: record.topic) else { return nil }
         if let header = HeaderCodec.integer(HeaderCodec.notBefore, in: record.headers) { return header }
         return record.timestampMilliseconds + tiers[index].delayMilliseconds
     }
 
     /// Whether `record` may be processed at `now`.
-    public func isDue(_ record: InboundRecord, now: Int64) -> Bool {
+    func isDue(_ record: InboundRecord, now: Int64) -> Bool {
         guard let due = notBefore(record) else { return true }
         return now >= due
     }

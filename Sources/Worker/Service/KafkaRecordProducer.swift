@@ -1,16 +1,16 @@
-public import Kafka
+import Kafka
 
 /// The Kafka producer as the dispatcher's ``RecordProducer``: one record, one delivery report.
-public struct KafkaRecordProducer: RecordProducer {
-    public let producer: KafkaProducer
+struct KafkaRecordProducer: RecordProducer {
+    let producer: KafkaProducer
 
-    public init(producer: KafkaProducer) {
+    init(producer: KafkaProducer) {
         self.producer = producer
     }
 
-    public func produce(_ record: OutboundRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+    func produce(_ record: OutboundRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         let kafkaRecord = KafkaProducerRecord(
-            topic: record.topic, key: record.key, value: record.value,
+            topic: record.topic, partition: record.partition, key: record.key, value: record.value,
             headers: record.headers.map { KafkaHeader(name: $0.name, value: $0.value) }
         )
         do {

@@ -18,6 +18,8 @@ public struct WorkerConfiguration: Sendable {
     public var dispatcher = DispatcherConfiguration()
     /// How long shutdown waits for the producer to deliver what is queued. Default: 10 s.
     public var producerFlushTimeout: Duration = .seconds(10)
+    /// How long the topic check at start (and after each assignment) waits for the cluster's metadata. Default: 10 s.
+    public var metadataTimeout: Duration = .seconds(10)
 
     public init() {}
 

@@ -1,4 +1,5 @@
 public import Kafka
+import Dispatch
 import Synchronization
 public import Telemetry
 
@@ -11,7 +12,7 @@ public import Telemetry
 /// begins.
 public final class WorkerService: KafkaConsumerDelegate {
     public let configuration: WorkerConfiguration
-    public let dispatcher: Dispatcher
+    let dispatcher: Dispatcher
     private let producer: KafkaProducer
     private let consumerBox = Mutex<KafkaConsumer?>(nil)
     private let clock: any WorkerClock
@@ -44,14 +45,27 @@ public final class WorkerService: KafkaConsumerDelegate {
         self.readyGauge = registry.gauge(
             "callpush_ready", help: "1 while this worker has partitions assigned and is not draining, else 0.")
         self.producer = try KafkaProducer(configuration: configuration.producer, logger: logger, metrics: registry)
-        self.dispatcher = Dispatcher(
-            configuration: configuration.dispatcher, sender: sender, producer: KafkaRecordProducer(producer: producer),
+        var dispatching = configuration.dispatcher
+        // The read-ahead must let go before the consumer pauses the partitions it is reading ahead on.
+        let limits = configuration.consumer.backPressure
+        dispatching.readAhead.maxHeldPerPartition = max(1, min(dispatching.readAhead.maxHeldPerPartition, limits.maxInFlightPerPartition / 2))
+        dispatching.readAhead.maxHeld = max(1, min(dispatching.readAhead.maxHeld, limits.maxInFlight / 2))
+        let dispatcher = Dispatcher(
+            configuration: dispatching, sender: sender, producer: KafkaRecordProducer(producer: producer),
             metrics: WorkerMetrics(registry: registry), clock: clock, logger: logger
         )
+        self.dispatcher = dispatcher
+        let oldest = registry.gauge(
+            "callpush_oldest_inflight_event_age_seconds",
+            help: "Age of the oldest consumed event whose outcome is not final yet (0 when none): a stuck event shows here.")
+        registry.addCollector { oldest.set(dispatcher.oldestInFlightAgeSeconds) }
     }
 
-    /// Subscribes to the calls topic and every retry tier and starts consuming.
+    /// Checks the topics, subscribes to the calls topic and every retry tier and starts consuming.
+    /// - Throws: ``KafkaError`` when a topic is missing or a retry tier's partition count differs from the calls
+    ///   topic's (code `configuration`, one line naming both), or the consumer cannot start.
     public func start() throws(KafkaError) {
+        try checkPartitionCounts()
         let consumer = try KafkaConsumer(
             topics: configuration.subscribedTopics, configuration: configuration.consumer, delegate: self,
             logger: logger, metrics: registry
@@ -67,6 +81,7 @@ public final class WorkerService: KafkaConsumerDelegate {
         setReady(false)
         let consumer = consumerBox.withLock { $0 }
         logger.info("worker draining", metadata: ["worker.in_flight": String(dispatcher.inFlightCount)])
+        dispatcher.releaseHeld()
         await consumer?.close()
         dispatcher.stop()
         _ = await producer.flush(timeout: configuration.producerFlushTimeout)
@@ -74,13 +89,9 @@ public final class WorkerService: KafkaConsumerDelegate {
         logger.info("worker stopped", metadata: ["worker.in_flight": String(dispatcher.inFlightCount)])
     }
 
-    /// Leaves without storing anything, as a crash would (tests of at-least-once delivery).
-    public func abandon() async {
-        setReady(false)
-        dispatcher.stop()
-        await consumerBox.withLock { $0 }?.abandon()
-        await producer.close(timeout: .seconds(1))
-    }
+    /// Consumed events whose outcome is not final yet.
+    public var inFlightCount: Int { dispatcher.inFlightCount }
+
 
     private func setReady(_ ready: Bool) {
         readiness.set(ready)
@@ -90,22 +101,62 @@ public final class WorkerService: KafkaConsumerDelegate {
     // MARK: - KafkaConsumerDelegate
 
     public func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
-        let record = InboundRecord(message)
+        self.consumer(consumer, didReceive: [message])
+    }
+
+    /// Hands retry-tier records that are not due back to the consumer (with every later record of their partition
+    /// in the batch, which stays behind them), and the rest to the dispatcher as one batch.
+    public func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
         let now = clock.nowMilliseconds()
-        if let notBefore = configuration.dispatcher.routing.retry.notBefore(record), notBefore > now {
-            consumer.hold(message, for: .milliseconds(notBefore - now))
-            return
+        var heldUntil: [KafkaTopicPartition: Int64] = [:]
+        var batch: [(record: InboundRecord, done: @Sendable (Outcome) -> Void)] = []
+        batch.reserveCapacity(messages.count)
+        for message in messages {
+            let record = InboundRecord(message)
+            let notBefore = configuration.dispatcher.routing.retry.notBefore(record) ?? now
+            let due = max(notBefore, heldUntil[message.topicPartition] ?? notBefore)
+            if due > now {
+                heldUntil[message.topicPartition] = due
+                consumer.hold(message, for: .milliseconds(due - now))
+                continue
+            }
+            batch.append((record, { _ in consumer.complete(message) }))
         }
-        dispatcher.handle(record) { _ in consumer.complete(message) }
+        if !batch.isEmpty { dispatcher.handle(batch) }
     }
 
     public func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {
-        logger.info("partitions assigned", metadata: ["kafka.partitions": partitions.map(\.description).joined(separator: ",")])
+        dispatcher.assigned(lanes: partitions.filter { $0.topic == configuration.callsTopic }.map(\.partition))
         setReady(true)
+        // Topics may have changed since start (partitions added): check again, off the poll thread.
+        DispatchQueue.global().async { [self] in
+            do throws(KafkaError) {
+                try checkPartitionCounts()
+            } catch {
+                logger.critical("kafka topics no longer fit together", metadata: ["error": error.reason])
+                setReady(false)
+                fatalHandler(error)
+            }
+        }
     }
 
     public func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {
-        logger.info("partitions revoked", metadata: ["kafka.partitions": partitions.map(\.description).joined(separator: ",")])
+        dispatcher.revoked(lanes: partitions.filter { $0.topic == configuration.callsTopic }.map(\.partition))
+    }
+
+    /// Retry records keep their partition number, so every retry tier needs the calls topic's partition count.
+    private func checkPartitionCounts() throws(KafkaError) {
+        let topics = configuration.subscribedTopics
+        let counts = try producer.partitionCounts(of: topics, timeout: configuration.metadataTimeout)
+        let calls = counts[configuration.callsTopic] ?? 0
+        let mismatched = topics.dropFirst().filter { counts[$0] != calls }
+        guard mismatched.isEmpty else {
+            let listed = mismatched.map { "\($0) has \(counts[$0] ?? 0)" }.joined(separator: ", ")
+            throw KafkaError(
+                code: .configuration,
+                reason: "topic \(configuration.callsTopic) has \(calls) partitions but \(listed): every retry tier needs "
+                    + "the calls topic's partition count (a retry stays on its call's partition number)")
+        }
     }
 
     public func consumer(_ consumer: KafkaConsumer, didFail error: KafkaError) {

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+public import Telemetry
 import Synchronization
 
 /// Keeps every line in memory; for tests.

@@ -1,3 +1,4 @@
+public import Kafka
 import Synchronization
 import Telemetry
 
@@ -101,8 +102,8 @@ public enum KafkaThroughputProbe {
         await consumer.close()
         return Result(
             messages: messages,
-            producedPerSecond: Double(messages) / produceElapsed.kafkaSeconds,
-            consumedPerSecond: Double(delegate.count.load(ordering: .relaxed) - 1) / consumeElapsed.kafkaSeconds,
+            producedPerSecond: Double(messages) / produceElapsed.inSeconds,
+            consumedPerSecond: Double(delegate.count.load(ordering: .relaxed) - 1) / consumeElapsed.inSeconds,
             failedDeliveries: failures.load(ordering: .relaxed),
             consumed: delegate.count.load(ordering: .relaxed)
         )

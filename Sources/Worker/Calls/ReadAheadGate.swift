@@ -1,0 +1,160 @@
+import Synchronization
+
+/// Holds back `incoming` events of a newly assigned partition until the worker has read through the records that
+/// were already in the log at assignment (a replay after a crash or rebalance, or a backlog), so a stop event
+/// further on in that range is known before the phone rings.
+///
+/// Lanes are partition numbers: the calls topic and every retry tier share them (retry records keep their
+/// partition number), so lane *p* gathers the calls partition *p* and the retry-tier partitions *p*.
+///
+/// Rules, per lane from its assignment:
+/// - The lane's end is the calls partition's high watermark at assignment (from its first record). An `incoming`
+///   event of the lane (calls topic or retry tier) is held while the calls partition has not delivered the record
+///   just below that end; every other event passes at once.
+/// - Once that record arrives, the held events are released in order, before it, and nothing is held again.
+/// - Bounds: a lane holding ``Configuration/maxHeldPerPartition`` events, or all lanes together
+///   ``Configuration/maxHeld``, release what they hold (and keep reading ahead); a lane that holds events for
+///   ``Configuration/timeout`` releases them and stops holding (the caller asks with ``expire(lane:epoch:)``).
+/// - A revoked lane releases what it holds (its events are then sent, as before the read-ahead existed).
+///
+/// - Important: thread-safe; all state is behind one `Mutex`, and it never calls out.
+final class ReadAheadGate<Item: Sendable>: Sendable {
+    typealias Configuration = ReadAheadConfiguration
+
+    /// What to do after ``offer(_:lane:offset:isCallsTopic:highWatermark:isIncoming:)``.
+    struct Verdict: Sendable {
+        /// Held events to admit now, in order, before the offered one (which may be among them).
+        var released: [Item] = []
+        /// The offered event goes now, after ``released``; false when it is held or among ``released``.
+        var passes: Bool
+        /// Set when the offered event is the lane's first held one: call ``expire(lane:epoch:)`` with it after
+        /// ``Configuration/timeout``.
+        var timerEpoch: UInt64?
+    }
+
+    private struct Lane {
+        /// The calls partition's high watermark at assignment; nil until its first record.
+        var end: Int64?
+        var caughtUp = false
+        /// Changes whenever the held events are let go, so a stale timer finds nothing to do.
+        var epoch: UInt64 = 0
+    }
+
+    private struct State {
+        var lanes: [Int32: Lane] = [:]
+        /// Held events per lane, apart from the lanes so appending never copies them.
+        var held: [Int32: [Item]] = [:]
+        var heldTotal = 0
+        var nextEpoch: UInt64 = 1
+    }
+
+    let configuration: Configuration
+    private let state = Mutex(State())
+
+    init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    /// The calls topic's partitions `lanes` were assigned: they read ahead from now on.
+    func assign(lanes: [Int32]) -> [Item] {
+        guard !configuration.disabled else { return [] }
+        return state.withLock { state in
+            var released: [Item] = []
+            for lane in lanes {
+                released += Self.takeHeld(lane, in: &state)
+                state.lanes[lane] = Lane()
+            }
+            return released
+        }
+    }
+
+    /// `lanes` were revoked: returns what they held, to admit now.
+    func revoke(lanes: [Int32]) -> [Item] {
+        state.withLock { state in
+            var released: [Item] = []
+            for lane in lanes {
+                released += Self.takeHeld(lane, in: &state)
+                state.lanes[lane] = nil
+            }
+            return released
+        }
+    }
+
+    /// Lets every held event go and stops reading ahead (shutdown).
+    func releaseAll() -> [Item] {
+        state.withLock { state in
+            var released: [Item] = []
+            for lane in state.lanes.keys.sorted() {
+                released += Self.takeHeld(lane, in: &state)
+                state.lanes[lane]?.caughtUp = true
+            }
+            return released
+        }
+    }
+
+    /// Decides about one decoded event.
+    /// - Parameters:
+    ///   - lane: the record's partition number.
+    ///   - isCallsTopic: the record comes from the calls topic (its offsets measure the read-ahead).
+    ///   - highWatermark: the record's partition high watermark at assignment, if known.
+    ///   - isIncoming: the event would make a phone ring.
+    func offer(
+        _ item: Item, lane: Int32, offset: Int64, isCallsTopic: Bool, highWatermark: Int64?, isIncoming: Bool
+    ) -> Verdict {
+        state.withLock { state in
+            guard var current = state.lanes[lane], !current.caughtUp else { return Verdict(passes: true) }
+            if isCallsTopic {
+                if current.end == nil { current.end = highWatermark ?? 0 }
+                if offset + 1 >= current.end! {
+                    current.caughtUp = true
+                    state.lanes[lane] = current
+                    return Verdict(released: Self.takeHeld(lane, in: &state), passes: true)
+                }
+            }
+            guard isIncoming else {
+                state.lanes[lane] = current
+                return Verdict(passes: true)
+            }
+            state.held[lane, default: []].append(item)
+            state.heldTotal += 1
+            let count = state.held[lane]!.count
+            var timerEpoch: UInt64?
+            if count == 1 {
+                current.epoch = state.nextEpoch
+                state.nextEpoch += 1
+                timerEpoch = current.epoch
+            }
+            state.lanes[lane] = current
+            if count >= configuration.maxHeldPerPartition {
+                return Verdict(released: Self.takeHeld(lane, in: &state), passes: false)
+            }
+            if state.heldTotal >= configuration.maxHeld {
+                var released: [Item] = []
+                for other in state.held.keys.sorted() { released += Self.takeHeld(other, in: &state) }
+                return Verdict(released: released, passes: false)
+            }
+            return Verdict(passes: false, timerEpoch: timerEpoch)
+        }
+    }
+
+    /// The timer of a lane's held events ran out: if they are still held (same `epoch`), returns them and the lane
+    /// stops reading ahead.
+    func expire(lane: Int32, epoch: UInt64) -> [Item] {
+        state.withLock { state in
+            guard let current = state.lanes[lane], current.epoch == epoch, state.held[lane] != nil else { return [] }
+            state.lanes[lane]?.caughtUp = true
+            return Self.takeHeld(lane, in: &state)
+        }
+    }
+
+    /// Events held over all lanes (for gauges and tests).
+    var heldCount: Int { state.withLock { $0.heldTotal } }
+
+    private static func takeHeld(_ lane: Int32, in state: inout State) -> [Item] {
+        guard let held = state.held.removeValue(forKey: lane) else { return [] }
+        state.lanes[lane]?.epoch = state.nextEpoch
+        state.nextEpoch += 1
+        state.heldTotal -= held.count
+        return held
+    }
+}

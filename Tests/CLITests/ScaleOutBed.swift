@@ -1,0 +1,237 @@
+import Foundation
+import TestSupport
+@preconcurrency import Glibc
+
+/// Operators' set-up for scale-out tests: `callpush kafka-mock` and `callpush mock-apns` (token mode, a fresh key)
+/// as processes, any number of `callpush run` processes in one group, and call traffic from an independent
+/// producer (kcat with the Java client's murmur2 partitioner, keyed by call id).
+final class ScaleOutBed {
+    static let keyID = "ABC123DEFG"
+    static let teamID = "DEF123GHIJ"
+
+    /// One push the mock answered 200, in the order the mock received them.
+    struct Delivery {
+        let callID: String
+        let pushType: Int
+        let apnsID: String
+    }
+
+    /// What the mock saw and what the receipts say, checked against the call semantics.
+    struct Verdict: CustomStringConvertible {
+        /// Events produced that never got a final receipt.
+        var lost: Int
+        /// Incoming pushes the mock accepted after it had accepted their call's hang-up.
+        var ringsAfterHangUp: Int
+        /// Pushes the mock accepted more than once (the same apns-id).
+        var duplicatePushes: Int
+        /// Final receipts beyond the first per event.
+        var duplicateReceipts: Int
+        var deliveries: Int
+
+        var description: String {
+            "lost \(lost), rings after hang-up \(ringsAfterHangUp), duplicate pushes \(duplicatePushes) of \(deliveries), "
+                + "duplicate receipts \(duplicateReceipts)"
+        }
+    }
+
+    let directory: URL
+    let kafka: BackgroundProcess
+    let apns: BackgroundProcess
+    let partitions: Int
+    let tiers: [String]
+    private let baseArguments: [String]
+    private(set) var workers: [String: (process: BackgroundProcess, metricsPort: Int)] = [:]
+    /// Every event produced: event id → (call id, type).
+    private(set) var produced: [String: (callID: String, type: String)] = [:]
+    private var nextCall = 0
+    private var nextHangUp = 0
+
+    init(partitions: Int, tiers: [String] = ["1s", "2s"], latencyMilliseconds: Int, extraWorkerArguments: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-scale-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let key = directory.appendingPathComponent("AuthKey.p8").path
+        _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+        self.partitions = partitions
+        self.tiers = tiers
+        let topics = ["calls"] + tiers.map { "calls.retry.\($0)" } + ["calls.dlq", "apns.tokens.invalidated", "calls.outcomes"]
+        kafka = try BackgroundProcess(["kafka-mock", "--partitions", String(partitions), "--topics", topics.joined(separator: ",")])
+        apns = try BackgroundProcess([
+            "mock-apns", "--key-file", key, "--key-id", Self.keyID, "--team-id", Self.teamID, "--bundle-id", "com.example.app",
+            "--latency-ms", String(latencyMilliseconds), "--record", "1000000",
+        ])
+        let parts = apns.firstLine.split(separator: " ")
+        baseArguments = [
+            "run", "--kafka-brokers", kafka.firstLine, "--kafka-group", "scale-test", "--kafka-receipts",
+            "--kafka-retry-tiers", tiers.joined(separator: ","), "--apns-key-file", key, "--apns-key-id", Self.keyID,
+            "--apns-team-id", Self.teamID, "--apns-endpoint", String(parts[0]), "--apns-ca-file", String(parts[1].dropFirst(3)),
+            "--log-level", "warning", "--kafka-session-timeout", "6",
+        ] + extraWorkerArguments
+    }
+
+    deinit {
+        for worker in workers.values { worker.process.kill() }
+        apns.terminate()
+        kafka.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    // MARK: - Workers
+
+    /// Starts (or restarts) the worker called `name` as a new process.
+    func startWorker(_ name: String) throws {
+        let port = FreePort.next()
+        let process = try BackgroundProcess(
+            baseArguments + ["--kafka-client-id", "worker-\(name)", "--metrics-port", String(port)], readFirstLine: false)
+        workers[name] = (process, port)
+    }
+
+    /// SIGTERM; returns the exit status.
+    @discardableResult
+    func stopWorker(_ name: String) -> Int32 {
+        workers.removeValue(forKey: name)?.process.terminate() ?? -1
+    }
+
+    /// SIGKILL, as an OOM kill or a node failure would.
+    func killWorker(_ name: String) {
+        workers.removeValue(forKey: name)?.process.kill()
+    }
+
+    /// One worker's metric value (first series whose line starts with `prefix`), nil when unreachable.
+    func metric(_ name: String, _ prefix: String) -> Double? {
+        guard let port = workers[name]?.metricsPort,
+            let text = try? Tool.run(["curl", "-s", "--max-time", "2", "localhost:\(port)/metrics"]).output
+        else { return nil }
+        return text.split(separator: "\n").first { $0.hasPrefix(prefix + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+    }
+
+    /// Waits until every running worker has partitions (`callpush_ready 1`) and together they own every calls
+    /// partition, so a rebalance has settled.
+    func waitUntilSettled(timeout: TimeInterval = 60) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let ready = workers.keys.allSatisfy { metric($0, "callpush_ready") == 1 }
+            if ready && !workers.isEmpty { return true }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        return false
+    }
+
+    // MARK: - Traffic
+
+    /// Produces `count` new calls with kcat (murmur2, keyed by call id): each call's incoming event, and the
+    /// hang-up of every earlier call at least `hangUpLag` calls back that has none yet, so a call's hang-up follows
+    /// its incoming in its partition, `hangUpLag` calls later. With `hangUps: false` only incoming events.
+    @discardableResult
+    func produceCalls(_ count: Int, hangUpLag: Int = 3, hangUps: Bool = true) throws -> Range<Int> {
+        let calls = nextCall..<(nextCall + count)
+        nextCall += count
+        var lines: [String] = []
+        for call in calls {
+            lines.append(eventLine(call: call, type: "incoming"))
+            while hangUps && nextHangUp <= call - hangUpLag {
+                lines.append(eventLine(call: nextHangUp, type: "hangup"))
+                nextHangUp += 1
+            }
+        }
+        try produce(lines)
+        return calls
+    }
+
+    /// Produces the hang-up of every call that has none yet.
+    func produceRemainingHangUps() throws {
+        try produce((nextHangUp..<nextCall).map { eventLine(call: $0, type: "hangup") })
+        nextHangUp = nextCall
+    }
+
+    private func eventLine(call: Int, type: String) -> String {
+        let eventID = UUID().uuidString.lowercased()
+        let callID = "call-\(call)"
+        produced[eventID] = (callID, type)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let token = String(format: "%064x", call + 1)
+        return "\(callID)\t{\"event_id\":\"\(eventID)\",\"type\":\"\(type)\",\"call_id\":\"\(callID)\",\"device_token\":\"\(token)\","
+            + "\"push\":\"alert\",\"topic\":\"com.example.app\",\"environment\":\"production\",\"created_at\":\(now),\"ring_timeout_s\":600}"
+    }
+
+    private func produce(_ lines: [String]) throws {
+        let result = try Tool.run(
+            ["kcat", "-b", kafka.firstLine, "-P", "-t", "calls", "-K", "\t", "-X", "partitioner=murmur2_random"],
+            input: lines.joined(separator: "\n") + "\n", timeout: 60)
+        guard result.status == 0 else { throw BedError(message: "kcat -P failed: \(result.output)") }
+    }
+
+    struct BedError: Error { let message: String }
+
+    var producedCount: Int { produced.count }
+
+    // MARK: - Observing
+
+    /// Pushes the mock answered 200 so far.
+    var successCount: Int {
+        let stats = apns.control("stats", until: nil).first ?? ""
+        guard let object = try? JSONSerialization.jsonObject(with: Data(stats.utf8)) as? [String: Any],
+            let outcomes = object["outcomes"] as? [String: Int]
+        else { return 0 }
+        return outcomes["Success"] ?? 0
+    }
+
+    /// Final receipts (outcome other than `retried`) per event id, from the outcomes topic.
+    func finalReceipts() throws -> [String: Int] {
+        let read = try Tool.run(["kcat", "-b", kafka.firstLine, "-C", "-t", "calls.outcomes", "-e", "-q", "-f", "%s\n"], timeout: 60)
+        var counts: [String: Int] = [:]
+        for line in read.output.split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let id = object["event_id"] as? String, object["outcome"] as? String != "retried"
+            else { continue }
+            counts[id, default: 0] += 1
+        }
+        return counts
+    }
+
+    /// Waits until every produced event has a final receipt; returns the receipts.
+    func waitForAllOutcomes(timeout: TimeInterval = 120) throws -> [String: Int] {
+        let deadline = Date().addingTimeInterval(timeout)
+        var receipts = try finalReceipts()
+        while produced.keys.contains(where: { receipts[$0] == nil }) && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.5)
+            receipts = try finalReceipts()
+        }
+        return receipts
+    }
+
+    /// The pushes the mock accepted, in the order it received them.
+    func deliveries() -> [Delivery] {
+        apns.control("deliveries", until: "end").dropLast().compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let callID = object["collapse_id"] as? String, let pushType = object["push_type"] as? Int,
+                let apnsID = object["apns_id"] as? String
+            else { return nil }
+            return Delivery(callID: callID, pushType: pushType, apnsID: apnsID)
+        }
+    }
+
+    /// Waits for every outcome, then checks what the mock received against what was produced.
+    func verdict(timeout: TimeInterval = 120) throws -> Verdict {
+        let receipts = try waitForAllOutcomes(timeout: timeout)
+        let deliveries = self.deliveries()
+        var hungUp: Set<String> = []
+        var rings = 0
+        var seen: [String: Int] = [:]
+        for delivery in deliveries {
+            if delivery.pushType == 2 { hungUp.insert(delivery.callID) }
+            if delivery.pushType == 1 && hungUp.contains(delivery.callID) { rings += 1 }
+            seen[delivery.apnsID.lowercased(), default: 0] += 1
+        }
+        return Verdict(
+            lost: produced.keys.filter { receipts[$0] == nil }.count,
+            ringsAfterHangUp: rings,
+            duplicatePushes: seen.values.reduce(0) { $0 + $1 - 1 },
+            duplicateReceipts: receipts.values.reduce(0) { $0 + $1 - 1 },
+            deliveries: deliveries.count
+        )
+    }
+
+    var logs: String {
+        workers.map { "\($0.key):\n\($0.value.process.logTail)" }.joined(separator: "\n")
+    }
+}
