@@ -9,7 +9,7 @@ import Testing
     static let secrets = ["hunter2", "k3ystore-pw", "s3cret-key-pw", "PEMSECRET", "oauth-s3cret", "p12-pw"]
     static let properties = "security.protocol=SASL_SSL; sasl.mechanisms=PLAIN; sasl.username=bob; sasl.password=hunter2;"
         + "ssl.keystore.password=k3ystore-pw;ssl.key.password=s3cret-key-pw;ssl.key.pem=-----BEGIN PEMSECRET;"
-        + "sasl.oauthbearer.client.secret=oauth-s3cret"
+        + "sasl.oauthbearer.config=principal=oauth-s3cret"
 
     static func leaked(_ text: String) -> [String] { secrets.filter { text.contains($0) } }
 
@@ -38,7 +38,7 @@ import Testing
         #expect(line.hasPrefix(
             "kafka.properties = security.protocol=SASL_SSL;sasl.mechanisms=PLAIN;sasl.username=bob;sasl.password=(hidden);"
                 + "ssl.keystore.password=(hidden);ssl.key.password=(hidden);ssl.key.pem=(hidden);"
-                + "sasl.oauthbearer.client.secret=(hidden)  ["))
+                + "sasl.oauthbearer.config=(hidden)  ["))
         #expect(result.stdout.contains("apns.pkcs12-password = (hidden)  [environment CALLPUSH_APNS_PKCS12_PASSWORD]\n"))
     }
 
@@ -53,7 +53,13 @@ import Testing
             ["produce", "--brokers", "127.0.0.1:1", "--kafka-properties", "sasl.password=hunter2;=hunter2"], input: "")
         #expect(produce.status == 64)
         #expect(produce.stderr.contains("callpush: --kafka-properties: entry 2 is not key=value"))
-        #expect(Self.leaked(run.stdout + run.stderr + produce.stdout + produce.stderr).isEmpty)
+        // librdkafka refuses this one (OAuth/OIDC is not in Debian's build): its name is shown, never its value.
+        let refused = try CallpushProcess.run(
+            ["run", "--kafka-brokers", "k:9092", "--apns-pkcs12", "/etc/hostname", "--print-config",
+             "--kafka-properties", "sasl.oauthbearer.client.secret=oauth-s3cret"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.contains("sasl.oauthbearer.client.secret"))
+        #expect(Self.leaked(run.stdout + run.stderr + produce.stdout + produce.stderr + refused.stdout + refused.stderr).isEmpty)
     }
 
     @Test func produceAppliesKafkaPropertiesFromTheFlagOrTheEnvironment() throws {
@@ -95,24 +101,26 @@ import Testing
         #expect(Self.leaked(latest.stdout + latest.stderr).isEmpty)
     }
 
-    /// A worker at debug level whose Kafka client has SASL credentials and whose brokers refuse connections:
-    /// everything it logs while retrying, and when it stops, is free of the password.
+    /// A worker at debug level whose Kafka client carries a SASL password and a TLS key password (unused with the
+    /// mock's plaintext listener): everything it logs from start to stop is free of them.
     @Test func workerLogsNeverContainSecrets() async throws {
         let directory = try Subprocess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let key = directory + "/AuthKey.p8"
         #expect(try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key]).status == 0)
+        let cluster = try BackgroundProcess(["kafka-mock", "--partitions", "2"])
+        defer { cluster.terminate() }
         let worker = try BackgroundProcess([
-            "run", "--kafka-brokers", "127.0.0.1:1", "--apns-key-file", key, "--apns-key-id", "ABC123DEFG",
-            "--apns-team-id", "DEF123GHIJ", "--metrics-port", "0", "--log-level", "debug",
-            "--kafka-properties", "security.protocol=SASL_PLAINTEXT;sasl.mechanisms=PLAIN;sasl.username=bob;sasl.password=hunter2",
+            "run", "--kafka-brokers", cluster.firstLine, "--kafka-group", "secrets-test", "--kafka-session-timeout", "6",
+            "--apns-key-file", key, "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
+            "--metrics-port", "0", "--log-level", "debug",
+            "--kafka-properties", "sasl.username=bob;sasl.password=hunter2;ssl.key.password=s3cret-key-pw",
         ], readFirstLine: false)
         let log = { (try? String(contentsOfFile: worker.logPath, encoding: .utf8)) ?? "" }
-        // librdkafka reports each refused connection through the log; wait for one.
-        let retried = await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(100)) {
-            log().contains("sasl_plaintext://127.0.0.1:1")
+        let running = await Eventually.waitUntil(timeout: .seconds(60), interval: .milliseconds(100)) {
+            log().contains("\"message\":\"callpush running\"")
         }
-        #expect(retried, "\(worker.logTail)")
+        #expect(running, "\(worker.logTail)")
         #expect(worker.terminate() == 0)
         let text = log()
         #expect(text.contains("\"message\":\"stopped\""))
