@@ -21,7 +21,11 @@ work=$(mktemp -d)
 chmod 0755 "$work"
 
 cleanup() {
-    "$ENGINE" rm -f "$name-worker" "$name-apns" "$name-kafka" >/dev/null 2>&1 || true
+    # One at a time, the worker first: it lives in the kafka-mock container's network namespace, which cannot go
+    # (nor the network) while it does.
+    for container in "$name-worker" "$name-apns" "$name-kafka"; do
+        "$ENGINE" rm -f "$container" >/dev/null 2>&1 || true
+    done
     "$ENGINE" network rm "$name" >/dev/null 2>&1 || true
     rm -rf "$work"
 }
