@@ -1,3 +1,4 @@
+public import HTTP2
 import Synchronization
 
 /// Everything the mock received and how it answered; for tests and the demo summary. Thread-safe. Keeps the most
@@ -8,7 +9,7 @@ public final class APNsMockRecorder: Sendable {
         public let connectionID: Int
         public let method: String
         public let path: String
-        public let headers: [(name: String, value: String)]
+        public let headers: [HTTP2Header]
         public let payload: [UInt8]
         /// nil when the stream was stalled or the connection dropped.
         public let status: Int?

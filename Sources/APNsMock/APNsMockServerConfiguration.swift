@@ -74,9 +74,12 @@ public struct APNsMockServerConfiguration: Sendable {
         self.eventLoops = eventLoops
     }
 
-    /// True when the APNs rules use provider tokens.
+    /// True when the APNs rules use provider tokens (verified or not): connections then start at
+    /// ``unauthenticatedMaxConcurrentStreams``.
     public var usesProviderTokens: Bool {
-        if case .providerToken = apns.authentication { return true }
-        return false
+        switch apns.authentication {
+        case .providerToken, .unverifiedProviderToken: true
+        case .certificate, .acceptAnyToken: false
+        }
     }
 }
