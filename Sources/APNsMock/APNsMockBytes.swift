@@ -1,23 +1,41 @@
 /// Byte-level checks on header values for the per-request path: no Foundation, no case-converted copies, no
 /// allocation.
 enum APNsMockBytes {
-    /// `a == b` ignoring ASCII case (HTTP/2 header names arrive lowercase; tests may pass other cases).
+    /// Runs `body` on `text`'s UTF-8 bytes: in place for native strings (all strings that come off the wire), copied
+    /// for bridged ones.
+    static func withBytes<R>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// `a == b` ignoring ASCII case (HTTP/2 header names arrive lowercase, so the exact comparison usually
+    /// decides; tests may pass other cases).
     static func equalIgnoringASCIICase(_ a: String, _ b: String) -> Bool {
+        if a == b { return true }
         guard a.utf8.count == b.utf8.count else { return false }
-        for (x, y) in zip(a.utf8, b.utf8) where x != y {
-            guard x | 0x20 == y | 0x20, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(x | 0x20) else { return false }
+        return withBytes(a) { x in
+            withBytes(b) { y in
+                for index in 0..<x.count where x[index] != y[index] {
+                    let lower = x[index] | 0x20
+                    guard lower == y[index] | 0x20, lower >= UInt8(ascii: "a"), lower <= UInt8(ascii: "z") else { return false }
+                }
+                return true
+            }
         }
-        return true
     }
 
     /// `text` starts with `prefix`, `prefix` given in lowercase, ignoring the case of `text`'s ASCII letters.
     static func hasPrefixIgnoringASCIICase(_ text: String, _ prefix: StaticString) -> Bool {
         guard text.utf8.count >= prefix.utf8CodeUnitCount else { return false }
-        let expected = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-        for (byte, lower) in zip(text.utf8, expected) where byte != lower {
-            guard byte | 0x20 == lower, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(lower) else { return false }
+        return withBytes(text) { bytes in
+            for index in 0..<prefix.utf8CodeUnitCount {
+                let byte = bytes[index]
+                let expected = prefix.utf8Start[index]
+                let isLetter = expected >= UInt8(ascii: "a") && expected <= UInt8(ascii: "z")
+                guard byte == expected || (isLetter && byte | 0x20 == expected) else { return false }
+            }
+            return true
         }
-        return true
     }
 
     static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -34,14 +52,14 @@ enum APNsMockBytes {
     /// echoes the value as sent).
     static func isUUID(_ text: String) -> Bool {
         guard text.utf8.count == 36 else { return false }
-        var index = 0
-        for byte in text.utf8 {
-            switch index {
-            case 8, 13, 18, 23: guard byte == UInt8(ascii: "-") else { return false }
-            default: guard isHexDigit(byte) else { return false }
+        return withBytes(text) { bytes in
+            for index in 0..<36 {
+                switch index {
+                case 8, 13, 18, 23: guard bytes[index] == UInt8(ascii: "-") else { return false }
+                default: guard isHexDigit(bytes[index]) else { return false }
+                }
             }
-            index += 1
+            return true
         }
-        return true
     }
 }

@@ -22,16 +22,22 @@ final class APNsMockIDGenerator: Sendable {
         let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
         return String(unsafeUninitializedCapacity: 36) { buffer in
             var position = 0
-            for nibble in 0..<32 {
-                if nibble == 8 || nibble == 12 || nibble == 16 || nibble == 20 {
+            /// Hex digits `nibbles` of `word`, counted from the most significant, then a dash unless last.
+            func put(_ word: UInt64, _ nibbles: Range<Int>) {
+                for nibble in nibbles {
+                    buffer[position] = digits.utf8Start[Int((word >> UInt64(60 - 4 * nibble)) & 0xF)]
+                    position += 1
+                }
+                if position < 36 {
                     buffer[position] = UInt8(ascii: "-")
                     position += 1
                 }
-                let word = nibble < 16 ? high : low
-                let shift = UInt64(60 - 4 * (nibble % 16))
-                buffer[position] = digits.utf8Start[Int((word >> shift) & 0xF)]
-                position += 1
             }
+            put(high, 0..<8)
+            put(high, 8..<12)
+            put(high, 12..<16)
+            put(low, 0..<4)
+            put(low, 4..<16)
             return position
         }
     }

@@ -30,7 +30,7 @@ public struct APNsMockServerConfiguration: Sendable {
     /// Seed of the fault generator.
     /// Default: 0x5EED.
     public var seed: UInt64
-    /// Requests the recorder keeps (counts cover all).
+    /// Requests the recorder keeps (counts cover all); 0 keeps only the counts.
     /// Default: 10_000.
     public var recorderCapacity: Int
     /// SETTINGS_MAX_CONCURRENT_STREAMS a token-auth connection starts with, until its first request with a valid

@@ -1,4 +1,5 @@
 public import APNs
+import Glibc
 public import HTTP2
 
 /// Decides APNs' answer to one request, the way Apple validates (facts §2–§7), plus injected faults.
@@ -36,8 +37,9 @@ public final class APNsMockValidator: Sendable {
     public let configuration: APNsMockConfiguration
     public let faults: APNsMockFaultInjector
     public let recorder: APNsMockRecorder
-    /// Every allowed bundle ID with every known topic suffix (and none): the topic check is one set lookup.
-    private let allowedTopics: Set<String>
+    /// Every allowed bundle ID with every known topic suffix (and none), to its suffix and whether it is well
+    /// formed: with allowed bundle IDs, the topic checks are one dictionary lookup.
+    private let allowedTopics: [String: (suffix: String, wellFormed: Bool)]
     private let ids = APNsMockIDGenerator()
 
     public init(
@@ -48,9 +50,14 @@ public final class APNsMockValidator: Sendable {
         self.configuration = configuration
         self.faults = faults
         self.recorder = recorder
-        allowedTopics = Set(configuration.allowedBundleIDs.flatMap { bundleID in
-            [bundleID] + Self.knownSuffixes.map { bundleID + $0 }
-        })
+        var topics: [String: (suffix: String, wellFormed: Bool)] = [:]
+        for bundleID in configuration.allowedBundleIDs {
+            for suffix in [""] + Self.knownSuffixes {
+                let topic = bundleID + suffix
+                topics[topic] = (Self.suffix(of: topic), Self.isWellFormedTopic(topic))
+            }
+        }
+        allowedTopics = topics
     }
 
     /// The full decision for one stream: validation, faults, latency, GOAWAY; recorded in ``recorder``.
@@ -123,18 +130,13 @@ public final class APNsMockValidator: Sendable {
         -> Result<Substring, Rejection>
     {
         guard request.method == "POST" else { return .failure(.init(405, .methodNotAllowed)) }
-        let path = request.path.utf8
-        guard path.starts(with: "/3/device/".utf8) else { return .failure(.init(404, .badPath)) }
-        let tokenBytes = path.dropFirst("/3/device/".utf8.count)
-        guard !tokenBytes.isEmpty else { return .failure(.init(400, .missingDeviceToken)) }
-        guard !tokenBytes.contains(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else {
-            return .failure(.init(404, .badPath))
+        let tokenLength: Int
+        switch Self.checkPath(request.path) {
+        case .failure(let rejection): return .failure(rejection)
+        case .success(let length): tokenLength = length
         }
         guard !fields.hasDuplicate else { return .failure(.init(400, .duplicateHeaders)) }
-        let digits = tokenBytes.count
-        guard digits % 2 == 0, (DeviceToken.minimumHexDigits...DeviceToken.maximumHexDigits).contains(digits),
-            tokenBytes.allSatisfy(APNsMockBytes.isHexDigit)
-        else { return .failure(.init(400, .badDeviceToken)) }
+        guard tokenLength > 0 else { return .failure(.init(400, .badDeviceToken)) }
 
         let authorization: Rejection?
         switch configuration.authentication {
@@ -160,11 +162,10 @@ public final class APNsMockValidator: Sendable {
             topic = configuration.allowedBundleIDs.first
         }
         guard let topic else { return .failure(.init(400, .missingTopic)) }
-        guard Self.isWellFormedTopic(topic) else { return .failure(.init(400, .badTopic)) }
-        if !configuration.allowedBundleIDs.isEmpty, !allowedTopics.contains(topic) {
-            return .failure(.init(400, .topicDisallowed))
-        }
-        if pushType != .mdm, Self.suffix(of: topic) != (pushType.topicSuffix ?? "") {
+        let known = allowedTopics[topic]
+        guard known?.wellFormed ?? Self.isWellFormedTopic(topic) else { return .failure(.init(400, .badTopic)) }
+        if !configuration.allowedBundleIDs.isEmpty, known == nil { return .failure(.init(400, .topicDisallowed)) }
+        if pushType != .mdm, known?.suffix ?? Self.suffix(of: topic) != (pushType.topicSuffix ?? "") {
             return .failure(.init(400, .deviceTokenNotForTopic))
         }
 
@@ -189,7 +190,30 @@ public final class APNsMockValidator: Sendable {
         let payloadLimit = min(pushType.maximumPayloadSize, configuration.maximumPayloadBytes ?? Int.max)
         guard request.body.count <= payloadLimit else { return .failure(.init(413, .payloadTooLarge)) }
         guard APNsMockJSONValidator.isObject(request.body) else { return .failure(.init(400, .payloadEmpty)) }
-        return .success(Substring(tokenBytes))
+        let path = request.path.utf8
+        return .success(Substring(path[path.index(path.endIndex, offsetBy: -tokenLength)...]))
+    }
+
+    private static let devicePathPrefix: StaticString = "/3/device/"
+
+    /// `/3/device/<token>`: 404 BadPath, 400 MissingDeviceToken, or the token's length; 0 when the token is not an
+    /// even number of hex digits of a plausible length (BadDeviceToken, which comes after the duplicate check).
+    private static func checkPath(_ path: String) -> Result<Int, Rejection> {
+        APNsMockBytes.withBytes(path) { bytes in
+            let prefix = devicePathPrefix.utf8CodeUnitCount
+            guard bytes.count >= prefix, memcmp(bytes.baseAddress!, devicePathPrefix.utf8Start, prefix) == 0 else {
+                return .failure(.init(404, .badPath))
+            }
+            let length = bytes.count - prefix
+            guard length > 0 else { return .failure(.init(400, .missingDeviceToken)) }
+            var allHex = true
+            for byte in bytes[prefix...] where !APNsMockBytes.isHexDigit(byte) {
+                guard byte != UInt8(ascii: "/"), byte != UInt8(ascii: "?") else { return .failure(.init(404, .badPath)) }
+                allHex = false
+            }
+            let plausible = length % 2 == 0 && (DeviceToken.minimumHexDigits...DeviceToken.maximumHexDigits).contains(length)
+            return .success(allHex && plausible ? length : 0)
+        }
     }
 
     /// Known suffixes, longest first so `.voip-ptt` wins over `.voip`.
@@ -232,8 +256,10 @@ public final class APNsMockValidator: Sendable {
     }
 
     private func success(apnsID: String) -> APNsMockResponse {
-        var headers = [HTTP2Header("apns-id", apnsID)]
-        if configuration.sendsUniqueID { headers.append(HTTP2Header("apns-unique-id", ids.next(uppercase: false))) }
+        // Per-response values: never indexed, so they do not churn the HPACK tables on either side.
+        let id = HTTP2Header("apns-id", apnsID, neverIndex: true)
+        let headers = configuration.sendsUniqueID
+            ? [id, HTTP2Header("apns-unique-id", ids.next(uppercase: false), neverIndex: true)] : [id]
         return APNsMockResponse(status: 200, headers: headers, body: [], reason: nil)
     }
 
@@ -243,7 +269,7 @@ public final class APNsMockValidator: Sendable {
         body += "}"
         return APNsMockResponse(
             status: rejection.status,
-            headers: [HTTP2Header("apns-id", apnsID), HTTP2Header("content-type", "application/json")],
+            headers: [HTTP2Header("apns-id", apnsID, neverIndex: true), HTTP2Header("content-type", "application/json")],
             body: Array(body.utf8),
             reason: rejection.reason.rawValue
         )
@@ -255,7 +281,7 @@ public final class APNsMockValidator: Sendable {
         switch decision.action {
         case .respond(let response):
             status = response.status
-            outcome = response.reason ?? "Success"
+            outcome = response.reason ?? APNsMockRecorder.success
         case .stall:
             status = nil
             outcome = "Stalled"
@@ -263,7 +289,7 @@ public final class APNsMockValidator: Sendable {
             status = nil
             outcome = "Dropped"
         }
-        recorder.record(
+        recorder.record(outcome: outcome) {
             APNsMockRecorder.Entry(
                 connectionID: connection.id,
                 method: request.method,
@@ -273,6 +299,6 @@ public final class APNsMockValidator: Sendable {
                 status: status,
                 outcome: outcome
             )
-        )
+        }
     }
 }

@@ -19,7 +19,12 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     var transport: TLSTransport?
     var session: OpaquePointer?
     var streams: [Int32: ServerStream] = [:]
+    /// The stream the last frame callback was about: a request's HEADERS, CONTINUATION and DATA arrive back to
+    /// back, so most callbacks skip the dictionary lookup.
+    var currentStream: ServerStream?
     var encoder = NGHTTP2HeaderEncoder()
+    /// The previous request's header strings, reused when the next request repeats them byte for byte.
+    var recentStrings = HTTP2RecentStrings()
     var requestsReceived = 0
     var goAwaySentLastStreamID: Int32?
     var closed = false
@@ -148,6 +153,13 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     // MARK: - Requests (called from nghttp2 callbacks)
 
+    func stream(_ id: Int32) -> ServerStream? {
+        if let current = currentStream, current.streamID == id { return current }
+        let found = streams[id]
+        currentStream = found
+        return found
+    }
+
     func didReceiveRequest(_ stream: ServerStream) {
         if let last = goAwaySentLastStreamID, stream.streamID > last {
             stream.abandoned = true
@@ -173,6 +185,9 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
 /// Server-side state of one stream (loop-thread only).
 final class ServerStream {
+    /// Regular headers reserved for at the first one (an APNs request has about eight).
+    static let expectedHeaderCount = 10
+
     let streamID: Int32
     var method = ""
     var path = ""

@@ -76,6 +76,7 @@ struct MockAPNsCommand: Command {
         configuration.clientCAFile = options.string("client-ca")
         configuration.maxConcurrentStreams = options.integer("max-streams") ?? 1000
         configuration.seed = UInt64(options.integer("seed") ?? 24301)
+        configuration.recorderCapacity = 0  // only the counts are ever shown ('stats')
         configuration.apns.allowedBundleIDs = Set(options.list("bundle-id"))
         if (configuration.certificateFile == nil) != (configuration.privateKeyFile == nil) {
             CommandLineTool.printError("--certificate and --private-key go together; see 'callpush mock-apns --help'")
