@@ -1,6 +1,6 @@
 public import APNs
 import Glibc
-public import HTTP2
+import HTTP2
 
 /// Decides APNs' answer to one request, the way Apple validates (facts §2–§7), plus injected faults.
 ///

@@ -55,14 +55,22 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     // MARK: - Control (any thread)
 
     /// Sends a new SETTINGS frame with SETTINGS_MAX_CONCURRENT_STREAMS = `value` on this live connection.
+    /// On the connection's loop thread (e.g. from a request handler) it is queued at once, ahead of the answer
+    /// submitted after it, so the client knows the new limit when it reads that answer.
     public func setMaxConcurrentStreams(_ value: Int) {
-        loop.execute {
-            guard let session = self.session else { return }
-            var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-                                               value: UInt32(clamping: value))
-            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
-            self.transport?.scheduleFlush()
+        if loop.inEventLoop {
+            submitMaxConcurrentStreams(value)
+        } else {
+            loop.execute { self.submitMaxConcurrentStreams(value) }
         }
+    }
+
+    private func submitMaxConcurrentStreams(_ value: Int) {
+        guard let session else { return }
+        var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                                           value: UInt32(clamping: value))
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+        transport?.scheduleFlush()
     }
 
     /// Sends GOAWAY. `lastStreamID` defaults to the highest stream received so far; streams above it are not
