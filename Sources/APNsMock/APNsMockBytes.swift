@@ -1,3 +1,5 @@
+internal import APNs
+
 /// Byte-level checks on header values for the per-request path: no Foundation, no case-converted copies, no
 /// allocation.
 enum APNsMockBytes {
@@ -38,16 +40,6 @@ enum APNsMockBytes {
         }
     }
 
-    static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-            UInt8(ascii: "A")...UInt8(ascii: "F"):
-            true
-        default:
-            false
-        }
-    }
-
     /// A canonical UUID, 8-4-4-4-12 hex digits in either case (APNs documents lowercase; the mock accepts both and
     /// echoes the value as sent).
     static func isUUID(_ text: String) -> Bool {
@@ -56,7 +48,7 @@ enum APNsMockBytes {
             for index in 0..<36 {
                 switch index {
                 case 8, 13, 18, 23: guard bytes[index] == UInt8(ascii: "-") else { return false }
-                default: guard isHexDigit(bytes[index]) else { return false }
+                default: guard DeviceToken.isHexDigit(bytes[index]) else { return false }
                 }
             }
             return true

@@ -1,3 +1,5 @@
+internal import APNs
+
 /// Checks that a payload is one JSON object (RFC 8259: strings with valid escapes and valid UTF-8, no raw control
 /// characters, the number grammar, `true`/`false`/`null`, at most ``maximumDepth`` levels), without building
 /// anything: the mock only needs yes or no, once per request, with no allocation.
@@ -121,7 +123,7 @@ struct APNsMockJSONValidator {
                 case UInt8(ascii: "u"):
                     guard bytes.count - index >= 4 else { return false }
                     for _ in 0..<4 {
-                        guard APNsMockBytes.isHexDigit(bytes[index]) else { return false }
+                        guard DeviceToken.isHexDigit(bytes[index]) else { return false }
                         index += 1
                     }
                 default:

@@ -207,7 +207,7 @@ public final class APNsMockValidator: Sendable {
             let length = bytes.count - prefix
             guard length > 0 else { return .failure(.init(400, .missingDeviceToken)) }
             var allHex = true
-            for byte in bytes[prefix...] where !APNsMockBytes.isHexDigit(byte) {
+            for byte in bytes[prefix...] where !DeviceToken.isHexDigit(byte) {
                 guard byte != UInt8(ascii: "/"), byte != UInt8(ascii: "?") else { return .failure(.init(404, .badPath)) }
                 allHex = false
             }
