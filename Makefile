@@ -20,6 +20,7 @@ deps:
 test-deps: deps
 	@./scripts/apt-ensure $(APT_TEST)
 	@python3 -c 'import jwt, cryptography' 2>/dev/null || python3 -m pip install --quiet $(PIP_TEST)
+	@python3 -c 'import aioapns' 2>/dev/null || python3 -m pip install --quiet aioapns
 
 build: deps
 	$(SWIFT) build
