@@ -1,4 +1,5 @@
 public import APNs
+public import APNsMock
 internal import Crypto
 internal import Foundation
 import HTTP2
