@@ -7,9 +7,13 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 APT_BUILD := pkg-config librdkafka-dev libnghttp2-dev libssl-dev ca-certificates
-# Python tools come from Debian's packages (Debian's python3 refuses pip installs, PEP 668); tests run the first
-# python3 that imports them (TestSupport/PythonInterpreter.swift: $$CALLPUSH_PYTHON, python3 on PATH, /usr/bin/python3).
-APT_TEST := kcat nghttp2-client nghttp2-server prometheus openssl python3 python3-jwt python3-cryptography python3-yaml
+# Python tools come from Debian's packages; Debian's python3 refuses pip installs (PEP 668), so what Debian does not
+# package (aioapns) goes into a venv made from Debian's python3 that also sees its packages. Tests run the first
+# python3 that imports what they need (TestSupport/PythonInterpreter.swift: $$CALLPUSH_PYTHON, the venv, python3 on
+# PATH, /usr/bin/python3).
+APT_TEST := kcat nghttp2-client nghttp2-server prometheus openssl python3 python3-venv python3-jwt python3-cryptography python3-yaml
+PYTHON_VENV := .build/python
+PIP_TEST := aioapns
 IMAGE ?= callpush:local
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_ARGS ?=
@@ -24,6 +28,8 @@ deps:
 
 test-deps: deps
 	@./scripts/apt-ensure $(APT_TEST)
+	@[ -x $(PYTHON_VENV)/bin/python3 ] || /usr/bin/python3 -m venv --system-site-packages $(PYTHON_VENV)
+	@$(PYTHON_VENV)/bin/python3 -c 'import aioapns' 2>/dev/null || $(PYTHON_VENV)/bin/python3 -m pip install --quiet $(PIP_TEST)
 
 build: deps
 	$(SWIFT) build

@@ -60,7 +60,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         /// Measurement code shared by the benchmark executable and the gated measurement tests; not in any product module.
-        .target(name: "BenchSupport", dependencies: ["Kafka", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "BenchSupport", dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
 
@@ -69,10 +69,10 @@ let package = Package(
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Telemetry", "TestSupport", "BenchSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Crypto", "Telemetry", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Crypto", "Telemetry", "TestSupport", "BenchSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "APNsTests",
-            dependencies: ["APNs", "APNsMock", "Crypto", "HTTP2", "Telemetry", "TestSupport"],
+            dependencies: ["APNs", "APNsMock", "Crypto", "HTTP2", "Telemetry", "TestSupport", "BenchSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

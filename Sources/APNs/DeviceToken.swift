@@ -31,7 +31,8 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     public static let minimumHexDigits = 16
     public static let maximumHexDigits = 200
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
+    /// An ASCII hex digit, either case.
+    public static func isHexDigit(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
             UInt8(ascii: "A")...UInt8(ascii: "F"):

@@ -6,11 +6,21 @@ public struct APNsMockConfiguration: Sendable {
     public enum Authentication: Sendable {
         /// Token auth: `authorization: bearer <ES256 JWT>` signed by one of `keys` (by `kid`), with `iss == teamID`.
         case providerToken(keys: [String: ES256PublicKey], teamID: String)
-        /// Certificate auth: the TLS layer authenticated the client; `authorization` is ignored.
+        /// Token auth without a key to check signatures against (`callpush mock-apns` with neither `--key-file` nor
+        /// `--client-ca`): like APNs, a request without `authorization` gets `403 MissingProviderToken`; the token
+        /// must be a `bearer` JWT with `alg` ES256, a `kid`, an `iss` and an integer `iat`, and the age, update and
+        /// key-binding rules apply, but its signature is not verified (there is no key).
+        case unverifiedProviderToken
+        /// Certificate auth: the TLS layer authenticated the client (the server's `clientCAFile`); `authorization`
+        /// is ignored. Without a client CA nothing authenticates the client: use it so only in tests.
         case certificate
+        /// Open mode for load tests (`mock-apns --accept-any-token`): requests are accepted with or without
+        /// `authorization`, which is not looked at. Real APNs has no such mode.
+        case acceptAnyToken
     }
 
-    /// Default: `.certificate` (accept anything; tests of token auth pass keys).
+    /// Default: `.certificate` (for tests that use certificate credentials; token tests pass keys; the
+    /// `mock-apns` command picks ``Authentication/unverifiedProviderToken`` when given no key and no client CA).
     public var authentication: Authentication
     /// Bundle IDs that may be pushed to (topics are these plus a push type's suffix). Empty means any bundle ID.
     /// Default: empty.
@@ -25,10 +35,10 @@ public struct APNsMockConfiguration: Sendable {
     /// Answer `403 UnrelatedKeyIdInToken` when a connection's tokens switch to another `kid`. Default: true.
     public var bindsKeyToConnection: Bool
     /// Send `apns-unique-id` on success, as the sandbox does. Default: true.
+    ///
+    /// `apns-id` is always echoed exactly as the request sent it (APNs does; clients such as aioapns match the echo
+    /// byte for byte); only a request without one gets a generated id, in uppercase as APNs generates them.
     public var sendsUniqueID: Bool
-    /// Return `apns-id` in uppercase, as APNs has been observed to (clients must compare case-insensitively).
-    /// Default: true.
-    public var uppercasesAPNsID: Bool
     /// Time source for token ages and 410 timestamps. Default: the system clock.
     public var clock: any APNsClock
     /// A lower payload limit than Apple's (4096, 5120 for voip), to exercise `413 PayloadTooLarge` with requests a
@@ -43,7 +53,6 @@ public struct APNsMockConfiguration: Sendable {
         minimumTokenUpdateIntervalSeconds: Double = 1200,
         bindsKeyToConnection: Bool = true,
         sendsUniqueID: Bool = true,
-        uppercasesAPNsID: Bool = true,
         clock: any APNsClock = APNsSystemClock(),
         maximumPayloadBytes: Int? = nil
     ) {
@@ -54,7 +63,6 @@ public struct APNsMockConfiguration: Sendable {
         self.minimumTokenUpdateIntervalSeconds = minimumTokenUpdateIntervalSeconds
         self.bindsKeyToConnection = bindsKeyToConnection
         self.sendsUniqueID = sendsUniqueID
-        self.uppercasesAPNsID = uppercasesAPNsID
         self.clock = clock
         self.maximumPayloadBytes = maximumPayloadBytes
     }

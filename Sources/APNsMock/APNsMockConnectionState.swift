@@ -8,11 +8,12 @@ import Synchronization
 public final class APNsMockConnectionState: Sendable {
     struct State {
         var boundKeyID: String?
+        /// The `authorization` value of the token the connection uses now, and since when.
         var currentToken: String?
-        /// The last token whose signature verified on this connection, with its key id and `iat`: APNs does not
-        /// re-verify an unchanged token on every request, and neither does the mock.
-        var verifiedToken: (jwt: String, keyID: String, issuedAt: Int64)?
         var currentTokenSince: Double = 0
+        /// The last `authorization` value whose token decoded and verified on this connection, with its key id and
+        /// `iat`: APNs does not re-verify an unchanged token on every request, and neither does the mock.
+        var verifiedToken: (authorization: String, keyID: String, issuedAt: Int64)?
         var tokenUpdates = 0
         var streams = 0
         var goAwaySent = false

@@ -20,56 +20,64 @@ public final class APNsMockFaultInjector: Sendable {
     }
 
     private let state: Mutex<State>
+    /// True while the plan is ``APNsMockFaults/none``: every request then skips the lock and the draws.
+    private let quiet: Atomic<Bool>
 
     /// - Parameters:
     ///   - faults: the initial plan. Default: none.
     ///   - seed: the generator's seed. Default: 0x5EED.
     public init(faults: APNsMockFaults = .none, seed: UInt64 = 0x5EED) {
         state = Mutex(State(faults: faults, random: APNsMockRandom(seed: seed)))
+        quiet = Atomic(faults == .none)
     }
 
     /// The current plan.
     public var faults: APNsMockFaults {
         get { state.withLock { $0.faults } }
-        set { state.withLock { $0.faults = newValue } }
+        set { update { $0 = newValue } }
     }
 
     /// Changes the plan in place.
-    public func update(_ body: (inout APNsMockFaults) -> Void) { state.withLock { body(&$0.faults) } }
+    public func update(_ body: (inout APNsMockFaults) -> Void) {
+        state.withLock { state in
+            body(&state.faults)
+            quiet.store(state.faults == .none, ordering: .relaxed)
+        }
+    }
 
     /// Restarts the generator (for reproducible runs).
     public func reseed(_ seed: UInt64) { state.withLock { $0.random = APNsMockRandom(seed: seed) } }
 
-    /// Decides the fault for one valid request to `token`, and the added latency. Token lists are checked first,
-    /// then one random draw picks among drop, stall, 429, 500, 503 (cumulative probabilities).
-    func decide(token: String) -> (outcome: Outcome, delaySeconds: Double, goAwayAfterStreams: Int?) {
-        state.withLock { state in
+    /// Decides the fault for one valid request to `token` (hex digits in any case), and the added latency. Token
+    /// lists are checked first, then one random draw picks among drop, stall, 429, 500, 503 (cumulative
+    /// probabilities). Without faults it returns at once: no lock, no draw.
+    func decide(token: Substring) -> (outcome: Outcome, delaySeconds: Double, goAwayAfterStreams: Int?) {
+        if quiet.load(ordering: .relaxed) { return (.none, 0, nil) }
+        return state.withLock { state in
             let faults = state.faults
             var delay = faults.latencySeconds
             if faults.latencyJitterSeconds > 0 { delay += faults.latencyJitterSeconds * state.random.unit() }
             let draw = state.random.unit()
-            let outcome: Outcome
-            if faults.badTokens.contains(token) {
+            var outcome = Outcome.none
+            let listed = faults.badTokens.isEmpty && faults.unregisteredTokens.isEmpty ? nil : token.lowercased()
+            if let listed, faults.badTokens.contains(listed) {
                 outcome = .badDeviceToken
-            } else if faults.unregisteredTokens.contains(token) {
+            } else if let listed, faults.unregisteredTokens.contains(listed) {
                 outcome = .unregistered(timestampMilliseconds: faults.unregisteredTimestampMilliseconds)
             } else {
-                let choices: [(probability: Double, outcome: Outcome)] = [
-                    (faults.dropConnectionProbability, .dropConnection), (faults.stallProbability, .stall),
+                var threshold = 0.0
+                for (probability, candidate) in [
+                    (faults.dropConnectionProbability, Outcome.dropConnection), (faults.stallProbability, .stall),
                     (faults.tooManyRequestsProbability, .tooManyRequests),
                     (faults.internalServerErrorProbability, .internalServerError),
                     (faults.serviceUnavailableProbability, .serviceUnavailable),
-                ]
-                var threshold = 0.0
-                var chosen = Outcome.none
-                for choice in choices {
-                    threshold += max(0, choice.probability)
+                ] {
+                    threshold += max(0, probability)
                     if draw < threshold {
-                        chosen = choice.outcome
+                        outcome = candidate
                         break
                     }
                 }
-                outcome = chosen
             }
             return (outcome, max(0, delay), faults.goAwayAfterStreams)
         }

@@ -1,3 +1,4 @@
+public import HTTP2
 import Synchronization
 
 /// Everything the mock received and how it answered; for tests and the demo summary. Thread-safe. Keeps the most
@@ -8,7 +9,7 @@ public final class APNsMockRecorder: Sendable {
         public let connectionID: Int
         public let method: String
         public let path: String
-        public let headers: [(name: String, value: String)]
+        public let headers: [HTTP2Header]
         public let payload: [UInt8]
         /// nil when the stream was stalled or the connection dropped.
         public let status: Int?
@@ -20,20 +21,34 @@ public final class APNsMockRecorder: Sendable {
         /// A ring: once full, `next` is the oldest entry and is overwritten next.
         var ring: [Entry] = []
         var next = 0
-        var countsByOutcome: [String: Int] = [:]
+        /// Counts of every outcome but success, which is counted apart (no hashing on the common path).
+        var countsByOtherOutcome: [String: Int] = [:]
+        var successes = 0
         var total = 0
+
+        var countsByOutcome: [String: Int] {
+            var counts = countsByOtherOutcome
+            if successes > 0 { counts[APNsMockRecorder.success] = successes }
+            return counts
+        }
     }
 
-    /// Default: 10_000.
+    /// The outcome of a 200.
+    static let success = "Success"
+
+    /// Entries kept; 0 keeps only the counts (`callpush mock-apns`, which shows only counts). Default: 10_000.
     public let capacity: Int
     private let state = Mutex(State())
 
-    public init(capacity: Int = 10_000) { self.capacity = max(1, capacity) }
+    public init(capacity: Int = 10_000) { self.capacity = max(0, capacity) }
 
-    func record(_ entry: Entry) {
+    /// Counts `outcome` and keeps the entry `makeEntry` builds (built only when entries are kept).
+    func record(outcome: String, _ makeEntry: () -> Entry) {
+        let entry = capacity > 0 ? makeEntry() : nil
         state.withLock { state in
             state.total += 1
-            state.countsByOutcome[entry.outcome, default: 0] += 1
+            if outcome == Self.success { state.successes += 1 } else { state.countsByOtherOutcome[outcome, default: 0] += 1 }
+            guard let entry else { return }
             if state.ring.count < capacity {
                 state.ring.append(entry)
             } else {

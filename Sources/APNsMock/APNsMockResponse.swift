@@ -1,20 +1,25 @@
+public import HTTP2
+
 /// An answer to send on the stream: `:status`, headers, body.
 public struct APNsMockResponse: Sendable, Hashable {
     public var status: Int
-    /// Regular headers (not `:status`), e.g. `apns-id`, `apns-unique-id`, `content-type`.
-    public var headers: [String: String]
+    /// Regular headers (not `:status`) in the order they are sent: `apns-id`, then `apns-unique-id` or
+    /// `content-type`.
+    public var headers: [HTTP2Header]
     public var body: [UInt8]
     /// The reason in the body, if any (nil on success).
     public var reason: String?
 
-    public init(status: Int, headers: [String: String], body: [UInt8], reason: String?) {
+    public init(status: Int, headers: [HTTP2Header], body: [UInt8], reason: String?) {
         self.status = status
         self.headers = headers
         self.body = body
         self.reason = reason
     }
 
-    /// The `apns-id` header.
-    public var apnsID: String? { headers["apns-id"] }
-}
+    /// The first value of header `name`.
+    public func header(_ name: String) -> String? { headers.first(name: name) }
 
+    /// The `apns-id` header.
+    public var apnsID: String? { header("apns-id") }
+}

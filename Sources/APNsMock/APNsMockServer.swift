@@ -194,8 +194,39 @@ public final class APNsMockServer: Sendable {
         }
 
         func handle(_ request: HTTP2ServerRequest, _ responder: HTTP2ServerResponder) {
+            guard let (entry, authenticated) = admit(request) else {
+                responder.reset(errorCode: 0x7)  // REFUSED_STREAM: safe for the client to retry elsewhere
+                return
+            }
+            let decision = validator.handle(
+                APNsMockRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
+                connection: entry.apns)
+            if !authenticated { authenticate(entry) }
+            // Streams answered on this turn of the loop never count as active; delayed, stalled and dropped ones do.
+            var answersNow = decision.delaySeconds == 0
+            if case .respond = decision.action {} else { answersNow = false }
+            let streamID = request.streamID
+            if !answersNow || decision.sendGoAwayAfter {
+                state.withLock { _ in
+                    if !answersNow { entry.active += 1 }
+                    if decision.sendGoAwayAfter { entry.goAwayLastStreamID = streamID }
+                }
+            }
+            if decision.delaySeconds > 0 {
+                // HTTP2 does not expose its loop timers (EventLoop.schedule is internal); Dispatch keeps the loop free.
+                DispatchQueue.global().asyncAfter(deadline: .now() + decision.delaySeconds) { [self] in
+                    carryOut(decision, streamID: streamID, entry: entry, responder: responder, counted: true)
+                }
+            } else {
+                carryOut(decision, streamID: streamID, entry: entry, responder: responder, counted: !answersNow)
+            }
+        }
+
+        /// Finds (or registers) the connection's entry and counts the stream; nil when the stream is above the
+        /// GOAWAY this connection decided to send. Also returns whether the connection is already authenticated.
+        private func admit(_ request: HTTP2ServerRequest) -> (Entry, Bool)? {
             let connection = request.connection
-            let (entry, refuse) = state.withLock { state -> (Entry, Bool) in
+            return state.withLock { state -> (Entry, Bool)? in
                 let entry: Entry
                 if let existing = state.connections[connection.id] {
                     entry = existing
@@ -211,63 +242,46 @@ public final class APNsMockServer: Sendable {
                     // HTTP2 sends GOAWAY at the end of the loop turn, after handing over every stream of the same
                     // read; streams above the GOAWAY's last-stream-id were never processed, so refuse them.
                     entry.refused += 1
-                    return (entry, true)
+                    return nil
                 }
                 entry.requests += 1
-                entry.active += 1
-                entry.maxActive = max(entry.maxActive, entry.active)
+                entry.maxActive = max(entry.maxActive, entry.active + 1)
                 if !entry.raised {
-                    entry.maxActiveBeforeAuthentication = max(entry.maxActiveBeforeAuthentication, entry.active)
+                    entry.maxActiveBeforeAuthentication = max(entry.maxActiveBeforeAuthentication, entry.active + 1)
                 }
-                return (entry, false)
+                return (entry, entry.raised)
             }
-            if refuse {
-                responder.reset(errorCode: 0x7)  // REFUSED_STREAM: safe for the client to retry elsewhere
-                return
+        }
+
+        /// After a connection's first valid provider token (or its first request without token auth), raises its
+        /// stream limit as APNs does.
+        private func authenticate(_ entry: Entry) {
+            if configuration.usesProviderTokens, entry.apns.boundKeyID == nil { return }
+            let first = state.withLock { _ -> Bool in
+                defer { entry.raised = true }
+                return !entry.raised
             }
-            var headers: [(name: String, value: String)] = [
-                (":method", request.method), (":scheme", request.scheme), (":authority", request.authority),
-                (":path", request.path),
-            ]
-            for header in request.headers { headers.append((header.name, header.value)) }
-            let mockRequest = APNsMockRequest(method: request.method, path: request.path, headers: headers,
-                                              body: request.body)
-            let decision = validator.handle(mockRequest, connection: entry.apns)
-            if configuration.usesProviderTokens, entry.apns.boundKeyID != nil {
-                let raise = state.withLock { _ -> Bool in
-                    defer { entry.raised = true }
-                    return !entry.raised
-                }
-                if raise { connection.setMaxConcurrentStreams(configuration.maxConcurrentStreams) }
-            } else if !configuration.usesProviderTokens {
-                state.withLock { _ in entry.raised = true }
+            if first, configuration.usesProviderTokens {
+                entry.connection.setMaxConcurrentStreams(configuration.maxConcurrentStreams)
             }
-            let streamID = request.streamID
-            if decision.sendGoAwayAfter { state.withLock { _ in entry.goAwayLastStreamID = streamID } }
-            let act: @Sendable () -> Void = { [self] in
-                switch decision.action {
-                case .respond(let response):
-                    state.withLock { _ in entry.active -= 1 }
-                    responder.respond(
-                        status: response.status,
-                        headers: response.headers.sorted { $0.key < $1.key }.map { HTTP2Header($0.key, $0.value) },
-                        body: response.body)
-                case .stall:
-                    break
-                case .dropConnection:
-                    connection.drop()
-                }
-                if decision.sendGoAwayAfter {
-                    connection.sendGoAway(
-                        lastStreamID: streamID, errorCode: 0,
-                        debugData: String(decoding: decision.goAwayDebugData, as: UTF8.self))
-                }
+        }
+
+        private func carryOut(
+            _ decision: APNsMockDecision, streamID: Int32, entry: Entry, responder: HTTP2ServerResponder, counted: Bool
+        ) {
+            switch decision.action {
+            case .respond(let response):
+                if counted { state.withLock { _ in entry.active -= 1 } }
+                responder.respond(status: response.status, headers: response.headers, body: response.body)
+            case .stall:
+                break
+            case .dropConnection:
+                entry.connection.drop()
             }
-            if decision.delaySeconds > 0 {
-                // HTTP2 does not expose its loop timers (EventLoop.schedule is internal); Dispatch keeps the loop free.
-                DispatchQueue.global().asyncAfter(deadline: .now() + decision.delaySeconds, execute: act)
-            } else {
-                act()
+            if decision.sendGoAwayAfter {
+                entry.connection.sendGoAway(
+                    lastStreamID: streamID, errorCode: 0,
+                    debugData: String(decoding: decision.goAwayDebugData, as: UTF8.self))
             }
         }
     }

@@ -30,7 +30,7 @@ public struct APNsMockServerConfiguration: Sendable {
     /// Seed of the fault generator.
     /// Default: 0x5EED.
     public var seed: UInt64
-    /// Requests the recorder keeps (counts cover all).
+    /// Requests the recorder keeps (counts cover all); 0 keeps only the counts.
     /// Default: 10_000.
     public var recorderCapacity: Int
     /// SETTINGS_MAX_CONCURRENT_STREAMS a token-auth connection starts with, until its first request with a valid
@@ -74,9 +74,12 @@ public struct APNsMockServerConfiguration: Sendable {
         self.eventLoops = eventLoops
     }
 
-    /// True when the APNs rules use provider tokens.
+    /// True when the APNs rules use provider tokens (verified or not): connections then start at
+    /// ``unauthenticatedMaxConcurrentStreams``.
     public var usesProviderTokens: Bool {
-        if case .providerToken = apns.authentication { return true }
-        return false
+        switch apns.authentication {
+        case .providerToken, .unverifiedProviderToken: true
+        case .certificate, .acceptAnyToken: false
+        }
     }
 }

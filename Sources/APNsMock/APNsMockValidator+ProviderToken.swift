@@ -4,46 +4,57 @@ internal import Foundation
 
 extension APNsMockValidator {
     /// Checks `authorization` as APNs does for token auth and updates the connection's token state. Returns nil
-    /// when the token is accepted.
+    /// when the token is accepted. `keys` nil: no key to verify against (``APNsMockConfiguration/Authentication/
+    /// unverifiedProviderToken``): the token must decode, its signature is not checked.
+    ///
+    /// The connection's already-verified token (almost every request) costs one lock and one comparison of the
+    /// header value; a token the connection has not used before is decoded and verified once.
     func checkProviderToken(
         _ authorization: String?,
-        keys: [String: ES256PublicKey],
-        teamID: String,
+        keys: [String: ES256PublicKey]?,
+        teamID: String?,
         connection: APNsMockConnectionState
     ) -> Rejection? {
         guard let authorization, !authorization.isEmpty else { return Rejection(403, .missingProviderToken) }
-        let invalid = Rejection(403, .invalidProviderToken)
-        let scheme = "bearer "
-        guard authorization.count > scheme.count, authorization.lowercased().hasPrefix(scheme) else { return invalid }
-        let jwt = String(authorization.dropFirst(scheme.count))
-        let keyID: String
-        let issuedAt: Int64
-        if let verified = connection.state.withLock({ $0.verifiedToken }), verified.jwt == jwt, keys[verified.keyID] != nil {
-            (keyID, issuedAt) = (verified.keyID, verified.issuedAt)
-        } else {
-            switch verify(jwt, keys: keys, teamID: teamID) {
-            case .none: return invalid
-            case .some(let token): (keyID, issuedAt) = token
-            }
-            connection.state.withLock { $0.verifiedToken = (jwt, keyID, issuedAt) }
+        let now = configuration.clock.now()
+        let known = connection.state.withLock { state -> (verified: Bool, rejection: Rejection?) in
+            guard let verified = state.verifiedToken, verified.authorization == authorization else { return (false, nil) }
+            return (true, applyTokenRules(authorization, keyID: verified.keyID, issuedAt: verified.issuedAt, now: now,
+                                          state: &state))
         }
-        return checkAgeAndUpdates(jwt: jwt, keyID: keyID, issuedAt: issuedAt, connection: connection)
+        if known.verified { return known.rejection }
+
+        let scheme = "bearer "
+        guard authorization.utf8.count > scheme.utf8.count, APNsMockBytes.hasPrefixIgnoringASCIICase(authorization, "bearer ")
+        else { return Rejection(403, .invalidProviderToken) }
+        let jwt = Substring(authorization.utf8.dropFirst(scheme.utf8.count))
+        guard let (keyID, issuedAt) = verify(jwt, keys: keys, teamID: teamID) else {
+            return Rejection(403, .invalidProviderToken)
+        }
+        return connection.state.withLock { state in
+            state.verifiedToken = (authorization, keyID, issuedAt)
+            return applyTokenRules(authorization, keyID: keyID, issuedAt: issuedAt, now: now, state: &state)
+        }
     }
 
-    /// Decodes and verifies a JWT: ES256, a known `kid`, `iss == teamID`, an integer `iat`, a valid signature.
+    /// Decodes and verifies a JWT: ES256, a `kid` (one of `keys` when given), `iss` (`teamID` when given), an
+    /// integer `iat`, and (with `keys`) a valid signature.
     /// - Returns: the key id and `iat`, or nil when it is not a valid provider token.
-    private func verify(_ jwt: String, keys: [String: ES256PublicKey], teamID: String) -> (keyID: String, issuedAt: Int64)? {
+    private func verify(_ jwt: Substring, keys: [String: ES256PublicKey]?, teamID: String?)
+        -> (keyID: String, issuedAt: Int64)?
+    {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
             let headerBytes = Base64URL.decode(parts[0]), let claimBytes = Base64URL.decode(parts[1]),
-            let signature = Base64URL.decode(parts[2]),
+            let signature = Base64URL.decode(parts[2]), !signature.isEmpty,
             let header = (try? JSONSerialization.jsonObject(with: Data(headerBytes))) as? [String: Any],
             let claims = (try? JSONSerialization.jsonObject(with: Data(claimBytes))) as? [String: Any]
         else { return nil }
-        guard header["alg"] as? String == "ES256", let keyID = header["kid"] as? String, let key = keys[keyID] else {
-            return nil
-        }
-        guard claims["iss"] as? String == teamID, let issuedAt = Self.integer(claims["iat"]) else { return nil }
+        guard header["alg"] as? String == "ES256", let keyID = header["kid"] as? String, let issuer = claims["iss"] as? String,
+            teamID == nil || issuer == teamID, let issuedAt = Self.integer(claims["iat"])
+        else { return nil }
+        guard let keys else { return (keyID, issuedAt) }
+        guard let key = keys[keyID] else { return nil }
         let signingInput = Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         let verified = signature.count == 64
             ? key.isValidSignature(signature, for: signingInput)
@@ -52,33 +63,28 @@ extension APNsMockValidator {
     }
 
     /// The time rules: not from the future, at most an hour old, not replaced too often on one connection, and
-    /// (when configured) always the key the connection started with.
-    private func checkAgeAndUpdates(jwt: String, keyID: String, issuedAt: Int64, connection: APNsMockConnectionState)
-        -> Rejection?
-    {
-        let invalid = Rejection(403, .invalidProviderToken)
-        let now = configuration.clock.now()
+    /// (when configured) always the key the connection started with. Runs under the connection's lock.
+    private func applyTokenRules(
+        _ authorization: String, keyID: String, issuedAt: Int64, now: Double, state: inout APNsMockConnectionState.State
+    ) -> Rejection? {
         let age = now - Double(issuedAt)
-        guard age >= -configuration.maximumTokenClockSkewSeconds else { return invalid }
+        guard age >= -configuration.maximumTokenClockSkewSeconds else { return Rejection(403, .invalidProviderToken) }
         guard age <= configuration.maximumTokenAgeSeconds else { return Rejection(403, .expiredProviderToken) }
-
-        return connection.state.withLock { state -> Rejection? in
-            if configuration.bindsKeyToConnection, let bound = state.boundKeyID, bound != keyID {
-                return Rejection(403, .unrelatedKeyIdInToken)
-            }
-            if let current = state.currentToken, current != jwt {
-                guard now - state.currentTokenSince >= configuration.minimumTokenUpdateIntervalSeconds else {
-                    return Rejection(429, .tooManyProviderTokenUpdates)
-                }
-                state.tokenUpdates += 1
-            }
-            if state.currentToken != jwt {
-                state.currentToken = jwt
-                state.currentTokenSince = now
-            }
-            if state.boundKeyID == nil { state.boundKeyID = keyID }
-            return nil
+        if configuration.bindsKeyToConnection, let bound = state.boundKeyID, bound != keyID {
+            return Rejection(403, .unrelatedKeyIdInToken)
         }
+        if let current = state.currentToken, current != authorization {
+            guard now - state.currentTokenSince >= configuration.minimumTokenUpdateIntervalSeconds else {
+                return Rejection(429, .tooManyProviderTokenUpdates)
+            }
+            state.tokenUpdates += 1
+        }
+        if state.currentToken != authorization {
+            state.currentToken = authorization
+            state.currentTokenSince = now
+        }
+        if state.boundKeyID == nil { state.boundKeyID = keyID }
+        return nil
     }
 
     /// An integer claim: a JSON integer, or (as APNSwift sends and APNs accepts) a decimal string.

@@ -1,5 +1,6 @@
 public import APNs
-internal import Foundation
+import Glibc
+import HTTP2
 
 /// Decides APNs' answer to one request, the way Apple validates (facts §2–§7), plus injected faults.
 ///
@@ -13,6 +14,10 @@ internal import Foundation
 ///    of which APNs accepts), else `403 InvalidProviderToken`; `iat` at most an hour old, else
 ///    `403 ExpiredProviderToken`; the same `kid` as the connection's first token, else `403 UnrelatedKeyIdInToken`;
 ///    a new token at least 20 minutes after the connection's previous one, else `429 TooManyProviderTokenUpdates`.
+///    A token is decoded and its signature verified once per connection, when the connection first uses it (APNs
+///    binds the key on the first push); later requests carrying the same `authorization` value only have its age
+///    and the update rules checked. ``APNsMockConfiguration/Authentication/unverifiedProviderToken`` checks all of
+///    this except the key and the signature.
 /// 6. `apns-push-type` is known (absent means `alert`), else `400 InvalidPushType`.
 /// 7. `apns-topic` present (`400 MissingTopic`; with certificate auth and exactly one allowed bundle ID it defaults
 ///    to that, like a single-topic certificate), well formed (`400 BadTopic`), for an allowed bundle ID
@@ -32,6 +37,10 @@ public final class APNsMockValidator: Sendable {
     public let configuration: APNsMockConfiguration
     public let faults: APNsMockFaultInjector
     public let recorder: APNsMockRecorder
+    /// Every allowed bundle ID with every known topic suffix (and none), to its suffix and whether it is well
+    /// formed: with allowed bundle IDs, the topic checks are one dictionary lookup.
+    private let allowedTopics: [String: (suffix: String, wellFormed: Bool)]
+    private let ids = APNsMockIDGenerator()
 
     public init(
         configuration: APNsMockConfiguration = APNsMockConfiguration(),
@@ -41,6 +50,14 @@ public final class APNsMockValidator: Sendable {
         self.configuration = configuration
         self.faults = faults
         self.recorder = recorder
+        var topics: [String: (suffix: String, wellFormed: Bool)] = [:]
+        for bundleID in configuration.allowedBundleIDs {
+            for suffix in [""] + Self.knownSuffixes {
+                let topic = bundleID + suffix
+                topics[topic] = (Self.suffix(of: topic), Self.isWellFormedTopic(topic))
+            }
+        }
+        allowedTopics = topics
     }
 
     /// The full decision for one stream: validation, faults, latency, GOAWAY; recorded in ``recorder``.
@@ -49,9 +66,10 @@ public final class APNsMockValidator: Sendable {
             state.streams += 1
             return state.streams
         }
-        let apnsID = responseID(for: request)
+        let fields = APNsMockHeaderFields(request.headers)
+        let apnsID = responseID(fields)
         var decision: APNsMockDecision
-        switch validate(request, connection: connection) {
+        switch check(request, fields, connection: connection) {
         case .failure(let rejection):
             decision = APNsMockDecision(action: .respond(response(rejection, apnsID: apnsID)))
         case .success(let validToken):
@@ -104,90 +122,116 @@ public final class APNsMockValidator: Sendable {
     /// Validation only (no faults, no recording): the device token (lowercase hex) when the request is valid.
     /// Updates `connection`'s token state as APNs would.
     public func validate(_ request: APNsMockRequest, connection: APNsMockConnectionState) -> Result<String, Rejection> {
+        check(request, APNsMockHeaderFields(request.headers), connection: connection).map { $0.lowercased() }
+    }
+
+    /// The checks in the order of the type's overview, on bytes; the token as a slice of the path when valid.
+    private func check(_ request: APNsMockRequest, _ fields: APNsMockHeaderFields, connection: APNsMockConnectionState)
+        -> Result<Substring, Rejection>
+    {
         guard request.method == "POST" else { return .failure(.init(405, .methodNotAllowed)) }
-        let prefix = "/3/device/"
-        guard request.path.hasPrefix(prefix) else { return .failure(.init(404, .badPath)) }
-        let token = String(request.path.dropFirst(prefix.count))
-        guard !token.isEmpty else { return .failure(.init(400, .missingDeviceToken)) }
-        guard !token.contains("/"), !token.contains("?") else { return .failure(.init(404, .badPath)) }
+        let tokenLength: Int
+        switch Self.checkPath(request.path) {
+        case .failure(let rejection): return .failure(rejection)
+        case .success(let length): tokenLength = length
+        }
+        guard !fields.hasDuplicate else { return .failure(.init(400, .duplicateHeaders)) }
+        guard tokenLength > 0 else { return .failure(.init(400, .badDeviceToken)) }
 
-        var seen = Set<String>()
-        for header in request.headers where !header.name.hasPrefix(":") {
-            guard seen.insert(header.name.lowercased()).inserted else {
-                return .failure(.init(400, .duplicateHeaders))
+        let authorization: Rejection?
+        switch configuration.authentication {
+        case .providerToken(let keys, let teamID):
+            authorization = checkProviderToken(fields.authorization, keys: keys, teamID: teamID, connection: connection)
+        case .unverifiedProviderToken:
+            authorization = checkProviderToken(fields.authorization, keys: nil, teamID: nil, connection: connection)
+        case .certificate, .acceptAnyToken:
+            authorization = nil
+        }
+        if let authorization { return .failure(authorization) }
+
+        var pushType = APNsPushType.alert
+        if let value = fields.pushType {
+            guard let known = APNsPushType.all.first(where: { $0.rawValue == value }) else {
+                return .failure(.init(400, .invalidPushType))
             }
-        }
-        guard let deviceToken = try? DeviceToken(token) else { return .failure(.init(400, .badDeviceToken)) }
-
-        if case .providerToken(let keys, let teamID) = configuration.authentication {
-            if let rejection = checkProviderToken(request.header("authorization"), keys: keys, teamID: teamID, connection: connection) {
-                return .failure(rejection)
-            }
+            pushType = known
         }
 
-        let pushType: APNsPushType
-        if let value = request.header("apns-push-type") {
-            pushType = APNsPushType(rawValue: value)
-            guard APNsPushType.all.contains(pushType) else { return .failure(.init(400, .invalidPushType)) }
-        } else {
-            pushType = .alert
-        }
-
-        var topic = request.header("apns-topic")
+        var topic = fields.topic
         if topic == nil, case .certificate = configuration.authentication, configuration.allowedBundleIDs.count == 1 {
             topic = configuration.allowedBundleIDs.first
         }
         guard let topic else { return .failure(.init(400, .missingTopic)) }
-        guard Self.isWellFormedTopic(topic) else { return .failure(.init(400, .badTopic)) }
-        let (bundleID, suffix) = Self.splitTopic(topic)
-        if !configuration.allowedBundleIDs.isEmpty, !configuration.allowedBundleIDs.contains(bundleID) {
-            return .failure(.init(400, .topicDisallowed))
-        }
-        if pushType != .mdm, suffix != (pushType.topicSuffix ?? "") {
+        let known = allowedTopics[topic]
+        guard known?.wellFormed ?? Self.isWellFormedTopic(topic) else { return .failure(.init(400, .badTopic)) }
+        if !configuration.allowedBundleIDs.isEmpty, known == nil { return .failure(.init(400, .topicDisallowed)) }
+        if pushType != .mdm, known?.suffix ?? Self.suffix(of: topic) != (pushType.topicSuffix ?? "") {
             return .failure(.init(400, .deviceTokenNotForTopic))
         }
 
-        if let value = request.header("apns-priority") {
+        if let value = fields.priority {
             guard let number = Int(value), let priority = APNsPriority(rawValue: number), pushType.allows(priority) else {
                 return .failure(.init(400, .badPriority))
             }
         } else if pushType == .background {
             return .failure(.init(400, .badPriority))  // the default, 10, is not allowed for background
         }
-        if let value = request.header("apns-expiration") {
+        if let value = fields.expiration {
             guard let seconds = Int64(value), seconds >= 0 else { return .failure(.init(400, .badExpirationDate)) }
         }
-        if let value = request.header("apns-collapse-id"), value.utf8.count > APNsRequest.maximumCollapseIDSize {
+        if let value = fields.collapseID, value.utf8.count > APNsRequest.maximumCollapseIDSize {
             return .failure(.init(400, .badCollapseId))
         }
-        if let value = request.header("apns-id"), !APNsRequest.isCanonicalUUID(value.lowercased()) {
+        if let value = fields.apnsID, !APNsMockBytes.isUUID(value) {
             return .failure(.init(400, .badMessageId))
         }
 
         guard !request.body.isEmpty else { return .failure(.init(400, .payloadEmpty)) }
         let payloadLimit = min(pushType.maximumPayloadSize, configuration.maximumPayloadBytes ?? Int.max)
         guard request.body.count <= payloadLimit else { return .failure(.init(413, .payloadTooLarge)) }
-        guard (try? JSONSerialization.jsonObject(with: Data(request.body))) is [String: Any] else {
-            return .failure(.init(400, .payloadEmpty))
+        guard APNsMockJSONValidator.isObject(request.body) else { return .failure(.init(400, .payloadEmpty)) }
+        let path = request.path.utf8
+        return .success(Substring(path[path.index(path.endIndex, offsetBy: -tokenLength)...]))
+    }
+
+    private static let devicePathPrefix: StaticString = "/3/device/"
+
+    /// `/3/device/<token>`: 404 BadPath, 400 MissingDeviceToken, or the token's length; 0 when the token is not an
+    /// even number of hex digits of a plausible length (BadDeviceToken, which comes after the duplicate check).
+    private static func checkPath(_ path: String) -> Result<Int, Rejection> {
+        APNsMockBytes.withBytes(path) { bytes in
+            let prefix = devicePathPrefix.utf8CodeUnitCount
+            guard bytes.count >= prefix, memcmp(bytes.baseAddress!, devicePathPrefix.utf8Start, prefix) == 0 else {
+                return .failure(.init(404, .badPath))
+            }
+            let length = bytes.count - prefix
+            guard length > 0 else { return .failure(.init(400, .missingDeviceToken)) }
+            var allHex = true
+            for byte in bytes[prefix...] where !DeviceToken.isHexDigit(byte) {
+                guard byte != UInt8(ascii: "/"), byte != UInt8(ascii: "?") else { return .failure(.init(404, .badPath)) }
+                allHex = false
+            }
+            let plausible = length % 2 == 0 && (DeviceToken.minimumHexDigits...DeviceToken.maximumHexDigits).contains(length)
+            return .success(allHex && plausible ? length : 0)
         }
-        return .success(deviceToken.hex)
     }
 
     /// Known suffixes, longest first so `.voip-ptt` wins over `.voip`.
     private static let knownSuffixes: [String] = APNsPushType.all.compactMap(\.topicSuffix).filter { !$0.isEmpty }
-        .sorted { $0.count > $1.count }
+        .sorted { $0.utf8.count > $1.utf8.count }
 
-    /// Splits `com.example.app.voip` into (`com.example.app`, `.voip`).
-    static func splitTopic(_ topic: String) -> (bundleID: String, suffix: String) {
-        for suffix in knownSuffixes where topic.hasSuffix(suffix) && topic.count > suffix.count {
-            return (String(topic.dropLast(suffix.count)), suffix)
+    /// The push-type suffix `topic` ends with (`.voip` for `com.example.app.voip`), or "" for a bare bundle ID.
+    static func suffix(of topic: String) -> String {
+        let bytes = topic.utf8
+        for suffix in knownSuffixes where bytes.count > suffix.utf8.count {
+            if bytes.suffix(suffix.utf8.count).elementsEqual(suffix.utf8) { return suffix }
         }
-        return (topic, "")
+        return ""
     }
 
     /// Letters, digits, `.`, `-`, `_`; no leading or trailing dot; at most 255 bytes.
     static func isWellFormedTopic(_ topic: String) -> Bool {
-        let bytes = Array(topic.utf8)
+        let bytes = topic.utf8
         guard !bytes.isEmpty, bytes.count <= 255, bytes.first != UInt8(ascii: "."), bytes.last != UInt8(ascii: ".") else {
             return false
         }
@@ -204,15 +248,18 @@ public final class APNsMockValidator: Sendable {
 
     // MARK: - Responses
 
-    private func responseID(for request: APNsMockRequest) -> String {
-        let id = request.header("apns-id").flatMap { APNsRequest.isCanonicalUUID($0.lowercased()) ? $0 : nil }
-            ?? UUID().uuidString
-        return configuration.uppercasesAPNsID ? id.uppercased() : id.lowercased()
+    /// The request's `apns-id` exactly as sent when it is a UUID (APNs echoes it; clients may match the echo byte
+    /// for byte), else a generated one in uppercase, as APNs generates them.
+    private func responseID(_ fields: APNsMockHeaderFields) -> String {
+        if let id = fields.apnsID, APNsMockBytes.isUUID(id) { return id }
+        return ids.next(uppercase: true)
     }
 
     private func success(apnsID: String) -> APNsMockResponse {
-        var headers = ["apns-id": apnsID]
-        if configuration.sendsUniqueID { headers["apns-unique-id"] = UUID().uuidString.lowercased() }
+        // Per-response values: never indexed, so they do not churn the HPACK tables on either side.
+        let id = HTTP2Header("apns-id", apnsID, neverIndex: true)
+        let headers = configuration.sendsUniqueID
+            ? [id, HTTP2Header("apns-unique-id", ids.next(uppercase: false), neverIndex: true)] : [id]
         return APNsMockResponse(status: 200, headers: headers, body: [], reason: nil)
     }
 
@@ -222,7 +269,7 @@ public final class APNsMockValidator: Sendable {
         body += "}"
         return APNsMockResponse(
             status: rejection.status,
-            headers: ["apns-id": apnsID, "content-type": "application/json"],
+            headers: [HTTP2Header("apns-id", apnsID, neverIndex: true), HTTP2Header("content-type", "application/json")],
             body: Array(body.utf8),
             reason: rejection.reason.rawValue
         )
@@ -234,7 +281,7 @@ public final class APNsMockValidator: Sendable {
         switch decision.action {
         case .respond(let response):
             status = response.status
-            outcome = response.reason ?? "Success"
+            outcome = response.reason ?? APNsMockRecorder.success
         case .stall:
             status = nil
             outcome = "Stalled"
@@ -242,7 +289,7 @@ public final class APNsMockValidator: Sendable {
             status = nil
             outcome = "Dropped"
         }
-        recorder.record(
+        recorder.record(outcome: outcome) {
             APNsMockRecorder.Entry(
                 connectionID: connection.id,
                 method: request.method,
@@ -252,6 +299,6 @@ public final class APNsMockValidator: Sendable {
                 status: status,
                 outcome: outcome
             )
-        )
+        }
     }
 }

@@ -1,3 +1,4 @@
+import BenchSupport
 import APNsMock
 
 /// Area `apns`: ``APNsThroughputBenchmark``: APNsClient (closed loop, 100 pushes outstanding per connection) vs

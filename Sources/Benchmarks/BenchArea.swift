@@ -4,6 +4,10 @@ enum BenchArea: String, CaseIterable, Sendable {
     case http2
     /// APNsClient against h2load, both posting to the mock APNs server.
     case apns
+    /// `callpush mock-apns` against nghttpd, both under h2load with JWT-authenticated APNs requests.
+    case mock
+    /// APNsClient against aioapns, and against the streams ÷ RTT law, on `callpush mock-apns`.
+    case peers
     /// In-process produce/consume rates against kcat on the embedded mock cluster.
     case kafka
     /// The hand-written event decoder and payload encoder against Foundation.
@@ -15,6 +19,8 @@ enum BenchArea: String, CaseIterable, Sendable {
         switch self {
         case .http2: "our HTTP/2 client vs h2load (against nghttpd); h2load against our server vs nghttpd"
         case .apns: "APNsClient vs h2load against the mock APNs server over 1, 2 and 4 connections"
+        case .mock: "callpush mock-apns vs nghttpd under h2load, JWT-authenticated APNs requests, 4 × 100 streams"
+        case .peers: "APNsClient vs aioapns on mock-apns (same key, 2 connections); pushes/s at 50 ms RTT vs streams ÷ RTT"
         case .kafka: "in-process produce/consume msgs/s vs kcat on the same kind of embedded mock cluster"
         case .json: "CallEventDecoder/PushMapper vs JSONSerialization/JSONDecoder"
         case .pipeline: "events/s through the embedded pipeline vs min(Kafka consume, APNs client) rates"

@@ -10,6 +10,12 @@ struct H2Load {
         var cpuSeconds: Double
         var requestsPerSecond: Double { elapsedSeconds > 0 ? Double(done) / elapsedSeconds : 0 }
         var cpuSecondsPer100k: Double { done > 0 ? cpuSeconds * 100_000 / Double(done) : 0 }
+        var twoHundredsPerSecond: Double { elapsedSeconds > 0 ? Double(twoHundreds) / elapsedSeconds : 0 }
+
+        /// A server's CPU seconds per 100k answered requests of this run.
+        func cpuPer100k(serverSeconds: Double) -> Double {
+            twoHundreds > 0 ? serverSeconds * 100_000 / Double(twoHundreds) : 0
+        }
     }
 
     let path: String

@@ -4,10 +4,13 @@ struct Nghttpd {
     let port: Int
 
     /// Starts it with `-m 1000` (concurrent streams) and waits until it listens.
+    /// - Parameter documentRoot: what it serves. Default: the certificate's empty root (every path answers 404).
     /// - Throws: ``BenchFailure`` when it does not come up.
-    static func start(path: String, certificate: BenchCertificate) throws(BenchFailure) -> Nghttpd {
+    static func start(path: String, certificate: BenchCertificate, documentRoot: String? = nil) throws(BenchFailure)
+        -> Nghttpd
+    {
         let port = LoopbackPort.free()
-        let process = try ChildProcess(path, ["-m", "1000", "-d", certificate.documentRoot, "-a", "127.0.0.1",
+        let process = try ChildProcess(path, ["-m", "1000", "-d", documentRoot ?? certificate.documentRoot, "-a", "127.0.0.1",
                                               String(port), certificate.privateKeyPath, certificate.certificatePath],
                                        captureOutput: false)
         guard LoopbackPort.waitUntilListening(port) else {

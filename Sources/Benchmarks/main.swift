@@ -33,6 +33,8 @@ for area in options.areas {
     switch area {
     case .http2: result.merge(await HTTP2Area.run(options))
     case .apns: result.merge(await APNsArea.run(options))
+    case .mock: result.merge(await MockArea.run(options))
+    case .peers: result.merge(await PeersArea.run(options))
     case .kafka: result.merge(await KafkaArea.run(options))
     case .json: result.merge(await JSONArea.run(options))
     case .pipeline: result.merge(await PipelineArea.run(options, references: result))

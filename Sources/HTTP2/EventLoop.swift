@@ -152,8 +152,9 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: - Timers (loop thread only)
 
     /// Schedules `callback` at `deadline` on the loop thread. Cancel with `EventLoopTimer.cancel()`.
+    /// - Important: call it on the loop thread (from a handler, a callback or ``execute(_:)``).
     @discardableResult
-    func schedule(at deadline: HTTP2Deadline, _ callback: @escaping () -> Void) -> EventLoopTimer {
+    public func schedule(at deadline: HTTP2Deadline, _ callback: @escaping () -> Void) -> EventLoopTimer {
         timerSequence &+= 1
         let timer = EventLoopTimer(deadline: deadline.uptimeNanoseconds, sequence: timerSequence, callback: callback)
         timers.push(timer)
@@ -250,7 +251,8 @@ public final class EventLoop: @unchecked Sendable {
 }
 
 /// A one-shot timer on an event loop. Loop-thread only.
-final class EventLoopTimer {
+/// A timer of one ``EventLoop``; used and cancelled on that loop's thread only.
+public final class EventLoopTimer {
     let deadline: UInt64
     let sequence: UInt64
     let callback: () -> Void
@@ -262,7 +264,7 @@ final class EventLoopTimer {
         self.callback = callback
     }
 
-    func cancel() { isCancelled = true }
+    public func cancel() { isCancelled = true }
 }
 
 /// A binary min-heap of timers ordered by deadline, then insertion order.

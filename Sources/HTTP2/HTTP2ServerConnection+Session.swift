@@ -61,6 +61,7 @@ extension HTTP2ServerConnection: TLSTransportDelegate {
     func transportDidClose(error: HTTP2Error) {
         guard !closed else { return }
         streams.removeAll()
+        currentStream = nil
         if let session {
             nghttp2_session_del(session)
             self.session = nil
@@ -83,33 +84,47 @@ private let serverOnBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame
         && frame.pointee.headers.cat.rawValue == NGHTTP2_HCAT_REQUEST.rawValue
     {
         let id = frame.pointee.hd.stream_id
-        serverConnection(userData).streams[id] = ServerStream(streamID: id)
+        let stream = ServerStream(streamID: id)
+        let connection = serverConnection(userData)
+        connection.streams[id] = stream
+        connection.currentStream = stream
     }
     return 0
 }
 
 private let serverOnHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
     guard let frame, let name, let value, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    guard let stream = serverConnection(userData).streams[frame.pointee.hd.stream_id] else { return 0 }
-    let valueText = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+    let connection = serverConnection(userData)
+    guard let stream = connection.stream(frame.pointee.hd.stream_id) else { return 0 }
     if nameLength > 0 && name[0] == UInt8(ascii: ":") {
+        let slot: Int
         switch nameLength {
-        case 5 where name[1] == UInt8(ascii: "p"): stream.path = valueText
-        case 7 where name[1] == UInt8(ascii: "m"): stream.method = valueText
-        case 7 where name[1] == UInt8(ascii: "s"): stream.scheme = valueText
-        case 10 where name[1] == UInt8(ascii: "a"): stream.authority = valueText
-        default: break
+        case 5 where name[1] == UInt8(ascii: "p"): slot = 0
+        case 7 where name[1] == UInt8(ascii: "m"): slot = 1
+        case 7 where name[1] == UInt8(ascii: "s"): slot = 2
+        case 10 where name[1] == UInt8(ascii: "a"): slot = 3
+        default: return 0
+        }
+        let text = connection.recentStrings.string(value, valueLength, slot: slot)
+        switch slot {
+        case 0: stream.path = text
+        case 1: stream.method = text
+        case 2: stream.scheme = text
+        default: stream.authority = text
         }
         return 0
     }
+    if stream.headers.isEmpty { stream.headers.reserveCapacity(ServerStream.expectedHeaderCount) }
+    let slot = HTTP2RecentStrings.firstHeaderSlot + 2 * stream.headers.count
     stream.headers.append(HTTP2Header(
-        String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self), valueText))
+        connection.recentStrings.string(name, nameLength, slot: slot),
+        connection.recentStrings.string(value, valueLength, slot: slot + 1)))
     return 0
 }
 
 private let serverOnDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
     guard let data, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    serverConnection(userData).streams[streamID]?.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+    serverConnection(userData).stream(streamID)?.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
     return 0
 }
 
@@ -119,7 +134,7 @@ private let serverOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, user
     guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue else { return 0 }
     guard frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 else { return 0 }
     let connection = serverConnection(userData)
-    if let stream = connection.streams[frame.pointee.hd.stream_id] {
+    if let stream = connection.stream(frame.pointee.hd.stream_id) {
         connection.didReceiveRequest(stream)
     }
     return 0
@@ -127,7 +142,9 @@ private let serverOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, user
 
 private let serverOnStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
     guard userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    serverConnection(userData).streams[streamID] = nil
+    let connection = serverConnection(userData)
+    connection.streams[streamID] = nil
+    if connection.currentStream?.streamID == streamID { connection.currentStream = nil }
     return 0
 }
 

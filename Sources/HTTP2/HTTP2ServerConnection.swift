@@ -19,7 +19,12 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     var transport: TLSTransport?
     var session: OpaquePointer?
     var streams: [Int32: ServerStream] = [:]
+    /// The stream the last frame callback was about: a request's HEADERS, CONTINUATION and DATA arrive back to
+    /// back, so most callbacks skip the dictionary lookup.
+    var currentStream: ServerStream?
     var encoder = NGHTTP2HeaderEncoder()
+    /// The previous request's header strings, reused when the next request repeats them byte for byte.
+    var recentStrings = HTTP2RecentStrings()
     var requestsReceived = 0
     var goAwaySentLastStreamID: Int32?
     var closed = false
@@ -50,14 +55,22 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     // MARK: - Control (any thread)
 
     /// Sends a new SETTINGS frame with SETTINGS_MAX_CONCURRENT_STREAMS = `value` on this live connection.
+    /// On the connection's loop thread (e.g. from a request handler) it is queued at once, ahead of the answer
+    /// submitted after it, so the client knows the new limit when it reads that answer.
     public func setMaxConcurrentStreams(_ value: Int) {
-        loop.execute {
-            guard let session = self.session else { return }
-            var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
-                                               value: UInt32(clamping: value))
-            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
-            self.transport?.scheduleFlush()
+        if loop.inEventLoop {
+            submitMaxConcurrentStreams(value)
+        } else {
+            loop.execute { self.submitMaxConcurrentStreams(value) }
         }
+    }
+
+    private func submitMaxConcurrentStreams(_ value: Int) {
+        guard let session else { return }
+        var entry = nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+                                           value: UInt32(clamping: value))
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+        transport?.scheduleFlush()
     }
 
     /// Sends GOAWAY. `lastStreamID` defaults to the highest stream received so far; streams above it are not
@@ -148,6 +161,13 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     // MARK: - Requests (called from nghttp2 callbacks)
 
+    func stream(_ id: Int32) -> ServerStream? {
+        if let current = currentStream, current.streamID == id { return current }
+        let found = streams[id]
+        currentStream = found
+        return found
+    }
+
     func didReceiveRequest(_ stream: ServerStream) {
         if let last = goAwaySentLastStreamID, stream.streamID > last {
             stream.abandoned = true
@@ -173,6 +193,9 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
 /// Server-side state of one stream (loop-thread only).
 final class ServerStream {
+    /// Regular headers reserved for at the first one (an APNs request has about eight).
+    static let expectedHeaderCount = 10
+
     let streamID: Int32
     var method = ""
     var path = ""

@@ -1,26 +1,33 @@
 public import Foundation
 
 /// The Python that independent checks run under (PyJWT verifies our provider tokens, PyYAML parses the deployment
-/// assets). A fresh Debian 12 has them only as Debian packages for `/usr/bin/python3` (`make test-deps` installs
-/// python3-jwt, python3-cryptography and python3-yaml), while a developer's `python3` on PATH may be another
-/// interpreter (pyenv, a venv) with or without them: the first candidate that imports every module wins.
+/// assets, aioapns pushes through the mock). A fresh Debian 12 has the first two only as Debian packages for
+/// `/usr/bin/python3`, and aioapns only in the virtual environment `make test-deps` makes (`.build/python`, which
+/// also sees Debian's packages); a developer's `python3` on PATH may be another interpreter (pyenv, a venv) with or
+/// without them: the first candidate that imports every module a test needs wins.
 public enum PythonInterpreter {
-    /// The modules the tests import.
+    /// The modules most tests import.
     public static let requiredModules = ["jwt", "cryptography", "yaml"]
 
-    /// `$CALLPUSH_PYTHON`, `python3` on PATH, then `/usr/bin/python3`: the first that imports
-    /// ``requiredModules``; `python3` when none does (the test then fails with Python's own import error).
-    public static let path: String = {
-        var candidates = ["python3", "/usr/bin/python3"]
+    /// The interpreter for ``requiredModules``.
+    public static let path: String = path(importing: requiredModules)
+
+    /// `$CALLPUSH_PYTHON`, `<package root>/.build/python/bin/python3`, `python3` on PATH, then `/usr/bin/python3`:
+    /// the first that imports `modules`; `python3` when none does (the test then fails with Python's own import
+    /// error).
+    public static func path(importing modules: [String]) -> String {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        var candidates = [root.appendingPathComponent(".build/python/bin/python3").path, "python3", "/usr/bin/python3"]
         if let chosen = ProcessInfo.processInfo.environment["CALLPUSH_PYTHON"], !chosen.isEmpty {
             candidates.insert(chosen, at: 0)
         }
-        let probe = "import " + requiredModules.joined(separator: ", ")
+        let probe = "import " + modules.joined(separator: ", ")
         for candidate in candidates {
             if let result = try? Subprocess.run([candidate, "-c", probe], timeoutSeconds: 30), result.status == 0 {
                 return candidate
             }
         }
         return "python3"
-    }()
+    }
 }

@@ -14,8 +14,18 @@ struct MockAPNsCommand: Command {
         Serves Apple's provider API (POST /3/device/<token>) over HTTP/2 + TLS (ALPN h2), validating every request
         as APNs does and answering with APNs' status codes, JSON reasons and apns-id. The first line of stdout is
         'HOST:PORT ca=CERTIFICATE.pem' (the certificate is generated at start unless given; clients trust it as
-        their CA). In token mode (--key-file) it verifies ES256 provider tokens and starts every connection at one
-        concurrent stream until the first valid token, then --max-streams.
+        their CA). apns-id is echoed exactly as sent; a request without one gets a generated uppercase id.
+
+        Authentication, as APNs does it:
+          --key-file        token mode: verifies ES256 provider tokens against the key; every connection starts at
+                            one concurrent stream until its first valid token, then --max-streams.
+          --client-ca       certificate mode: clients must present a certificate signed by the CA; authorization
+                            is ignored.
+          neither           a request without 'authorization: bearer <JWT>' gets 403 MissingProviderToken; tokens
+                            must be well-formed ES256 JWTs with valid ages, but with no key their signature is not
+                            checked.
+          --accept-any-token  open mode for load tests: requests are accepted with or without a token (real APNs
+                            has no such mode).
 
         While running, faults can be changed by writing lines to stdin: 'set <option> <value>' with the fault
         options below without dashes (e.g. 'set rate-503 0.2'), 'goaway', 'drop', 'stats' (prints counts by
@@ -25,6 +35,7 @@ struct MockAPNsCommand: Command {
         """
     let examples = [
         "callpush mock-apns --port 2197",
+        "callpush mock-apns --accept-any-token --max-streams 1000",
         "callpush mock-apns --key-file AuthKey.p8 --key-id ABC123DEFG --team-id DEF123GHIJ --bundle-id com.example.app",
         "callpush mock-apns --rate-503 0.05 --latency-ms 20 --goaway-after 1000 --unregistered-tokens $TOKEN",
     ]
@@ -50,10 +61,11 @@ struct MockAPNsCommand: Command {
             OptionSpec("key-file", .string, "token mode: the .p8 key (or its public key PEM) whose tokens to accept"),
             OptionSpec("key-id", .string, "token mode: the key's 10-character Key ID"),
             OptionSpec("team-id", .string, "token mode: the 10-character Team ID tokens must carry"),
+            OptionSpec("accept-any-token", .boolean, "open mode for load tests: accept requests without a provider token"),
             OptionSpec("bundle-id", .string, "comma-separated bundle ids that may be pushed to (default: any)"),
             OptionSpec("max-streams", .integer(1...100_000), default: "1000", "MAX_CONCURRENT_STREAMS once authenticated"),
             OptionSpec("seed", .integer(0...Int.max), default: "24301", "seed of the fault generator"),
-            OptionSpec("record", .integer(1...10_000_000), default: "10000", "requests kept for 'deliveries' (the most recent)"),
+            OptionSpec("record", .integer(0...10_000_000), default: "0", "requests kept for 'deliveries' (the most recent; 0: counts only)"),
         ] + Self.faultOptions
     }
 
@@ -67,11 +79,25 @@ struct MockAPNsCommand: Command {
         configuration.clientCAFile = options.string("client-ca")
         configuration.maxConcurrentStreams = options.integer("max-streams") ?? 1000
         configuration.seed = UInt64(options.integer("seed") ?? 24301)
-        configuration.recorderCapacity = options.integer("record") ?? 10_000
+        // Counts only (what 'stats' shows), unless --record keeps requests for 'deliveries'.
+        configuration.recorderCapacity = options.integer("record") ?? 0
         configuration.apns.allowedBundleIDs = Set(options.list("bundle-id"))
         if (configuration.certificateFile == nil) != (configuration.privateKeyFile == nil) {
             CommandLineTool.printError("--certificate and --private-key go together; see 'callpush mock-apns --help'")
             return ExitStatus.usage
+        }
+        let acceptAnyToken = options.boolean("accept-any-token")
+        if acceptAnyToken, options.has("key-file") || options.has("client-ca") {
+            CommandLineTool.printError(
+                "--accept-any-token cannot go with --key-file or --client-ca; see 'callpush mock-apns --help'")
+            return ExitStatus.usage
+        }
+        if acceptAnyToken {
+            configuration.apns.authentication = .acceptAnyToken
+        } else if configuration.clientCAFile != nil {
+            configuration.apns.authentication = .certificate
+        } else if options.string("key-file") == nil {
+            configuration.apns.authentication = .unverifiedProviderToken
         }
         if let keyFile = options.string("key-file") {
             guard let keyID = options.string("key-id"), let teamID = options.string("team-id") else {

@@ -1,3 +1,4 @@
+import BenchSupport
 import APNs
 import APNsMock
 import Foundation

@@ -57,16 +57,101 @@ import Testing
         let response = try #require(decision.response)
         #expect(response.status == 200)
         #expect(response.body.isEmpty)
-        #expect(response.apnsID == "8D7F0A52-3C1E-4B6A-9F00-123456789ABC")  // echoed, uppercase like APNs
-        #expect(response.headers["apns-unique-id"] != nil)
+        #expect(response.apnsID == "8d7f0a52-3c1e-4b6a-9f00-123456789abc")  // echoed exactly as sent, like APNs
+        #expect(response.header("apns-unique-id") != nil)
         #expect(!decision.sendGoAwayAfter)
         let voip = try request(set: ["apns-push-type": "voip", "apns-topic": "com.example.app.voip"], body: Array(repeating: 0x20, count: 5000) + Array("{}".utf8))
         #expect(answer(voip).0 == 200)
         // A generated apns-id when the request has none, parsed by the client side into a lowercase UUID.
         let generated = try #require(validator.handle(try request(), connection: .init()).response)
-        let result = APNsResult(status: generated.status, headers: generated.headers.map { ($0.key, $0.value) }, body: generated.body)
+        let result = APNsResult(status: generated.status, headers: generated.headers.map { ($0.name, $0.value) }, body: generated.body)
         #expect(result.disposition == .delivered)
         #expect(APNsRequest.isCanonicalUUID(try #require(result.apnsID)))
+    }
+
+    /// APNs echoes `apns-id` as sent, in whatever case, on success and on rejection; only a request without one gets
+    /// a generated id (uppercase). aioapns matches the echo byte for byte.
+    @Test func apnsIDIsEchoedExactlyAsSent() throws {
+        for sent in ["8d7f0a52-3c1e-4b6a-9f00-123456789abc", "8D7F0A52-3C1E-4B6A-9F00-123456789ABC",
+                     "8d7f0a52-3C1E-4b6a-9F00-123456789aBc"] {
+            #expect(validator.handle(try request(set: ["apns-id": sent]), connection: .init()).response?.apnsID == sent)
+            let rejected = validator.handle(try request(set: ["apns-id": sent, "apns-topic": nil]), connection: .init())
+            #expect(rejected.response?.status == 400)
+            #expect(rejected.response?.apnsID == sent)
+        }
+        var generated = Set<String>()
+        for _ in 0..<1000 {
+            let id = try #require(validator.handle(try request(), connection: .init()).response?.apnsID)
+            #expect(id == id.uppercased() && UUID(uuidString: id) != nil, "\(id)")
+            #expect(Array(id.utf8)[14] == UInt8(ascii: "4"), "version 4: \(id)")
+            generated.insert(id)
+        }
+        #expect(generated.count == 1000)
+        // A malformed id is rejected and answered with a generated one.
+        let bad = try #require(validator.handle(try request(set: ["apns-id": "8d7f0a52"]), connection: .init()).response)
+        #expect(bad.reason == APNsReason.badMessageId.rawValue)
+        #expect(bad.apnsID != "8d7f0a52" && UUID(uuidString: bad.apnsID ?? "") != nil)
+    }
+
+    /// The payload must be one JSON object: the byte-level check agrees with JSONSerialization on these.
+    @Test(arguments: [
+        #"{}"#, #" {"aps":{}} "#, #"{"aps":{"alert":{"title":"Alice","body":"Incoming call"}},"n":-1.5e+3,"z":0}"#,
+        #"{"a":[1,2.0,-0.5,true,false,null,"x",{"b":[]}]}"#, #"{"esc":"\"\\\/\b\f\n\r\t\u00e9\uD83D\uDE00"}"#,
+        "{\"utf8\":\"Al\u{00E9}e \u{1F4DE}\"}", "\n\t{\"a\":1}\r\n",
+        #"[]"#, #"{"a":1"#, #"{"a" 1}"#, #"{a:1}"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":.5}"#, #"{"a":-}"#,
+        #"{"a":1e}"#, #"{"a":tru}"#, #"{"a":"\x"}"#, #"{"a":"\u12G4"}"#, "{\"a\":\"tab\there\"}", #"{} {}"#,
+        #"{"a":1}x"#, #""text""#, #"{"a":[1 2]}"#, #"{"a":1,,"b":2}"#, #"{,}"#, #"{"a":nul}"#,
+    ])
+    func payloadMustBeAJSONObject(_ payload: String) throws {
+        let expected = (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) is [String: Any]
+        #expect(answer(try request(body: Array(payload.utf8))).0 == (expected ? 200 : 400), "\(payload)")
+    }
+
+    @Test func payloadWithInvalidUTF8OrTooDeepIsRejected() throws {
+        for bytes: [UInt8] in [[0xC3, 0x28], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF]] {
+            let body = Array(#"{"a":""#.utf8) + bytes + Array(#""}"#.utf8)
+            #expect(answer(try request(body: body)).1 == APNsReason.payloadEmpty.rawValue, "\(bytes)")
+        }
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        #expect(answer(try request(body: Array(#"{"a":\#(deep)}"#.utf8))).0 == 400)
+        let fine = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(answer(try request(body: Array(#"{"a":\#(fine)}"#.utf8))).0 == 200)
+    }
+
+    /// `mock-apns` without a key: a request without a provider token is refused as APNs does; a well-formed ES256
+    /// token (any key, since there is none to check against) is accepted, and its age rules still apply.
+    @Test func withoutAKeyTokensAreRequiredButNotVerified() throws {
+        let unverified = APNsMockValidator(configuration: APNsMockConfiguration(
+            authentication: .unverifiedProviderToken, allowedBundleIDs: ["com.example.app"], clock: clock))
+        func answer(_ request: APNsMockRequest) -> (Int?, String?) {
+            let response = unverified.handle(request, connection: .init()).response
+            return (response?.status, response?.reason)
+        }
+        #expect(answer(try request(set: ["authorization": nil])) == (403, APNsReason.missingProviderToken.rawValue))
+        #expect(answer(try request(set: ["authorization": ""])) == (403, APNsReason.missingProviderToken.rawValue))
+        #expect(answer(try request(set: ["authorization": "bearer a.b.c"])) == (403, APNsReason.invalidProviderToken.rawValue))
+        let anyKey = JWTSigner(privateKey: try ES256PrivateKey.generate(), keyID: "ANYKEY1234", teamID: "ANYTEAM123")
+        #expect(answer(try request(set: ["authorization": "bearer " + (try jwt(signer: anyKey))])) == (200, nil))
+        let old = try jwt(issuedAt: Int64(clock.now()) - 3660, signer: anyKey)
+        #expect(answer(try request(set: ["authorization": "bearer " + old])) == (403, APNsReason.expiredProviderToken.rawValue))
+        // The open mode accepts anything.
+        let open = APNsMockValidator(configuration: APNsMockConfiguration(authentication: .acceptAnyToken, clock: clock))
+        #expect(open.handle(try request(set: ["authorization": nil]), connection: .init()).response?.status == 200)
+    }
+
+    /// A verified token is not re-verified on the connection, but a different value on the same connection is
+    /// verified before it counts.
+    @Test func verifiedTokenIsCachedPerConnectionOnly() throws {
+        let connection = APNsMockConnectionState(id: 1)
+        let token = try jwt()
+        #expect(answer(try request(set: ["authorization": "bearer " + token]), connection: connection).0 == 200)
+        var tampered = token
+        tampered.removeLast(2)
+        tampered += token.hasSuffix("AA") ? "BB" : "AA"
+        #expect(answer(try request(set: ["authorization": "bearer " + tampered]), connection: connection).1
+            == APNsReason.invalidProviderToken.rawValue)
+        #expect(answer(try request(set: ["authorization": "bearer " + token]), connection: connection).0 == 200)
+        #expect(connection.tokenUpdateCount == 0)
     }
 
     @Test func rejectionsTable() throws {
@@ -108,7 +193,7 @@ import Testing
             #expect(gotReason == reason.rawValue, "\(name)")
             // The client-side classification agrees with the mock's reason.
             let response = try #require(validator.handle(request, connection: .init()).response)
-            let result = APNsResult(status: response.status, headers: response.headers.map { ($0.key, $0.value) }, body: response.body)
+            let result = APNsResult(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
             #expect(result.reason == reason.rawValue, "\(name)")
         }
         #expect(validator.recorder.count("PayloadTooLarge") == 4)
@@ -234,7 +319,7 @@ import Testing
         injector.faults = APNsMockFaults(unregisteredTokens: [dead.uppercased()], badTokens: [bad], goAwayAfterStreams: 3)
         let connection = APNsMockConnectionState()
         let unregistered = try #require(mock.handle(try request(path: "/3/device/\(dead)", set: ["authorization": nil]), connection: connection).response)
-        let result = APNsResult(status: unregistered.status, headers: unregistered.headers.map { ($0.key, $0.value) }, body: unregistered.body)
+        let result = APNsResult(status: unregistered.status, headers: unregistered.headers.map { ($0.name, $0.value) }, body: unregistered.body)
         #expect(result.status == 410)
         #expect(result.disposition == .tokenInvalid)
         #expect(result.timestampMilliseconds == Int64(clock.now() * 1000))

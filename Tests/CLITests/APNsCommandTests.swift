@@ -138,10 +138,38 @@ import Testing
         #expect(!result.stderr.contains("hunter2"))
     }
 
+    /// Without --key-file or --client-ca the mock refuses a push without a provider token, as APNs does; a
+    /// well-formed token passes (there is no key to check its signature); --accept-any-token keeps the open mode.
+    @Test func withoutAKeyAProviderTokenIsRequiredUnlessAnyTokenIsAccepted() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-nokey-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = directory.appendingPathComponent("AnyKey.p8").path
+        _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+        for (mode, expectedWithoutToken) in [([String](), "403"), (["--accept-any-token"], "200")] {
+            let mock = try BackgroundProcess(["mock-apns"] + mode)
+            defer { mock.terminate() }
+            let parts = mock.firstLine.split(separator: " ")
+            let address = String(parts.first ?? "")
+            let ca = String(parts.last?.dropFirst(3) ?? "")
+            let common = ["send", "--topic", "com.example.app", "--token", Self.token, "--incoming", "--endpoint", address,
+                          "--ca-file", ca]
+            let certificate = ["--certificate", ca, "--private-key", ca.replacingOccurrences(of: "cert.pem", with: "key.pem")]
+            let withoutToken = try CallpushProcess.run(common + certificate)
+            #expect(withoutToken.stdout.contains("status:         \(expectedWithoutToken)\n"), "\(mode): \(withoutToken.stdout)")
+            if expectedWithoutToken == "403" { #expect(withoutToken.stdout.contains("MissingProviderToken")) }
+            let withToken = try CallpushProcess.run(common + ["--key-file", key, "--key-id", "ANYKEY1234", "--team-id", "ANYTEAM123"])
+            #expect(withToken.status == 0, "\(mode): \(withToken.stdout)\(withToken.stderr)")
+        }
+        let conflict = try CallpushProcess.run(["mock-apns", "--accept-any-token", "--key-file", key])
+        #expect(conflict.status == 64)
+        #expect(conflict.stderr.contains("--accept-any-token cannot go with --key-file or --client-ca"))
+    }
+
     @Test func faultsChangeAtRunTimeThroughStdinAndStatsCount() throws {
         let process = Process()
         process.executableURL = CallpushProcess.executable
-        process.arguments = ["mock-apns"]
+        process.arguments = ["mock-apns", "--accept-any-token"]
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input

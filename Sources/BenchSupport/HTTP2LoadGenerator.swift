@@ -1,4 +1,6 @@
 @preconcurrency import Glibc
+public import HTTP2
+import Telemetry
 import Synchronization
 
 /// Drives N connections × M concurrent streams against an HTTP/2 server and measures requests per second and CPU.

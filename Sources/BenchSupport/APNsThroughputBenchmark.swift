@@ -1,4 +1,5 @@
-import APNs
+public import APNs
+public import APNsMock
 internal import Crypto
 internal import Foundation
 import HTTP2
@@ -17,10 +18,11 @@ public enum APNsThroughputBenchmark {
         #"{"pushType":1,"callId":"c-42","caller":{"name":"Alice","id":"u-7"},"aps":{"alert":{"title":"Alice","body":"Incoming call"},"mutable-content":1,"category":"INCOMING_CALL","interruption-level":"time-sensitive"}}"#
             .utf8)
 
-    /// Starts a mock server in certificate mode (no JWT needed, so h2load can post to it as is).
+    /// Starts a mock server in the open mode (`mock-apns --accept-any-token`: no JWT needed, so h2load can post to
+    /// it as is, and the client's certificate credentials need no client CA).
     public static func makeServer(eventLoops: Int = 1) throws(APNsMockServerError) -> APNsMockServer {
         try APNsMockServer(configuration: APNsMockServerConfiguration(
-            apns: APNsMockConfiguration(authentication: .certificate, allowedBundleIDs: [topic]),
+            apns: APNsMockConfiguration(authentication: .acceptAnyToken, allowedBundleIDs: [topic]),
             recorderCapacity: 1, eventLoops: eventLoops))
     }
 
@@ -34,10 +36,26 @@ public enum APNsThroughputBenchmark {
         duration: Duration,
         eventLoops: Int = 1
     ) async throws -> APNsThroughputReport {
-        let client = try APNsClient(configuration: APNsClientConfiguration(
+        try await measureClient(
+            endpoint: server.endpoint,
             credentials: .certificate(certificatePath: server.certificatePath, privateKeyPath: server.privateKeyPath),
-            customEndpoint: server.endpoint, connectionsPerPool: connections, requestTimeout: .seconds(30),
-            eventLoops: eventLoops))
+            connections: connections, concurrency: concurrency, duration: duration, eventLoops: eventLoops)
+    }
+
+    /// Drives any APNs endpoint (e.g. a `callpush mock-apns` process) with an ``APNsClient`` using `credentials`
+    /// over `connections` connections, keeping `concurrency` pushes outstanding for `duration`.
+    /// - Throws: ``APNsClientError`` when the client cannot be created.
+    public static func measureClient(
+        endpoint: APNsEndpoint,
+        credentials: APNsCredentials,
+        connections: Int,
+        concurrency: Int,
+        duration: Duration,
+        eventLoops: Int = 1
+    ) async throws -> APNsThroughputReport {
+        let client = try APNsClient(configuration: APNsClientConfiguration(
+            credentials: credentials, customEndpoint: endpoint, connectionsPerPool: connections,
+            requestTimeout: .seconds(30), eventLoops: eventLoops))
         defer { client.shutdown() }
         let request = try APNsRequest(
             deviceToken: DeviceToken(deviceToken), pushType: .alert, topic: topic, payload: payload)

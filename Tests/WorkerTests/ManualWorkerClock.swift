@@ -1,5 +1,7 @@
 import Synchronization
 
+@testable import Worker
+
 /// A clock that only moves when told to (tests, simulations). Thread-safe.
 final class ManualWorkerClock: WorkerClock {
     private let now: Atomic<Int64>
