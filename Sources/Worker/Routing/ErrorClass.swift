@@ -12,6 +12,8 @@ struct ErrorClass: RawRepresentable, Hashable, Sendable, CustomStringConvertible
     static let connect = Self(rawValue: "connect")
     static let notProcessed = Self(rawValue: "not_processed")
     static let transport = Self(rawValue: "transport")
+    /// The app's credential had its bound of pushes in flight (``APNsReason/appInFlightLimit``); nothing was sent.
+    static let appInFlightLimit = Self(rawValue: "app_in_flight_limit")
 
     /// Classifies a `retryLater` answer: by status when there was one, else by the transport reason.
     init(_ result: APNsResult) {
@@ -21,6 +23,10 @@ struct ErrorClass: RawRepresentable, Hashable, Sendable, CustomStringConvertible
             case 500...599: self = .apns5xx
             default: self = .apns4xx
             }
+            return
+        }
+        if result.apnsReason == .appInFlightLimit {
+            self = .appInFlightLimit
             return
         }
         let reason = (result.reason ?? "").lowercased()
