@@ -43,7 +43,7 @@ extension APNsMockValidator {
         guard header["alg"] as? String == "ES256", let keyID = header["kid"] as? String, let key = keys[keyID] else {
             return nil
         }
-        guard claims["iss"] as? String == teamID, let issuedAt = Self.integer(claims["iat"]) else { return nil }
+        guard claims["iss"] as? String == (configuration.keyTeams[keyID] ?? teamID), let issuedAt = Self.integer(claims["iat"]) else { return nil }
         let signingInput = Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         let verified = signature.count == 64
             ? key.isValidSignature(signature, for: signingInput)
