@@ -11,7 +11,6 @@ import Synchronization
 ///   their credential had its bound in flight.
 /// - `callpush_apns_unknown_app_requests_total`: pushes for a bundle id no app serves.
 /// - `callpush_apns_credential_loaded_timestamp_seconds{credential}`: when the credential's files were last read.
-/// - `callpush_apns_credential_expiry_timestamp_seconds{credential}`: a certificate's notAfter.
 /// - `callpush_apns_config_reloads_total{result}`: apps configurations applied (`ok`) or refused (`failed`).
 public final class APNsAppRouterMetrics: Sendable {
     public static let appRequests = "callpush_apns_app_requests_total"
@@ -19,7 +18,6 @@ public final class APNsAppRouterMetrics: Sendable {
     public static let appInFlightLimited = "callpush_apns_app_in_flight_limited_total"
     public static let unknownAppRequests = "callpush_apns_unknown_app_requests_total"
     public static let credentialLoaded = "callpush_apns_credential_loaded_timestamp_seconds"
-    public static let credentialExpiry = "callpush_apns_credential_expiry_timestamp_seconds"
     public static let configReloads = "callpush_apns_config_reloads_total"
 
     /// One app's series, looked up once per configuration.
@@ -68,11 +66,6 @@ public final class APNsAppRouterMetrics: Sendable {
 
     func credentialLoaded(_ label: String, atSecondsSinceEpoch seconds: Double) {
         registry.gauge(Self.credentialLoaded, help: "When each APNs credential's files were last read (UNIX seconds).",
-                       labels: ["credential": label]).set(seconds)
-    }
-
-    func certificateExpiry(_ label: String, atSecondsSinceEpoch seconds: Double) {
-        registry.gauge(Self.credentialExpiry, help: "notAfter of each APNs client certificate (UNIX seconds).",
                        labels: ["credential": label]).set(seconds)
     }
 
