@@ -69,8 +69,9 @@ public final class APNsAppRouterMetrics: Sendable {
                        labels: ["credential": label]).set(seconds)
     }
 
+    /// `callpush_apns_config_reloads_total{result}`: `ok` or `failed`.
     @discardableResult
-    func reloadCounter(_ result: String) -> Counter {
+    public func reloadCounter(_ result: String) -> Counter {
         registry.counter(Self.configReloads, help: "APNs apps configurations applied (ok) or refused (failed).",
                          labels: ["result": result])
     }

@@ -95,6 +95,7 @@ struct RunCommand: Command {
         }
         switch resolved {
         case .failure(let failure):
+            router.metrics.reloadCounter("failed").increment()
             logger.error("configuration reload refused; the previous configuration stays",
                          metadata: ["problems": failure.problems.joined(separator: "; ")])
         case .success(let settings):
