@@ -61,7 +61,7 @@ import Testing
 
     static func event(_ id: String, topic: String, push: String = "alert") -> (callID: String, json: String) {
         let created = Int64(Date().timeIntervalSince1970 * 1000)
-        return ("c-\(id)", #"{"event_id":"\#(id)","type":"incoming","call_id":"c-\#(id)","device_token":"\#(String(repeating: "ab", count: 32))","push":"\#(push)","topic":"\#(topic)","environment":"production","created_at":\#(created),"ring_timeout_s":60}"#)
+        return ("c-\(id)", #"{"event_id":"\#(id)","type":"incoming","call_id":"c-\#(id)","device_token":"\#(String(repeating: "ab", count: 32))","push":"\#(push)","topic":"\#(topic)","environment":"production","created_at":\#(created),"ring_timeout_s":600}"#)
     }
 
     /// The `kid` and `iss` of the provider token a recorded push carried.
