@@ -29,7 +29,8 @@ final class Dispatcher: Sendable {
 
     let configuration: DispatcherConfiguration
     private let decoder: CallEventDecoder
-    private let mapper: PushMapper
+    /// Replaced by ``updateMapping(_:)`` (a configuration reload).
+    private let mapper: Mutex<PushMapper>
     private let router: OutcomeRouter
     private let tracker: CallTracker<Pending>
     private let gate: ReadAheadGate<Pending>
@@ -54,7 +55,7 @@ final class Dispatcher: Sendable {
     ) {
         self.configuration = configuration
         self.decoder = CallEventDecoder(configuration: configuration.decoder)
-        self.mapper = PushMapper(configuration: configuration.mapping)
+        self.mapper = Mutex(PushMapper(configuration: configuration.mapping))
         self.router = OutcomeRouter(configuration: configuration.routing)
         self.tracker = CallTracker(configuration: configuration.calls, clock: clock)
         self.gate = ReadAheadGate(configuration: configuration.readAhead)
@@ -77,6 +78,11 @@ final class Dispatcher: Sendable {
     /// How long the oldest event handed to ``handle(_:done:)`` has waited for its outcome, in seconds (0 if none).
     var oldestInFlightAgeSeconds: Double {
         ledger.oldestStart.map { Double(max(0, clock.nowMilliseconds() - $0)) / 1000 } ?? 0
+    }
+
+    /// Maps events consumed from now on with `mapping` (per-app texts after a configuration reload).
+    func updateMapping(_ mapping: MappingConfiguration) {
+        mapper.withLock { $0 = PushMapper(configuration: mapping) }
     }
 
     /// Stops re-producing failed records (shutdown): their events stay unfinished and are consumed again later.
@@ -128,7 +134,7 @@ final class Dispatcher: Sendable {
             return nil
         }
         do {
-            let request = try mapper.map(event).request
+            let request = try mapper.withLock { $0 }.map(event).request
             return Pending(record: record, event: event, request: request, done: counted)
         } catch {
             logger.debug("event dead-lettered: unmappable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))

@@ -61,6 +61,11 @@ public final class WorkerService: KafkaConsumerDelegate {
         registry.addCollector { oldest.set(dispatcher.oldestInFlightAgeSeconds) }
     }
 
+    /// Maps events consumed from now on with `mapping` (a configuration reload; events already mapped keep theirs).
+    public func updateMapping(_ mapping: MappingConfiguration) {
+        dispatcher.updateMapping(mapping)
+    }
+
     /// Checks the topics, subscribes to the calls topic and every retry tier and starts consuming.
     /// - Throws: ``KafkaError`` when a topic is missing or a retry tier's partition count differs from the calls
     ///   topic's (code `configuration`, one line naming both), or the consumer cannot start.
