@@ -159,6 +159,25 @@ place([
                "short", "One token is shared by all connections and refreshed every ~50 minutes; 403s mean credential trouble.")),
 ], 7)
 
+# ---------------------------------------------------------------------------------------------- Apps
+row("APNs apps and credentials")
+place([
+    (8, series("Answers/s per app",
+               [target(f'sum by (bundle_id, disposition) (rate(callpush_apns_app_requests_total{{{SEL}}}[{RI}]))', "{{bundle_id}} {{disposition}}")],
+               "reqps", "Per configured app (apns.apps; 'any' for the single-app flags): delivered, tokenInvalid, retryLater, "
+                        "fixCredentials (key or certificate rejected), permanent.")),
+    (8, series("In flight per app, and pushes held back",
+               [target(f'sum by (bundle_id) (callpush_apns_app_requests_in_flight{{{SEL}}})', "in flight {{bundle_id}}", "A"),
+                target(f'sum by (bundle_id) (increase(callpush_apns_app_in_flight_limited_total{{{SEL}}}[$__interval]))', "at bound {{bundle_id}}", "B"),
+                target(f'sum(increase(callpush_apns_unknown_app_requests_total{{{SEL}}}[$__interval]))', "unknown app", "C")],
+               "short", "A credential at apns.app-max-in-flight answers AppInFlightLimit (retried later) so it cannot stall "
+                        "the other apps; unknown bundle ids are dead-lettered (unknown_app).")),
+    (8, series("Credential age and reloads",
+               [target(f'time() - max by (credential) (callpush_apns_credential_loaded_timestamp_seconds{{{SEL}}})', "age (s) {{credential}}", "A"),
+                target(f'sum by (result) (increase(callpush_apns_config_reloads_total{{{SEL}}}[$__interval]))', "reload {{result}}", "B")],
+               "short", "Seconds since each key or certificate was read (start or SIGHUP); a failed reload keeps the old configuration.")),
+], 7)
+
 # ---------------------------------------------------------------------------------------------- Kafka
 row("Kafka consumption")
 place([

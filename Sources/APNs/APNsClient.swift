@@ -30,15 +30,18 @@ public final class APNsClient: Sendable {
     ///   - group: event loops to run connections on. Default: a new group of ``APNsClientConfiguration/eventLoops``
     ///     threads, shut down by ``shutdown()``.
     ///   - logger: debug/info logs; device tokens and JWTs are never logged.
+    ///   - metricLabels: labels added to every `callpush_apns_*` series of this client (e.g. `credential`, when
+    ///     several clients share `metrics`). Default: none.
     /// - Throws: ``APNsClientError`` when the credentials cannot be loaded or TLS cannot be set up.
     public init(
         configuration: APNsClientConfiguration,
         metrics: MetricsRegistry = MetricsRegistry(),
         group: EventLoopGroup? = nil,
-        logger: Logger = .disabled
+        logger: Logger = .disabled,
+        metricLabels: [String: String] = [:]
     ) throws(APNsClientError) {
         self.configuration = configuration
-        self.metrics = APNsClientMetrics(registry: metrics)
+        self.metrics = APNsClientMetrics(registry: metrics, constantLabels: metricLabels)
         var certificateFile: String?
         var privateKeyFile: String?
         var directory: String?

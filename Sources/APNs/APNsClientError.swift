@@ -1,7 +1,7 @@
 /// Why an ``APNsClient`` could not be created. Push outcomes are never errors: they are ``APNsResult``s.
 public struct APNsClientError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Value: String, Sendable { case credentials, transport }
+        private enum Value: String, Sendable { case credentials, transport, configuration }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
@@ -9,6 +9,8 @@ public struct APNsClientError: Error, Sendable, CustomStringConvertible {
         public static let credentials = Code(.credentials)
         /// Event loops or the TLS context could not be set up.
         public static let transport = Code(.transport)
+        /// The apps configuration is invalid (a repeated bundle id, a malformed key id, …).
+        public static let configuration = Code(.configuration)
 
         public var description: String { value.rawValue }
     }

@@ -26,14 +26,25 @@ public final class APNsClientMetrics: Sendable {
     }
 
     public let registry: MetricsRegistry
+    /// Labels added to every series of this client, e.g. `credential` when several clients share a registry
+    /// (``APNsAppRouter``). Default: none.
+    public let constantLabels: [String: String]
     let duration: Histogram
     let jwtRefreshCounter: Counter
     private let requestCounters = Mutex<[String: Counter]>([:])
 
-    public init(registry: MetricsRegistry) {
+    public init(registry: MetricsRegistry, constantLabels: [String: String] = [:]) {
         self.registry = registry
-        duration = registry.histogram(Self.requestDuration, help: "Time from send to APNs' answer (seconds).")
-        jwtRefreshCounter = registry.counter(Self.jwtRefreshes, help: "APNs provider tokens (JWT) minted.")
+        self.constantLabels = constantLabels
+        duration = registry.histogram(
+            Self.requestDuration, help: "Time from send to APNs' answer (seconds).", labels: constantLabels)
+        jwtRefreshCounter = registry.counter(
+            Self.jwtRefreshes, help: "APNs provider tokens (JWT) minted.", labels: constantLabels)
+    }
+
+    /// `labels` plus ``constantLabels``.
+    private func labelled(_ labels: [String: String]) -> [String: String] {
+        constantLabels.isEmpty ? labels : labels.merging(constantLabels) { own, _ in own }
     }
 
     func recordAnswer(_ result: APNsResult, seconds: Double) {
@@ -44,7 +55,7 @@ public final class APNsClientMetrics: Sendable {
             if let counter = counters[key] { return counter }
             let counter = registry.counter(
                 Self.requestsTotal, help: "APNs answers by status and reason (status none: no answer).",
-                labels: ["status": status, "reason": reason])
+                labels: labelled(["status": status, "reason": reason]))
             counters[key] = counter
             return counter
         }
@@ -55,27 +66,27 @@ public final class APNsClientMetrics: Sendable {
     func connectionEvent(endpoint: String, _ event: ConnectionEvent) {
         registry.counter(
             Self.connectionEvents, help: "APNs connection life-cycle events.",
-            labels: ["endpoint": endpoint, "event": event.rawValue]
+            labels: labelled(["endpoint": endpoint, "event": event.rawValue])
         ).increment()
     }
 
     func connectionsGauge(endpoint: String) -> Gauge {
-        registry.gauge(Self.connections, help: "Open APNs HTTP/2 connections.", labels: ["endpoint": endpoint])
+        registry.gauge(Self.connections, help: "Open APNs HTTP/2 connections.", labels: labelled(["endpoint": endpoint]))
     }
 
     func inFlightGauge(endpoint: String) -> Gauge {
-        registry.gauge(Self.streamsInFlight, help: "APNs requests on the wire.", labels: ["endpoint": endpoint])
+        registry.gauge(Self.streamsInFlight, help: "APNs requests on the wire.", labels: labelled(["endpoint": endpoint]))
     }
 
     func streamLimitGauge(endpoint: String, slot: Int) -> Gauge {
         registry.gauge(
             Self.streamLimit, help: "Effective concurrent-stream limit of each APNs connection slot.",
-            labels: ["endpoint": endpoint, "connection": String(slot)])
+            labels: labelled(["endpoint": endpoint, "connection": String(slot)]))
     }
 
     /// The answers counted so far for one status/reason pair.
     public func requestCount(status: String, reason: String) -> Double {
         registry.counter(Self.requestsTotal, help: "APNs answers by status and reason (status none: no answer).",
-                         labels: ["status": status, "reason": reason]).value
+                         labels: labelled(["status": status, "reason": reason])).value
     }
 }

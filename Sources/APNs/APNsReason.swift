@@ -63,6 +63,13 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// APNs did not process the stream (above GOAWAY's last stream id, or REFUSED_STREAM): safe to resend.
     public static let notProcessed = Self("NotProcessed")
 
+    // MARK: - Routing (callpush's own, from ``APNsAppRouter``; nothing was sent)
+    /// No configured app serves the request's bundle id: permanent (the worker dead-letters it as `unknown_app`).
+    public static let unknownApp = Self("UnknownApp")
+    /// The app's credential already has its bound of pushes in flight: retry later (its trouble must not fill the
+    /// worker's in-flight window).
+    public static let appInFlightLimit = Self("AppInFlightLimit")
+
     /// Every reason APNs documents or has been seen sending for device pushes (facts §6).
     public static let allDevicePushReasons: [Self] = [
         .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
@@ -134,8 +141,10 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
         case .unregistered, .expiredToken, .badDeviceToken, .deviceTokenNotForTopic:
             .tokenInvalid
         case .tooManyRequests, .idleTimeout, .internalServerError, .serviceUnavailable, .shutdown, .timeout,
-            .connectionLost, .notProcessed:
+            .connectionLost, .notProcessed, .appInFlightLimit:
             .retryLater
+        case .unknownApp:
+            .permanent
         case .expiredProviderToken, .invalidProviderToken, .missingProviderToken, .badCertificate,
             .badCertificateEnvironment, .forbidden, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken,
             .badEnvironmentKeyInToken, .tooManyProviderTokenUpdates, .topicMismatch, .featureNotEnabled:

@@ -4,7 +4,8 @@ public import Crypto
 /// What the mock APNs server accepts: how clients authenticate, which topics exist, and the time rules.
 public struct APNsMockConfiguration: Sendable {
     public enum Authentication: Sendable {
-        /// Token auth: `authorization: bearer <ES256 JWT>` signed by one of `keys` (by `kid`), with `iss == teamID`.
+        /// Token auth: `authorization: bearer <ES256 JWT>` signed by one of `keys` (by `kid`), with `iss == teamID`
+        /// (or the key's own team in ``APNsMockConfiguration/keyTeams``).
         case providerToken(keys: [String: ES256PublicKey], teamID: String)
         /// Token auth without a key to check signatures against (`callpush mock-apns` with neither `--key-file` nor
         /// `--client-ca`): like APNs, a request without `authorization` gets `403 MissingProviderToken`; the token
@@ -22,6 +23,10 @@ public struct APNsMockConfiguration: Sendable {
     /// Default: `.certificate` (for tests that use certificate credentials; token tests pass keys; the
     /// `mock-apns` command picks ``Authentication/unverifiedProviderToken`` when given no key and no client CA).
     public var authentication: Authentication
+    /// The team of each key (by `kid`) that belongs to another team than the `teamID` of
+    /// ``Authentication/providerToken(keys:teamID:)``: several teams' apps on one server.
+    /// Default: empty (every key belongs to that `teamID`).
+    public var keyTeams: [String: String] = [:]
     /// Bundle IDs that may be pushed to (topics are these plus a push type's suffix). Empty means any bundle ID.
     /// Default: empty.
     public var allowedBundleIDs: Set<String>

@@ -51,8 +51,11 @@ extension APNsMockValidator {
             let claims = (try? JSONSerialization.jsonObject(with: Data(claimBytes))) as? [String: Any]
         else { return nil }
         guard header["alg"] as? String == "ES256", let keyID = header["kid"] as? String, let issuer = claims["iss"] as? String,
-            teamID == nil || issuer == teamID, let issuedAt = Self.integer(claims["iat"])
+            let issuedAt = Self.integer(claims["iat"])
         else { return nil }
+        // Each key may belong to its own team (several apps' keys in one mock); otherwise the one configured team.
+        let team = configuration.keyTeams[keyID] ?? teamID
+        guard team == nil || issuer == team else { return nil }
         guard let keys else { return (keyID, issuedAt) }
         guard let key = keys[keyID] else { return nil }
         let signingInput = Array(jwt.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))

@@ -405,7 +405,7 @@ extension KafkaConsumer {
         let deadline = ContinuousClock.now + configuration.closeDrainTimeout
         while ContinuousClock.now < deadline {
             let busy = state.withLock { state in
-                state.partitions.values.contains { $0.tracker.inFlightCount > $0.held.count && !$0.revoked }
+                state.partitions.values.contains { $0.tracker.inFlightCount > $0.held.count + $0.givenBack && !$0.revoked }
             }
             if !busy { break }
             storeOffsets()

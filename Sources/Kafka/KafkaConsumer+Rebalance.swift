@@ -80,7 +80,7 @@ extension KafkaConsumer {
                 let busy = state.withLock { state in
                     revoked.contains { partition in
                         guard let entry = state.partitions[partition] else { return false }
-                        return entry.tracker.inFlightCount > entry.held.count
+                        return entry.tracker.inFlightCount > entry.held.count + entry.givenBack
                     }
                 }
                 if !busy { break }

@@ -116,6 +116,19 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
+    /// Gives a delivered message back unprocessed, from any thread: it stays unfinished — its offset (and every
+    /// later one of its partition) is not committed, so the partition's next owner or the next start reads it
+    /// again — but a revoke or close no longer waits for it. For work that must not be done by this member now
+    /// (e.g. a push that has to wait for a read-ahead when the partition is being taken away).
+    public func giveBack(_ message: KafkaMessage) {
+        state.withLock { state in
+            guard let index = state.partitions.index(forKey: message.topicPartition),
+                state.partitions.values[index].generation == message.generation
+            else { return }
+            state.partitions.values[index].givenBack += 1
+        }
+    }
+
     /// Hands a delivered message back because it is not due yet, from any thread (typically from inside
     /// ``KafkaConsumerDelegate/consumer(_:didReceive:)``). The consumer keeps it in memory, pauses its partition
     /// and delivers it again to the delegate at `deadline` (then resumes the partition), while polling continues.
@@ -242,6 +255,9 @@ extension KafkaConsumer {
         var libraryPaused = false
         /// Not-yet-due messages, ordered by due time; non-empty means paused for `retry_due`.
         var held: [HeldMessage] = []
+        /// Messages the delegate gave back unprocessed (``KafkaConsumer/giveBack(_:)``): still unfinished, but
+        /// nothing a revoke or close waits for.
+        var givenBack = 0
         /// Set when a revoke has begun: nothing more is delivered or held; completions still count until the
         /// revoke removes the state.
         var revoked = false

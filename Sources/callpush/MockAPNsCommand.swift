@@ -63,6 +63,7 @@ struct MockAPNsCommand: Command {
             OptionSpec("team-id", .string, "token mode: the 10-character Team ID tokens must carry"),
             OptionSpec("accept-any-token", .boolean, "open mode for load tests: accept requests without a provider token"),
             OptionSpec("bundle-id", .string, "comma-separated bundle ids that may be pushed to (default: any)"),
+            OptionSpec("apps", .string, "the apps file of 'callpush run' (apns.apps): accept each token app's key and team, or each certificate app's certificate, and only their bundle ids"),
             OptionSpec("max-streams", .integer(1...100_000), default: "1000", "MAX_CONCURRENT_STREAMS once authenticated"),
             OptionSpec("seed", .integer(0...Int.max), default: "24301", "seed of the fault generator"),
             OptionSpec("record", .integer(0...10_000_000), default: "0", "requests kept for 'deliveries' (the most recent; 0: counts only)"),
@@ -110,6 +111,12 @@ struct MockAPNsCommand: Command {
             }
             configuration.apns.authentication = .providerToken(keys: [keyID: key], teamID: teamID)
         }
+        if let appsFile = options.string("apps") {
+            if let problem = Self.applyApps(appsFile, to: &configuration) {
+                CommandLineTool.printError(problem)
+                return ExitStatus.usage
+            }
+        }
         var faults = APNsMockFaults.none
         for spec in Self.faultOptions {
             if let value = options.string(spec.key) { _ = Self.apply(spec.key, value, to: &faults) }
@@ -129,6 +136,48 @@ struct MockAPNsCommand: Command {
         Output.line(Self.statsJSON(server))
         server.stop()
         return ExitStatus.success
+    }
+
+    /// Accepts the apps of an apps file: token apps' keys (each with its team) or certificate apps' certificates as
+    /// client CAs (one process serves one kind), and only their bundle ids. Returns a problem line, or nil.
+    private static func applyApps(_ path: String, to configuration: inout APNsMockServerConfiguration) -> String? {
+        let entries: [APNsAppsFile.Entry]
+        switch APNsAppsFile.read(path) {
+        case .failure(let failure): return failure.problems.joined(separator: "; ")
+        case .success(nil): return "\(path) has no apns.apps"
+        case .success(let list?): entries = list
+        }
+        var keys: [String: ES256PublicKey] = [:]
+        var teams: [String: String] = [:]
+        var certificates: [String] = []
+        for entry in entries {
+            switch entry.app.credentials.kind {
+            case .token(let token):
+                guard case .file(let keyFile) = token.key, let key = publicKey(from: keyFile) else {
+                    return "cannot read an EC P-256 key for \(entry.app.metricLabel)"
+                }
+                keys[token.keyID] = key
+                teams[token.keyID] = token.teamID
+            case .certificate(let certificate):
+                guard let pem = try? certificate.loadPEM() else { return "cannot read the certificate of \(entry.app.metricLabel)" }
+                certificates.append(pem.certificatePEM)
+            }
+        }
+        if !keys.isEmpty && !certificates.isEmpty {
+            return "\(path) mixes token and certificate apps; start one mock-apns for each kind"
+        }
+        configuration.apns.allowedBundleIDs.formUnion(entries.compactMap(\.app.bundleID))
+        if let first = teams.first {
+            configuration.apns.authentication = .providerToken(keys: keys, teamID: first.value)
+            configuration.apns.keyTeams = teams
+        } else {
+            let bundle = NSTemporaryDirectory() + "callpush-mock-client-ca-\(getpid()).pem"
+            guard FileManager.default.createFile(atPath: bundle, contents: Data(certificates.joined(separator: "\n").utf8)) else {
+                return "cannot write \(bundle)"
+            }
+            configuration.clientCAFile = bundle
+        }
+        return nil
     }
 
     /// Reads `set …`, `goaway`, `drop`, `stats` lines from stdin until it closes.

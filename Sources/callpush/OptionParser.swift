@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns `argv`, the environment and an optional JSON file into ``ParsedOptions``, collecting every problem
 /// as one clear line instead of stopping at the first.
-struct OptionParser {
+struct OptionParser: Sendable {
     let command: String
     let specs: [OptionSpec]
     /// Whether `CALLPUSH_*` variables and `--config FILE` are read (the long-running commands).
@@ -94,8 +94,14 @@ struct OptionParser {
             sources[spec.key] = source
         }
         guard problems.isEmpty else { return .failure(Failure(problems: problems)) }
-        return .success(ParsedOptions(values: values, sources: sources, positional: positional))
+        let parser = self
+        return .success(ParsedOptions(
+            values: values, sources: sources, positional: positional, configFile: configFile,
+            reparse: { parser.parse(arguments, environment: environment) }))
     }
+
+    /// Keys of the config file whose values are structured and read on their own (``APNsAppsFile``).
+    static let structuredKeys: Set<String> = [APNsAppsFile.key]
 
     /// Reads `{"kafka": {"brokers": "…"}}` or `{"kafka.brokers": "…"}` (both forms may mix).
     static func readConfigFile(_ path: String, specs: [OptionSpec]) -> Result<[String: String], Failure> {
@@ -110,6 +116,7 @@ struct OptionParser {
         func walk(_ dictionary: [String: Any], prefix: String) {
             for (key, value) in dictionary {
                 let path = prefix.isEmpty ? key : "\(prefix).\(key)"
+                if structuredKeys.contains(path) { continue }
                 switch value {
                 case let nested as [String: Any]: walk(nested, prefix: path)
                 case let text as String: flat[path] = text

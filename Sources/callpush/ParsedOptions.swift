@@ -6,11 +6,23 @@ struct ParsedOptions: Sendable {
     private(set) var sources: [String: String]
     /// Words that were not flags, in order.
     let positional: [String]
+    /// The `--config` file, when one was given (its `apns.apps` are read by ``APNsAppsFile``).
+    let configFile: String?
+    /// Parses the same arguments and environment again, re-reading the config file (SIGHUP).
+    let reparse: (@Sendable () -> Result<ParsedOptions, OptionParser.Failure>)?
 
-    init(values: [String: String], sources: [String: String], positional: [String]) {
+    init(
+        values: [String: String],
+        sources: [String: String],
+        positional: [String],
+        configFile: String? = nil,
+        reparse: (@Sendable () -> Result<ParsedOptions, OptionParser.Failure>)? = nil
+    ) {
         self.values = values
         self.sources = sources
         self.positional = positional
+        self.configFile = configFile
+        self.reparse = reparse
     }
 
     func string(_ key: String) -> String? { values[key] }

@@ -16,7 +16,9 @@ struct RunCommand: Command {
         HTTP/2 connections, routes every answer (token invalidations, retry tiers, dead letters, receipts) and
         serves /metrics, /healthz and /readyz. Settings come from flags, CALLPUSH_* variables and a JSON file
         (flags win over variables, variables over the file); invalid settings are refused at start, one line per
-        problem. SIGTERM or SIGINT drains in-flight events (up to --worker-drain-timeout), commits and exits 0; a
+        problem. The file's apns.apps lists several apps, each with its own credentials. SIGHUP re-reads the file
+        and every key and certificate: new pushes use them, old connections finish their pushes and close; a file
+        that does not validate is refused with one log line and the old settings stay. SIGTERM or SIGINT drains in-flight events (up to --worker-drain-timeout), commits and exits 0; a
         second signal exits at once.
         """
     let examples = [
@@ -54,13 +56,13 @@ struct RunCommand: Command {
         let readiness = ReadinessFlag()
         let signals = ShutdownSignals()
         let server: TelemetryServer
-        let client: APNsClient
+        let router: APNsAppRouter
         let worker: WorkerService
         do {
             server = try TelemetryServer(configuration: resolved.telemetry, registry: registry, readiness: readiness, logger: logger)
-            client = try APNsClient(configuration: resolved.apns, metrics: registry, logger: logger)
+            router = try APNsAppRouter(configuration: resolved.apps, registry: registry, logger: logger)
             worker = try WorkerService(
-                configuration: resolved.worker, sender: client, registry: registry, readiness: readiness, logger: logger,
+                configuration: resolved.worker, sender: router, registry: registry, readiness: readiness, logger: logger,
                 onFatalError: { _ in signals.stop(.fatalError) }
             )
             try worker.start()
@@ -69,14 +71,40 @@ struct RunCommand: Command {
             CommandLineTool.printError("cannot start: \(error)")
             return ExitStatus.failure
         }
+        let reload = ReloadSignal { Self.reload(options, router: router, worker: worker, logger: logger) }
         logger.notice("callpush running", metadata: ["version": CallpushVersion.current, "kafka.group": resolved.worker.consumer.groupID])
         let reason = await signals.wait()
         logger.notice("shutting down", metadata: ["reason": reason == .fatalError ? "fatal error" : "signal"])
+        reload.cancel()
         await worker.shutdown()
-        client.shutdown()
+        router.shutdown()
         server.stop()
         logger.notice("stopped", metadata: ["worker.unfinished": String(worker.inFlightCount)])
         return reason == .fatalError ? ExitStatus.failure : ExitStatus.success
+    }
+
+    /// SIGHUP: parses the flags, variables and config file again and applies the apps (credentials re-read) and the
+    /// mapping; anything else that changed needs a restart. A configuration that does not validate is refused with
+    /// one log line, and the one in force stays.
+    static func reload(_ options: ParsedOptions, router: APNsAppRouter, worker: WorkerService, logger: Logger) {
+        let resolved = (options.reparse?() ?? .success(options)).flatMap {
+            RunSettings.resolve($0, hostname: ProcessInfo.processInfo.hostName)
+        }
+        switch resolved {
+        case .failure(let failure):
+            router.metrics.reloadCounter("failed").increment()
+            logger.error("configuration reload refused; the previous configuration stays",
+                         metadata: ["problems": failure.problems.joined(separator: "; ")])
+        case .success(let settings):
+            do {
+                try router.apply(settings.apps)
+                worker.updateMapping(settings.worker.dispatcher.mapping)
+                logger.notice("configuration reloaded", metadata: ["apns.apps": String(settings.apps.apps.count)])
+            } catch {
+                logger.error("configuration reload refused; the previous configuration stays",
+                             metadata: ["problems": error.reason])
+            }
+        }
     }
 }
 

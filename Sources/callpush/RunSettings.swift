@@ -29,6 +29,7 @@ enum RunSettings {
         OptionSpec("apns.connections", .integer(1...64), default: "2", "HTTP/2 connections per APNs environment"),
         OptionSpec("apns.request-timeout", .number(0.1...120), default: "10", "seconds before an unanswered push is retried"),
         OptionSpec("apns.ping-interval", .number(1...3600), default: "60", "seconds of idleness before a PING"),
+        OptionSpec("apns.app-max-in-flight", .integer(1...1_000_000), default: "5000", "pushes in flight per credential when several are configured; more are retried later"),
     ] + APNsOptions(prefix: "apns.").specs + [
         OptionSpec("mapping.bundle-id", .string, "send every push under this bundle id instead of the event's topic"),
         OptionSpec("mapping.allowed-bundle-ids", .string, "comma-separated bundle ids; events for others are dead-lettered"),
@@ -47,7 +48,8 @@ enum RunSettings {
 
     struct Resolved {
         var worker: WorkerConfiguration
-        var apns: APNsClientConfiguration
+        /// The apps (`apns.apps` of the config file, or the credential flags as one app serving every bundle id).
+        var apps: APNsAppsConfiguration
         var telemetry: TelemetryServerConfiguration
         var logLevel: LogLevel
     }
@@ -109,10 +111,30 @@ enum RunSettings {
         applyMapping(options, to: &worker.dispatcher.mapping)
 
         let apnsOptions = APNsOptions(prefix: "apns.")
-        var credentials: APNsCredentials?
-        switch apnsOptions.credentials(options) {
-        case .success(let value): credentials = value
-        case .failure(let failure): problems += failure.problems
+        var apps: [APNsAppConfiguration] = []
+        var fileApps: [APNsAppsFile.Entry]?
+        if let configFile = options.configFile {
+            switch APNsAppsFile.read(configFile) {
+            case .success(let entries): fileApps = entries
+            case .failure(let failure): problems += failure.problems
+            }
+        }
+        let credentialFlags = ["key-file", "certificate", "pkcs12"].filter { options.has("apns." + $0) }
+        if let fileApps {
+            if !credentialFlags.isEmpty {
+                problems.append("give either apns.apps in the config file or --apns-\(credentialFlags[0]), not both")
+            }
+            apps = fileApps.map(\.app)
+            for entry in fileApps where !entry.mapping.isEmpty {
+                var own = worker.dispatcher.mapping
+                applyAlerts({ entry.mapping[String($0.dropFirst("mapping.".count))] ?? options.string($0) }, to: &own)
+                worker.dispatcher.mapping.appAlerts[entry.app.bundleID ?? ""] = own.alerts
+            }
+        } else {
+            switch apnsOptions.credentials(options) {
+            case .success(let value): apps = [APNsAppConfiguration(bundleID: nil, credentials: value)]
+            case .failure(let failure): problems += failure.problems
+            }
         }
         var endpoint: APNsEndpoint?
         switch apnsOptions.customEndpoint(options) {
@@ -122,29 +144,39 @@ enum RunSettings {
         var telemetry = TelemetryServerConfiguration()
         telemetry.host = options.string("metrics.host", or: "0.0.0.0")
         telemetry.port = options.integer("metrics.port") ?? 9464
-        guard problems.isEmpty, let credentials else { return .failure(.init(problems: problems)) }
-        var apns = APNsClientConfiguration(credentials: credentials, customEndpoint: endpoint)
+        guard problems.isEmpty, let first = apps.first else { return .failure(.init(problems: problems)) }
+        var apns = APNsClientConfiguration(credentials: first.credentials, customEndpoint: endpoint)
         apns.connectionsPerPool = options.integer("apns.connections") ?? 2
         apns.requestTimeout = .milliseconds(Int((options.number("apns.request-timeout") ?? 10) * 1000))
         apns.pingInterval = .milliseconds(Int((options.number("apns.ping-interval") ?? 60) * 1000))
+        let appsConfiguration = APNsAppsConfiguration(
+            apps: apps, client: apns, maximumInFlightPerCredential: options.integer("apns.app-max-in-flight") ?? 5000)
+        let appProblems = appsConfiguration.problems
+        guard appProblems.isEmpty else { return .failure(.init(problems: appProblems)) }
         let level = LogLevel(name: options.string("log.level", or: "info")) ?? .info
-        return .success(Resolved(worker: worker, apns: apns, telemetry: telemetry, logLevel: level))
+        return .success(Resolved(worker: worker, apps: appsConfiguration, telemetry: telemetry, logLevel: level))
     }
 
     private static func applyMapping(_ options: ParsedOptions, to mapping: inout MappingConfiguration) {
         mapping.bundleIDOverride = options.string("mapping.bundle-id")
         if options.has("mapping.allowed-bundle-ids") { mapping.allowedBundleIDs = Set(options.list("mapping.allowed-bundle-ids")) }
         mapping.sound = options.string("mapping.sound")
+        applyAlerts({ options.string($0) }, to: &mapping)
+    }
+
+    /// The alert texts, categories and loc keys from `value` (a `mapping.…` name → its value, if set): the settings
+    /// of the whole process, or an app's own over them.
+    private static func applyAlerts(_ value: (String) -> String?, to mapping: inout MappingConfiguration) {
         var incoming = mapping.alertDefaults(for: .incoming)
-        incoming.title = options.string("mapping.incoming-title", or: incoming.title)
-        incoming.body = options.string("mapping.incoming-body", or: incoming.body)
-        incoming.category = options.string("mapping.incoming-category", or: incoming.category ?? "INCOMING_CALL")
-        incoming.titleLocKey = options.string("mapping.title-loc-key")
-        incoming.locKey = options.string("mapping.loc-key")
+        incoming.title = value("mapping.incoming-title") ?? incoming.title
+        incoming.body = value("mapping.incoming-body") ?? incoming.body
+        incoming.category = value("mapping.incoming-category") ?? incoming.category ?? "INCOMING_CALL"
+        incoming.titleLocKey = value("mapping.title-loc-key")
+        incoming.locKey = value("mapping.loc-key")
         mapping.alerts[.incoming] = incoming
         var hangup = mapping.alertDefaults(for: .hangup)
-        hangup.body = options.string("mapping.hangup-body", or: hangup.body)
-        hangup.category = options.string("mapping.hangup-category", or: hangup.category ?? "CALL_ENDED")
+        hangup.body = value("mapping.hangup-body") ?? hangup.body
+        hangup.category = value("mapping.hangup-category") ?? hangup.category ?? "CALL_ENDED"
         mapping.alerts[.hangup] = hangup
     }
 

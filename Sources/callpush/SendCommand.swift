@@ -39,16 +39,19 @@ struct SendCommand: Command {
             OptionSpec("caller-name", .string, default: "callpush", "presets: the caller shown"),
             OptionSpec("ring-timeout", .integer(1...600), default: "30", "presets: seconds the call rings"),
             OptionSpec("timeout", .number(1...120), default: "10", "seconds to wait for APNs"),
+            OptionSpec("apps", .string, "the apps file of 'callpush run' (apns.apps): use the credentials of the app of --topic"),
         ] + APNsOptions(prefix: "").specs
     }
 
     func run(_ options: ParsedOptions) async -> Int32 {
         let apnsOptions = APNsOptions(prefix: "")
         var problems: [String] = []
-        let credentials: APNsCredentials?
-        switch apnsOptions.credentials(options) {
+        var credentials: APNsCredentials?
+        switch options.string("apps").map({ Self.appCredentials($0, topic: options.string("topic", or: "")) })
+            ?? apnsOptions.credentials(options)
+        {
         case .success(let value): credentials = value
-        case .failure(let failure): credentials = nil; problems += failure.problems
+        case .failure(let failure): problems += failure.problems
         }
         let endpoint: APNsEndpoint?
         switch apnsOptions.customEndpoint(options) {
@@ -164,5 +167,20 @@ struct SendCommand: Command {
         }
         return result.status == nil ? ExitStatus.unreachable : ExitStatus.rejected
     }
-}
 
+    /// The credentials of the app in the apps file at `path` whose bundle id `topic` is (a push type's suffix such
+    /// as `.voip` removed).
+    static func appCredentials(_ path: String, topic: String) -> Result<APNsCredentials, OptionParser.Failure> {
+        switch APNsAppsFile.read(path) {
+        case .failure(let failure):
+            return .failure(failure)
+        case .success(let entries):
+            let bundleID = APNsPushType.all.compactMap(\.topicSuffix).filter { !$0.isEmpty && topic.hasSuffix($0) }
+                .max { $0.count < $1.count }.map { String(topic.dropLast($0.count)) } ?? topic
+            guard let app = entries?.first(where: { $0.app.bundleID == bundleID }) else {
+                return .failure(.init(problems: ["no app for bundle id '\(bundleID)' in \(path)"]))
+            }
+            return .success(app.app.credentials)
+        }
+    }
+}

@@ -346,7 +346,7 @@ import Testing
         }
         // Sections in order.
         let rows = panels.filter { $0["type"] as? String == "row" }.compactMap { $0["title"] as? String }
-        let order = ["SLO", "APNs", "Kafka", "Outcomes", "Latency"]
+        let order = ["SLO", "APNs", "APNs apps", "Kafka", "Outcomes", "Latency"]
         #expect(rows.count == order.count && zip(rows, order).allSatisfy { $0.hasPrefix($1) }, "\(rows)")
         // Both latency histograms have a heatmap.
         let heatmaps = panels.filter { $0["type"] as? String == "heatmap" }.flatMap { ($0["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String } }

@@ -124,4 +124,37 @@ import Testing
         await next.close()
         #expect(second.received.map(\.offset) == [2, 3, 4])
     }
+
+    /// A message given back stays unfinished (the next owner reads it again, and everything after it) while close
+    /// does not wait for it: with a drain timeout of two minutes, close still returns.
+    @Test func givenBackMessagesAreNotCommittedAndNotWaitedFor() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("calls")
+        try cluster.createTopic(topic, partitions: 1)
+        let group = KafkaTestSupport.uniqueName("g")
+        _ = try await KafkaTestSupport.produce(cluster, topic: topic, count: 4, partitions: 1)
+        let first = RecordingDelegate { consumer, message in
+            if message.offset == 1 { consumer.giveBack(message) } else { consumer.complete(message) }
+        }
+        var configuration = KafkaTestSupport.consumerConfiguration(cluster, group: group)
+        configuration.closeDrainTimeout = .seconds(120)
+        let owner = try KafkaConsumer(topics: [topic], configuration: configuration, delegate: first, logger: KafkaTestSupport.logger)
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { first.receivedCount >= 4 })
+        #expect(owner.inFlightCount == 1, "the given-back message stays unfinished")
+        let closes = Tally()
+        let closing = Task {
+            await owner.close()
+            closes.add()
+        }
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { closes.value == 1 }, "close did not wait for it")
+        await closing.value
+
+        let second = RecordingDelegate.completingImmediately()
+        let next = try KafkaConsumer(topics: [topic], configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
+                                     delegate: second, logger: KafkaTestSupport.logger)
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { second.receivedCount >= 3 })
+        await next.close()
+        #expect(second.received.map(\.offset) == [1, 2, 3])
+    }
 }

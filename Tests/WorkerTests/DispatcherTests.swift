@@ -163,9 +163,9 @@ final class Outcomes: Sendable {
         let outcomes = Outcomes()
         let registry = MetricsRegistry()
         dispatcher(sender, RecordingProducer(), registry: registry).handle([
-            (record(Fixtures.eventJSON(eventID: "e-1")), outcomes.callback("incoming")),
-            (record(Fixtures.eventJSON(eventID: "e-2", callID: "c-other"), offset: 1), outcomes.callback("other")),
-            (record(Fixtures.eventJSON(type: "hangup", eventID: "e-3"), offset: 2), outcomes.callback("hangup")),
+            ConsumedRecord(record(Fixtures.eventJSON(eventID: "e-1")), done: outcomes.callback("incoming")),
+            ConsumedRecord(record(Fixtures.eventJSON(eventID: "e-2", callID: "c-other"), offset: 1), done: outcomes.callback("other")),
+            ConsumedRecord(record(Fixtures.eventJSON(type: "hangup", eventID: "e-3"), offset: 2), done: outcomes.callback("hangup")),
         ])
         #expect(outcomes["incoming"] == [.cancelled])
         #expect(outcomes["other"] == [.delivered])
@@ -200,17 +200,23 @@ final class Outcomes: Sendable {
         #expect(outcomes["c-4"] == [.delivered], "after the backlog nothing waits")
     }
 
-    @Test func aRevokedPartitionLetsItsHeldEventsGo() {
+    /// A revoked partition's held events are given back unprocessed (the next owner reads ahead through them): never
+    /// sent, no outcome, not in flight any more.
+    @Test func aRevokedPartitionGivesItsHeldEventsBack() {
         let sender = ScriptedSender()
         let outcomes = Outcomes()
+        let givenBack = Outcomes()
         let dispatcher = dispatcher(sender, RecordingProducer())
         dispatcher.assigned(lanes: [0])
         var held = record(Fixtures.eventJSON(eventID: "e-1"), offset: 0)
         held.highWatermarkAtAssignment = 100
-        dispatcher.handle(held, done: outcomes.callback("held"))
-        #expect(outcomes["held"].isEmpty)
+        dispatcher.handle([ConsumedRecord(held, done: outcomes.callback("held"), giveBack: { givenBack.callback("held")(.cancelled) })])
+        #expect(dispatcher.inFlightCount == 1)
         dispatcher.revoked(lanes: [0])
-        #expect(outcomes["held"] == [.delivered], "the revoke waits for in-flight events: they are sent")
+        #expect(givenBack["held"].count == 1)
+        #expect(outcomes["held"].isEmpty)
+        #expect(sender.sent.isEmpty)
+        #expect(dispatcher.inFlightCount == 0)
     }
 
     @Test func expiredIncomingIsNotSent() {

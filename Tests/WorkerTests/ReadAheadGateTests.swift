@@ -1,12 +1,14 @@
+import Foundation
 import Testing
 
 @testable import Worker
 
 @Suite struct ReadAheadGateTests {
-    func gate(perPartition: Int = 500, total: Int = 5_000) -> ReadAheadGate<Int> {
+    func gate(perPartition: Int = 500, total: Int = 5_000, timeout: Duration = .seconds(5)) -> ReadAheadGate<Int> {
         var configuration = ReadAheadGate<Int>.Configuration()
         configuration.maxHeldPerPartition = perPartition
         configuration.maxHeld = total
+        configuration.timeout = timeout
         return ReadAheadGate(configuration: configuration)
     }
 
@@ -46,12 +48,17 @@ import Testing
         #expect(total.released == [1, 2, 3], "all lanes together are bounded too")
     }
 
-    @Test func theTimerEndsTheReadAheadOnlyForItsOwnEpoch() {
-        let gate = gate()
+    /// The timer gives up only after the calls partition delivered nothing for the timeout, and only for its epoch.
+    @Test func theTimerEndsTheReadAheadOnlyWithoutProgress() throws {
+        let gate = gate(timeout: .milliseconds(200))
         _ = gate.assign(lanes: [0])
         let first = gate.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true)
-        #expect(gate.expire(lane: 0, epoch: first.timerEpoch! + 1000).isEmpty)
-        #expect(gate.expire(lane: 0, epoch: first.timerEpoch!) == [1])
+        let epoch = try #require(first.timerEpoch)
+        guard case .nothing = gate.expire(lane: 0, epoch: epoch + 1000) else { Issue.record("a stale timer acts"); return }
+        guard case .later = gate.expire(lane: 0, epoch: epoch) else { Issue.record("progress just now: look again later"); return }
+        Thread.sleep(forTimeInterval: 0.25)
+        guard case .released(let held) = gate.expire(lane: 0, epoch: epoch) else { Issue.record("no progress: let go"); return }
+        #expect(held == [1])
         #expect(gate.offer(2, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes, "it gave up")
     }
 

@@ -7,8 +7,10 @@ public struct ReadAheadConfiguration: Sendable, Hashable {
     public var maxHeldPerPartition = 500
     /// Events all lanes hold together before they let them go. Default: 5000.
     public var maxHeld = 5_000
-    /// Longest time a lane holds an event before it gives up reading ahead. Default: 1 s.
-    public var timeout: Duration = .seconds(1)
+    /// How long a lane holding events waits for its calls partition to deliver anything before it gives up reading
+    /// ahead and lets them go. Reading ahead normally ends in milliseconds (when the backlog is read); this bounds
+    /// the delay when it cannot (a stalled broker, a paused partition). Default: 5 s.
+    public var timeout: Duration = .seconds(5)
 
     public init() {}
 }

@@ -13,9 +13,11 @@ import Synchronization
 ///   just below that end; every other event passes at once.
 /// - Once that record arrives, the held events are released in order, before it, and nothing is held again.
 /// - Bounds: a lane holding ``Configuration/maxHeldPerPartition`` events, or all lanes together
-///   ``Configuration/maxHeld``, release what they hold (and keep reading ahead); a lane that holds events for
-///   ``Configuration/timeout`` releases them and stops holding (the caller asks with ``expire(lane:epoch:)``).
-/// - A revoked lane releases what it holds (its events are then sent, as before the read-ahead existed).
+///   ``Configuration/maxHeld``, release what they hold (and keep reading ahead); a lane whose calls partition
+///   delivers nothing for ``Configuration/timeout`` while it holds events releases them and stops holding (the
+///   caller asks with ``expire(lane:epoch:)``).
+/// - A revoked lane returns what it holds: the caller gives those events back unprocessed, so the partition's
+///   next owner reads ahead through them itself.
 ///
 /// - Important: thread-safe; all state is behind one `Mutex`, and it never calls out.
 final class ReadAheadGate<Item: Sendable>: Sendable {
@@ -36,6 +38,8 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         /// The calls partition's high watermark at assignment; nil until its first record.
         var end: Int64?
         var caughtUp = false
+        /// When the calls partition last delivered a record (or the lane was assigned).
+        var lastProgress = ContinuousClock.now
         /// Changes whenever the held events are let go, so a stale timer finds nothing to do.
         var epoch: UInt64 = 0
     }
@@ -68,7 +72,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         }
     }
 
-    /// `lanes` were revoked: returns what they held, to admit now.
+    /// `lanes` were revoked: returns what they held (to give back unprocessed).
     func revoke(lanes: [Int32]) -> [Item] {
         state.withLock { state in
             var released: [Item] = []
@@ -80,7 +84,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         }
     }
 
-    /// Lets every held event go and stops reading ahead (shutdown).
+    /// Returns every held event and stops reading ahead (shutdown: they are given back unprocessed).
     func releaseAll() -> [Item] {
         state.withLock { state in
             var released: [Item] = []
@@ -104,6 +108,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         state.withLock { state in
             guard var current = state.lanes[lane], !current.caughtUp else { return Verdict(passes: true) }
             if isCallsTopic {
+                current.lastProgress = .now
                 if current.end == nil { current.end = highWatermark ?? 0 }
                 if offset + 1 >= current.end! {
                     current.caughtUp = true
@@ -137,13 +142,25 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         }
     }
 
-    /// The timer of a lane's held events ran out: if they are still held (same `epoch`), returns them and the lane
-    /// stops reading ahead.
-    func expire(lane: Int32, epoch: UInt64) -> [Item] {
+    /// What a lane's timer finds.
+    enum Expiry: Sendable {
+        /// Nothing to do (the events were let go meanwhile, or the lane is gone).
+        case nothing
+        /// The calls partition made progress since: look again after this long.
+        case later(Duration)
+        /// No progress for ``ReadAheadConfiguration/timeout``: the lane stops reading ahead; admit these.
+        case released([Item])
+    }
+
+    /// The timer of a lane's held events ran out: if they are still held (same `epoch`) and the calls partition
+    /// delivered nothing for ``ReadAheadConfiguration/timeout``, the lane stops reading ahead and returns them.
+    func expire(lane: Int32, epoch: UInt64) -> Expiry {
         state.withLock { state in
-            guard let current = state.lanes[lane], current.epoch == epoch, state.held[lane] != nil else { return [] }
+            guard let current = state.lanes[lane], current.epoch == epoch, state.held[lane] != nil else { return .nothing }
+            let idle = ContinuousClock.now - current.lastProgress
+            if idle < configuration.timeout { return .later(configuration.timeout - idle) }
             state.lanes[lane]?.caughtUp = true
-            return Self.takeHeld(lane, in: &state)
+            return .released(Self.takeHeld(lane, in: &state))
         }
     }
 

@@ -22,6 +22,8 @@ final class Dispatcher: Sendable {
         let event: CallEvent
         let request: APNsRequest
         let done: @Sendable (Outcome) -> Void
+        /// Leaves without an outcome: the record stays unfinished for the partition's next owner.
+        let giveBack: @Sendable () -> Void
         /// Held by the read-ahead, or its call's stop event came later in its batch: a cancellation is the
         /// look-ahead's doing.
         var lookedAhead = false
@@ -29,7 +31,8 @@ final class Dispatcher: Sendable {
 
     let configuration: DispatcherConfiguration
     private let decoder: CallEventDecoder
-    private let mapper: PushMapper
+    /// Replaced by ``updateMapping(_:)`` (a configuration reload).
+    private let mapper: Mutex<PushMapper>
     private let router: OutcomeRouter
     private let tracker: CallTracker<Pending>
     private let gate: ReadAheadGate<Pending>
@@ -54,7 +57,7 @@ final class Dispatcher: Sendable {
     ) {
         self.configuration = configuration
         self.decoder = CallEventDecoder(configuration: configuration.decoder)
-        self.mapper = PushMapper(configuration: configuration.mapping)
+        self.mapper = Mutex(PushMapper(configuration: configuration.mapping))
         self.router = OutcomeRouter(configuration: configuration.routing)
         self.tracker = CallTracker(configuration: configuration.calls, clock: clock)
         self.gate = ReadAheadGate(configuration: configuration.readAhead)
@@ -79,25 +82,30 @@ final class Dispatcher: Sendable {
         ledger.oldestStart.map { Double(max(0, clock.nowMilliseconds() - $0)) / 1000 } ?? 0
     }
 
+    /// Maps events consumed from now on with `mapping` (per-app texts after a configuration reload).
+    func updateMapping(_ mapping: MappingConfiguration) {
+        mapper.withLock { $0 = PushMapper(configuration: mapping) }
+    }
+
     /// Stops re-producing failed records (shutdown): their events stay unfinished and are consumed again later.
     func stop() { stopped.store(true, ordering: .relaxed) }
 
     /// Handles one consumed record. `done` runs exactly once, with the event's outcome, when that outcome is final
     /// and every record it produced is acknowledged (never, for a record still unacknowledged at ``stop()``).
     func handle(_ record: InboundRecord, done: @escaping @Sendable (Outcome) -> Void) {
-        handle([(record, done)])
+        handle([ConsumedRecord(record, done: done)])
     }
 
     /// Handles the records one fetch brought, in order, as ``handle(_:done:)`` does each — after looking ahead:
     /// every stop event of the batch marks its call ended first, so an `incoming` earlier in the batch whose call
     /// ends later in it is cancelled instead of ringing; and `incoming` events from the backlog of a newly assigned
     /// partition wait in the ``ReadAheadGate`` until the worker has read through that backlog.
-    func handle(_ batch: [(record: InboundRecord, done: @Sendable (Outcome) -> Void)]) {
+    func handle(_ batch: [ConsumedRecord]) {
         var admissible: [Pending] = []
         admissible.reserveCapacity(batch.count)
         var lastStop: [String: Int] = [:]
-        for (record, done) in batch {
-            guard let pending = prepare(record, done: done) else { continue }
+        for consumed in batch {
+            guard let pending = prepare(consumed) else { continue }
             if pending.event.type.stopsRinging { lastStop[pending.event.callID] = admissible.count }
             admissible.append(pending)
         }
@@ -110,14 +118,22 @@ final class Dispatcher: Sendable {
     }
 
     /// Counts a consumed record and decodes and maps it; dead-letters it (and returns nil) when it cannot be sent.
-    private func prepare(_ record: InboundRecord, done: @escaping @Sendable (Outcome) -> Void) -> Pending? {
+    private func prepare(_ consumed: ConsumedRecord) -> Pending? {
+        let record = consumed.record
         metrics.consumed(topic: record.topic)
         metrics.inFlight.set(inFlight.add(1, ordering: .relaxed).newValue)
         let ticket = ledger.begin(at: clock.nowMilliseconds())
-        let counted: @Sendable (Outcome) -> Void = { [self] outcome in
+        let leave: @Sendable () -> Void = { [self] in
             ledger.end(ticket)
             metrics.inFlight.set(inFlight.subtract(1, ordering: .relaxed).newValue)
-            done(outcome)
+        }
+        let counted: @Sendable (Outcome) -> Void = { outcome in
+            leave()
+            consumed.done(outcome)
+        }
+        let givenBack: @Sendable () -> Void = {
+            leave()
+            consumed.giveBack()
         }
         let event: CallEvent
         do {
@@ -128,8 +144,8 @@ final class Dispatcher: Sendable {
             return nil
         }
         do {
-            let request = try mapper.map(event).request
-            return Pending(record: record, event: event, request: request, done: counted)
+            let request = try mapper.withLock { $0 }.map(event).request
+            return Pending(record: record, event: event, request: request, done: counted, giveBack: givenBack)
         } catch {
             logger.debug("event dead-lettered: unmappable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
             finish(record, event: event, input: .mappingFailed(error), done: counted)
@@ -157,25 +173,35 @@ final class Dispatcher: Sendable {
         }
     }
 
-    private func scheduleExpiry(lane: Int32, epoch: UInt64) {
-        DispatchQueue.global().asyncAfter(deadline: .now() + gate.configuration.timeout.inSeconds) { [self] in
-            admitReleased(gate.expire(lane: lane, epoch: epoch))
+    private func scheduleExpiry(lane: Int32, epoch: UInt64, after delay: Duration? = nil) {
+        let wait = delay ?? gate.configuration.timeout
+        DispatchQueue.global().asyncAfter(deadline: .now() + wait.inSeconds) { [self] in
+            switch gate.expire(lane: lane, epoch: epoch) {
+            case .nothing: break
+            case .later(let remaining): scheduleExpiry(lane: lane, epoch: epoch, after: remaining)
+            case .released(let held): admitReleased(held)
+            }
         }
     }
 
     /// The calls topic's partitions `lanes` were assigned to this worker: their backlog is read ahead.
     func assigned(lanes: [Int32]) {
-        admitReleased(gate.assign(lanes: lanes))
+        giveBack(gate.assign(lanes: lanes))
     }
 
-    /// `lanes` were revoked: events the read-ahead held are sent now (the revoke waits for them).
+    /// `lanes` were revoked: events the read-ahead held are given back unprocessed, so the partition's next owner
+    /// reads ahead through them itself (sending them now could ring a call whose hang-up this worker has not read).
     func revoked(lanes: [Int32]) {
-        admitReleased(gate.revoke(lanes: lanes))
+        giveBack(gate.revoke(lanes: lanes))
     }
 
-    /// Sends every event the read-ahead holds and stops reading ahead (the start of a graceful shutdown).
-    func releaseHeld() {
-        admitReleased(gate.releaseAll())
+    /// Gives back every event the read-ahead holds and stops reading ahead (the start of a graceful shutdown).
+    func giveBackHeld() {
+        giveBack(gate.releaseAll())
+    }
+
+    private func giveBack(_ held: [Pending]) {
+        for pending in held { pending.giveBack() }
     }
 
     private func admit(_ pending: Pending) {

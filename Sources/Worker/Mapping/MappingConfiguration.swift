@@ -49,6 +49,10 @@ public struct MappingConfiguration: Sendable, Hashable {
             title: "Call answered", body: "Answered on another device", category: "CALL_ENDED"
         ),
     ]
+    /// Alert content per bundle id, for the event types it lists, instead of ``alerts`` (per-app categories, default
+    /// texts and loc keys; `apns.apps[].mapping` in `callpush run`'s config file). Default: empty (every app uses
+    /// ``alerts``).
+    public var appAlerts: [String: [CallEventType: AlertDefaults]] = [:]
     /// `aps.sound` for alert pushes when the event has none. Default: nil (the extension plays the ringtone).
     public var sound: String? = nil
     /// Incoming pushes expire at the ring deadline (`created_at/1000 + ring_timeout_s`), so a phone that comes
@@ -73,5 +77,11 @@ public struct MappingConfiguration: Sendable, Hashable {
     /// The alert defaults for `type` (falls back to the hangup defaults, then a generic text).
     public func alertDefaults(for type: CallEventType) -> AlertDefaults {
         alerts[type] ?? alerts[.hangup] ?? AlertDefaults(title: "Call ended", body: "Call ended")
+    }
+
+    /// The alert defaults for `type` in the app `bundleID`: its own from ``appAlerts`` when it has them.
+    public func alertDefaults(for type: CallEventType, bundleID: String) -> AlertDefaults {
+        if !appAlerts.isEmpty, let own = appAlerts[bundleID]?[type] { return own }
+        return alertDefaults(for: type)
     }
 }

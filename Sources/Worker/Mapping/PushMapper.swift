@@ -85,7 +85,7 @@ public struct PushMapper: Sendable {
 
     /// The alert payload bytes for `event` (custom members merged, reserved keys skipped).
     public func alertPayload(_ event: CallEvent) -> [UInt8] {
-        let defaults = configuration.alertDefaults(for: event.type)
+        let defaults = configuration.alertDefaults(for: event.type, bundleID: configuration.bundleIDOverride ?? event.topic)
         var writer = JSONWriter(capacity: 384)
         writer.appendLiteral(event.type == .incoming ? #"{"pushType":1,"callId":"# : #"{"pushType":2,"callId":"#)
         writer.appendString(event.callID)

@@ -12,6 +12,8 @@ struct ErrorClass: RawRepresentable, Hashable, Sendable, CustomStringConvertible
     static let connect = Self(rawValue: "connect")
     static let notProcessed = Self(rawValue: "not_processed")
     static let transport = Self(rawValue: "transport")
+    /// The app's credential had its bound of pushes in flight (``APNsReason/appInFlightLimit``); nothing was sent.
+    static let appInFlightLimit = Self(rawValue: "app_in_flight_limit")
 
     /// Classifies a `retryLater` answer: by status when there was one, else by its typed transport reason.
     init(_ result: APNsResult) {
@@ -24,6 +26,7 @@ struct ErrorClass: RawRepresentable, Hashable, Sendable, CustomStringConvertible
             return
         }
         switch result.apnsReason {
+        case .appInFlightLimit: self = .appInFlightLimit
         case .timeout: self = .timeout
         case .notProcessed: self = .notProcessed
         case .connectionLost: self = .connect

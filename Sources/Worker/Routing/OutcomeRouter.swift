@@ -16,6 +16,7 @@ import APNs
 /// | APNs retryLater, tiers or attempts used up | dead_lettered | DLQ (`retries_exhausted`) |
 /// | APNs retryLater otherwise | retried | next tier (key, value, other headers kept) |
 /// | APNs permanent | dead_lettered | DLQ (`apns_rejected`) |
+/// | no configured app serves the bundle id (`UnknownApp`) | dead_lettered | DLQ (`unknown_app`) |
 /// | APNs fixCredentials (after the client's one refresh) | dead_lettered | DLQ (`apns_credentials`) |
 ///
 /// Every outcome also produces a receipt on ``Configuration/outcomesTopic`` when
@@ -56,6 +57,7 @@ struct OutcomeRouter: Sendable {
         static let retriesExhausted = "retries_exhausted"
         static let apnsRejected = "apns_rejected"
         static let apnsCredentials = "apns_credentials"
+        static let unknownApp = "unknown_app"
     }
 
     /// Routes one event.
@@ -115,7 +117,8 @@ struct OutcomeRouter: Sendable {
                 reason: result.reason ?? "token_invalid"
             )
         case .permanent:
-            return deadLetter(record, context, reason: DeadLetterReason.apnsRejected, status: result.status, detail: result.reason)
+            let reason = result.apnsReason == .unknownApp ? DeadLetterReason.unknownApp : DeadLetterReason.apnsRejected
+            return deadLetter(record, context, reason: reason, status: result.status, detail: result.reason)
         case .fixCredentials:
             return deadLetter(record, context, reason: DeadLetterReason.apnsCredentials, status: result.status, detail: result.reason)
         case .retryLater:

@@ -61,6 +61,11 @@ public final class WorkerService: KafkaConsumerDelegate {
         registry.addCollector { oldest.set(dispatcher.oldestInFlightAgeSeconds) }
     }
 
+    /// Maps events consumed from now on with `mapping` (a configuration reload; events already mapped keep theirs).
+    public func updateMapping(_ mapping: MappingConfiguration) {
+        dispatcher.updateMapping(mapping)
+    }
+
     /// Checks the topics, subscribes to the calls topic and every retry tier and starts consuming.
     /// - Throws: ``KafkaError`` when a topic is missing or a retry tier's partition count differs from the calls
     ///   topic's (code `configuration`, one line naming both), or the consumer cannot start.
@@ -81,7 +86,7 @@ public final class WorkerService: KafkaConsumerDelegate {
         setReady(false)
         let consumer = consumerBox.withLock { $0 }
         logger.info("worker draining", metadata: ["worker.in_flight": String(dispatcher.inFlightCount)])
-        dispatcher.releaseHeld()
+        dispatcher.giveBackHeld()
         await consumer?.close()
         dispatcher.stop()
         _ = await producer.flush(timeout: configuration.producerFlushTimeout)
@@ -109,7 +114,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     public func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
         let now = clock.nowMilliseconds()
         var heldUntil: [KafkaTopicPartition: Int64] = [:]
-        var batch: [(record: InboundRecord, done: @Sendable (Outcome) -> Void)] = []
+        var batch: [ConsumedRecord] = []
         batch.reserveCapacity(messages.count)
         for message in messages {
             let record = InboundRecord(message)
@@ -120,7 +125,7 @@ public final class WorkerService: KafkaConsumerDelegate {
                 consumer.hold(message, for: .milliseconds(due - now))
                 continue
             }
-            batch.append((record, { _ in consumer.complete(message) }))
+            batch.append(ConsumedRecord(record, done: { _ in consumer.complete(message) }, giveBack: { consumer.giveBack(message) }))
         }
         if !batch.isEmpty { dispatcher.handle(batch) }
     }

@@ -1,0 +1,238 @@
+public import HTTP2
+import Dispatch
+import Synchronization
+public import Telemetry
+internal import Foundation
+
+/// Sends each push with its app's credentials: one ``APNsClient`` per distinct credential (a `.p8` key serves every
+/// bundle id of its apps; a certificate app has its own connections), all on one shared event-loop group.
+///
+/// A push picks its app by `apns-topic` without the push type's suffix (`com.example.app.voip` →
+/// `com.example.app`). A bundle id no app serves is answered at once with `UnknownApp` (permanent). When more than
+/// one credential is configured, each credential's pushes in flight are bounded
+/// (``APNsAppsConfiguration/maximumInFlightPerCredential``); past the bound a push is answered at once with
+/// `AppInFlightLimit` (retry later) instead of waiting, so an app whose key is revoked, whose answers are slow or
+/// whose certificate is dead cannot fill the worker's window and stall the others.
+///
+/// ``apply(_:)`` swaps in a new configuration (re-reading every key and certificate file): new pushes use the new
+/// clients at once; each old client keeps the pushes it has in flight, and is shut down when the last is answered.
+/// A push is sent by exactly one client, so a reload neither loses nor repeats one.
+///
+/// - Important: thread-safe. Completions run on an event-loop thread (or the caller's, for immediate answers).
+public final class APNsAppRouter: Sendable {
+    /// One credential's client and its in-flight count.
+    final class Slot: Sendable {
+        let label: String
+        let client: APNsClient
+        let limit: Int?
+        /// Pushes sent through ``client`` and not answered yet; changed under the router's lock when sending.
+        let inFlight = Atomic<Int>(0)
+        let retired = Atomic<Bool>(false)
+        private let closed = Atomic<Bool>(false)
+
+        var isClosed: Bool { closed.load(ordering: .acquiring) }
+
+        init(label: String, client: APNsClient, limit: Int?) {
+            self.label = label
+            self.client = client
+            self.limit = limit
+        }
+
+        /// Shuts the client down off the event loops, once.
+        func close() {
+            guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            DispatchQueue.global().async { [client] in client.shutdown() }
+        }
+    }
+
+    /// Where one app's pushes go.
+    struct Route: Sendable {
+        let slot: Slot
+        let metrics: APNsAppRouterMetrics.App
+    }
+
+    /// The configuration in force.
+    struct Table: Sendable {
+        var byBundleID: [String: Route] = [:]
+        /// The app serving every bundle id, when it is configured so.
+        var catchAll: Route?
+        var slots: [Slot] = []
+        /// Replaced clients still answering their in-flight pushes.
+        var retiring: [Slot] = []
+        var configuration: APNsAppsConfiguration?
+
+        func route(for bundleID: String) -> Route? { byBundleID[bundleID] ?? catchAll }
+    }
+
+    public let metrics: APNsAppRouterMetrics
+    private let registry: MetricsRegistry
+    private let group: EventLoopGroup
+    private let logger: Logger
+    private let table = Mutex(Table())
+    private let isShutdown = Atomic<Bool>(false)
+
+    /// Loads every credential and sets up its client.
+    /// - Parameters:
+    ///   - configuration: the apps and the client settings they share.
+    ///   - registry: for the per-app and per-credential series (and each client's `callpush_apns_*` series, labelled
+    ///     `credential` unless a single app serves every bundle id).
+    ///   - logger: one line per reload; keys and tokens are never logged.
+    /// - Throws: ``APNsClientError`` (`configuration` for invalid apps, `credentials` for unreadable files).
+    public init(
+        configuration: APNsAppsConfiguration,
+        registry: MetricsRegistry = MetricsRegistry(),
+        logger: Logger = .disabled
+    ) throws(APNsClientError) {
+        self.registry = registry
+        self.metrics = APNsAppRouterMetrics(registry: registry)
+        self.logger = logger
+        do {
+            group = try EventLoopGroup(numberOfThreads: configuration.client.eventLoops)
+        } catch {
+            throw APNsClientError(.transport, "cannot start event loops: \(error)")
+        }
+        do {
+            let table = try makeTable(configuration)
+            self.table.withLock { $0 = table }
+        } catch {
+            group.shutdown()
+            throw error
+        }
+    }
+
+    // MARK: - Sending
+
+    /// Sends `request` with its app's credentials; `completion` runs exactly once.
+    public func send(
+        _ request: APNsRequest,
+        environment: APNsEnvironment = .production,
+        completion: @escaping @Sendable (APNsResult) -> Void
+    ) {
+        let bundleID = Self.bundleID(of: request)
+        enum Admission { case unknown, limited(Route), admitted(Route) }
+        let admission = table.withLock { table -> Admission in
+            guard let route = table.route(for: bundleID) else { return .unknown }
+            if let limit = route.slot.limit, route.slot.inFlight.load(ordering: .relaxed) >= limit {
+                return .limited(route)
+            }
+            route.slot.inFlight.add(1, ordering: .relaxed)
+            return .admitted(route)
+        }
+        switch admission {
+        case .unknown:
+            metrics.unknownApp.increment()
+            completion(APNsResult(disposition: .permanent, status: nil, reason: APNsReason.unknownApp.rawValue,
+                                  apnsID: request.apnsID))
+        case .limited(let route):
+            route.metrics.limited.increment()
+            let result = APNsResult(disposition: .retryLater, status: nil, reason: APNsReason.appInFlightLimit.rawValue,
+                                    apnsID: request.apnsID)
+            route.metrics.record(result)
+            completion(result)
+        case .admitted(let route):
+            route.metrics.inFlight.increment()
+            route.slot.client.send(request, environment: environment) { result in
+                route.metrics.inFlight.decrement()
+                route.metrics.record(result)
+                completion(result)
+                let left = route.slot.inFlight.subtract(1, ordering: .acquiringAndReleasing).newValue
+                if left == 0 && route.slot.retired.load(ordering: .acquiring) { route.slot.close() }
+            }
+        }
+    }
+
+    /// Async form of ``send(_:environment:completion:)``.
+    public func send(_ request: APNsRequest, environment: APNsEnvironment = .production) async -> APNsResult {
+        await withCheckedContinuation { continuation in
+            send(request, environment: environment) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// The bundle id of `request`: its `apns-topic` without its push type's suffix.
+    public static func bundleID(of request: APNsRequest) -> String {
+        guard let suffix = request.pushType.topicSuffix, !suffix.isEmpty, request.topic.hasSuffix(suffix) else {
+            return request.topic
+        }
+        return String(request.topic.dropLast(suffix.count))
+    }
+
+    // MARK: - Reloading
+
+    /// Replaces the configuration: loads every credential anew (keys and certificates are read again), then routes
+    /// new pushes to the new clients; each old client is shut down once its in-flight pushes are answered.
+    /// - Throws: ``APNsClientError`` when the configuration is invalid or a file cannot be loaded; the configuration
+    ///   in force stays.
+    public func apply(_ configuration: APNsAppsConfiguration) throws(APNsClientError) {
+        guard !isShutdown.load(ordering: .relaxed) else { return }
+        let next: Table
+        do {
+            next = try makeTable(configuration)
+        } catch {
+            metrics.reloadCounter("failed").increment()
+            throw error
+        }
+        let old = table.withLock { table -> [Slot] in
+            let old = table.slots
+            for slot in old { slot.retired.store(true, ordering: .releasing) }
+            let retiring = table.retiring.filter { !$0.isClosed } + old
+            table = next
+            table.retiring = retiring
+            return old
+        }
+        for slot in old where slot.inFlight.load(ordering: .acquiring) == 0 { slot.close() }
+        metrics.reloadCounter("ok").increment()
+        logger.info("APNs apps configuration applied", metadata: [
+            "apns.apps": String(configuration.apps.count), "apns.credentials": String(next.slots.count),
+        ])
+    }
+
+    /// The configuration in force.
+    public var configuration: APNsAppsConfiguration? { table.withLock { $0.configuration } }
+
+    /// The client serving `bundleID` now (for status and tests).
+    public func client(for bundleID: String) -> APNsClient? { table.withLock { $0.route(for: bundleID)?.slot.client } }
+
+    private func makeTable(_ configuration: APNsAppsConfiguration) throws(APNsClientError) -> Table {
+        let problems = configuration.problems
+        guard problems.isEmpty else { throw APNsClientError(.configuration, problems.joined(separator: "; ")) }
+        let groups = configuration.credentialGroups
+        let labelled = configuration.apps.first?.bundleID != nil
+        let limit = groups.count > 1 ? configuration.maximumInFlightPerCredential : nil
+        var table = Table(configuration: configuration)
+        for group in groups {
+            var client = configuration.client
+            client.credentials = group.credentials
+            let made: APNsClient
+            do {
+                made = try APNsClient(
+                    configuration: client, metrics: registry, group: self.group, logger: logger,
+                    metricLabels: labelled ? ["credential": group.label] : [:])
+            } catch {
+                for slot in table.slots { slot.close() }
+                throw APNsClientError(error.code, "credential \(group.label): \(error.reason)")
+            }
+            let slot = Slot(label: group.label, client: made, limit: limit)
+            table.slots.append(slot)
+            metrics.credentialLoaded(group.label, atSecondsSinceEpoch: Date().timeIntervalSince1970)
+            for app in group.apps {
+                let route = Route(slot: slot, metrics: metrics.app(app.metricLabel))
+                if let bundleID = app.bundleID { table.byBundleID[bundleID] = route } else { table.catchAll = route }
+            }
+        }
+        return table
+    }
+
+    // MARK: - Shutdown
+
+    /// Answers queued pushes with `NotProcessed`, closes every connection and stops the event loops. Must not run
+    /// on an event-loop thread. Idempotent.
+    public func shutdown() {
+        if isShutdown.exchange(true, ordering: .acquiringAndReleasing) { return }
+        let slots = table.withLock { table -> [Slot] in
+            defer { table = Table() }
+            return table.slots + table.retiring
+        }
+        for slot in slots { slot.client.shutdown() }
+        group.shutdown()
+    }
+}

@@ -1,0 +1,84 @@
+public import Telemetry
+import Synchronization
+
+/// The router's Prometheus series: per app (label `bundle_id`, bounded by the configured apps; `any` for the app
+/// that serves every bundle id) and per credential (label `credential`: the key id, or `certificate:<bundle id>`).
+///
+/// - `callpush_apns_app_requests_total{bundle_id,disposition}`: answers per app (`delivered`, `tokenInvalid`,
+///   `retryLater`, `fixCredentials`, `permanent`).
+/// - `callpush_apns_app_requests_in_flight{bundle_id}`: pushes sent and not answered yet.
+/// - `callpush_apns_app_in_flight_limited_total{bundle_id}`: pushes answered `AppInFlightLimit` at once because
+///   their credential had its bound in flight.
+/// - `callpush_apns_unknown_app_requests_total`: pushes for a bundle id no app serves.
+/// - `callpush_apns_credential_loaded_timestamp_seconds{credential}`: when the credential's files were last read.
+/// - `callpush_apns_config_reloads_total{result}`: apps configurations applied (`ok`) or refused (`failed`).
+public final class APNsAppRouterMetrics: Sendable {
+    public static let appRequests = "callpush_apns_app_requests_total"
+    public static let appInFlight = "callpush_apns_app_requests_in_flight"
+    public static let appInFlightLimited = "callpush_apns_app_in_flight_limited_total"
+    public static let unknownAppRequests = "callpush_apns_unknown_app_requests_total"
+    public static let credentialLoaded = "callpush_apns_credential_loaded_timestamp_seconds"
+    public static let configReloads = "callpush_apns_config_reloads_total"
+
+    /// One app's series, looked up once per configuration.
+    final class App: Sendable {
+        let inFlight: Gauge
+        let limited: Counter
+        private let answers: [APNsDisposition: Counter]
+
+        init(registry: MetricsRegistry, bundleID: String) {
+            inFlight = registry.gauge(
+                APNsAppRouterMetrics.appInFlight, help: "APNs pushes in flight per app.", labels: ["bundle_id": bundleID])
+            limited = registry.counter(
+                APNsAppRouterMetrics.appInFlightLimited,
+                help: "Pushes answered AppInFlightLimit (retry later) because their credential had its bound in flight.",
+                labels: ["bundle_id": bundleID])
+            var answers: [APNsDisposition: Counter] = [:]
+            for disposition in APNsDisposition.allCases {
+                answers[disposition] = registry.counter(
+                    APNsAppRouterMetrics.appRequests, help: "APNs answers per app, by disposition.",
+                    labels: ["bundle_id": bundleID, "disposition": disposition.rawValue])
+            }
+            self.answers = answers
+        }
+
+        func record(_ result: APNsResult) { answers[result.disposition]?.increment() }
+    }
+
+    public let registry: MetricsRegistry
+    let unknownApp: Counter
+    private let apps = Mutex<[String: App]>([:])
+
+    public init(registry: MetricsRegistry) {
+        self.registry = registry
+        unknownApp = registry.counter(Self.unknownAppRequests, help: "APNs pushes for a bundle id no configured app serves.")
+        for result in ["ok", "failed"] { reloadCounter(result) }
+    }
+
+    func app(_ bundleID: String) -> App {
+        apps.withLock { apps in
+            if let app = apps[bundleID] { return app }
+            let app = App(registry: registry, bundleID: bundleID)
+            apps[bundleID] = app
+            return app
+        }
+    }
+
+    func credentialLoaded(_ label: String, atSecondsSinceEpoch seconds: Double) {
+        registry.gauge(Self.credentialLoaded, help: "When each APNs credential's files were last read (UNIX seconds).",
+                       labels: ["credential": label]).set(seconds)
+    }
+
+    /// `callpush_apns_config_reloads_total{result}`: `ok` or `failed`.
+    @discardableResult
+    public func reloadCounter(_ result: String) -> Counter {
+        registry.counter(Self.configReloads, help: "APNs apps configurations applied (ok) or refused (failed).",
+                         labels: ["result": result])
+    }
+
+    /// The answers counted so far for one app and disposition.
+    public func answerCount(bundleID: String, disposition: APNsDisposition) -> Double {
+        registry.counter(Self.appRequests, help: "APNs answers per app, by disposition.",
+                         labels: ["bundle_id": bundleID, "disposition": disposition.rawValue]).value
+    }
+}

@@ -1,0 +1,3 @@
+public import APNs
+
+extension APNsAppRouter: PushSender {}

@@ -1,0 +1,217 @@
+import APNs
+import APNsMock
+import Crypto
+import Foundation
+import Kafka
+import Telemetry
+import Testing
+
+@testable import Worker
+
+/// Several apps in one worker through Kafka: each app's pushes carry its own credentials (the mock verifies every
+/// JWT against the key and team of its `kid`), an unknown bundle id is dead-lettered, a rejected key stays the
+/// problem of its own app, and a reload with a rotated key loses and repeats nothing.
+@Suite(.serialized) struct MultiAppTests {
+    static let team1 = "TEAM000001"
+    static let team2 = "TEAM000002"
+
+    /// A directory of `.p8` files; keys by id.
+    final class Keys: Sendable {
+        let directory: String
+        let keys: [String: ES256PrivateKey]
+
+        init(_ ids: [String]) throws {
+            directory = NSTemporaryDirectory() + "callpush-apps-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            var keys: [String: ES256PrivateKey] = [:]
+            for id in ids {
+                let key = try ES256PrivateKey.generate()
+                try key.pemRepresentation().write(toFile: "\(directory)/\(id).p8", atomically: true, encoding: .utf8)
+                keys[id] = key
+            }
+            self.keys = keys
+        }
+
+        func path(_ id: String) -> String { "\(directory)/\(id).p8" }
+
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static func mock(trusting keys: Keys, teams: [String: String], latencySeconds: Double = 0) throws -> APNsMockServer {
+        var apns = APNsMockConfiguration(authentication: .providerToken(
+            keys: Dictionary(uniqueKeysWithValues: teams.keys.map { ($0, keys.keys[$0]!.publicKey) }), teamID: team1))
+        apns.keyTeams = teams
+        var faults = APNsMockFaults.none
+        faults.latencySeconds = latencySeconds
+        return try APNsMockServer(configuration: APNsMockServerConfiguration(apns: apns, faults: faults, recorderCapacity: 100_000))
+    }
+
+    static func apps(
+        _ list: [(bundleID: String, keyID: String, teamID: String)], keys: Keys, server: APNsMockServer, limit: Int? = 5000
+    ) -> APNsAppsConfiguration {
+        APNsAppsConfiguration(
+            apps: list.map {
+                APNsAppConfiguration(bundleID: $0.bundleID, credentials: .token(keyPath: keys.path($0.keyID), keyID: $0.keyID, teamID: $0.teamID))
+            },
+            client: APNsClientConfiguration(
+                credentials: .token(keyPEM: "", keyID: "", teamID: ""), customEndpoint: server.endpoint,
+                connectionsPerPool: 1, requestTimeout: .seconds(10), reconnectBackoffInitial: .milliseconds(50)),
+            maximumInFlightPerCredential: limit)
+    }
+
+    static func event(_ id: String, topic: String, push: String = "alert") -> (callID: String, json: String) {
+        let created = Int64(Date().timeIntervalSince1970 * 1000)
+        return ("c-\(id)", #"{"event_id":"\#(id)","type":"incoming","call_id":"c-\#(id)","device_token":"\#(String(repeating: "ab", count: 32))","push":"\#(push)","topic":"\#(topic)","environment":"production","created_at":\#(created),"ring_timeout_s":600}"#)
+    }
+
+    /// The `kid` and `iss` of the provider token a recorded push carried.
+    static func signer(of entry: APNsMockRecorder.Entry) -> (keyID: String, teamID: String)? {
+        guard let authorization = entry.headers.first(where: { $0.name == "authorization" })?.value else { return nil }
+        let parts = authorization.dropFirst("bearer ".count).split(separator: ".")
+        guard parts.count == 3, let header = Base64URL.decode(parts[0]), let claims = Base64URL.decode(parts[1]),
+            let kid = (try? JSONSerialization.jsonObject(with: Data(header)) as? [String: Any])?["kid"] as? String,
+            let iss = (try? JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any])?["iss"] as? String
+        else { return nil }
+        return (kid, iss)
+    }
+
+    static func header(_ message: KafkaMessage, _ name: String) -> String? {
+        message.headers.first { $0.name == name }.map { String(decoding: $0.value, as: UTF8.self) }
+    }
+
+    @Test func eachAppPushesWithItsOwnKeyAndTeamAndTroubleStaysWithItsApp() async throws {
+        let keys = try Keys(["KEY0000001", "KEY0000002", "KEY0000003"])
+        // KEY0000003 is not known to the mock: every push of its app is answered 403 InvalidProviderToken.
+        let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1, "KEY0000002": Self.team2])
+        let registry = MetricsRegistry()
+        let router = try APNsAppRouter(
+            configuration: Self.apps([
+                ("com.example.main", "KEY0000001", Self.team1), ("com.example.lite", "KEY0000001", Self.team1),
+                ("com.brand.app", "KEY0000002", Self.team2), ("com.revoked.app", "KEY0000003", Self.team1),
+            ], keys: keys, server: server),
+            registry: registry)
+        let harness = try PipelineHarness()
+        let worker = try harness.makeWorker(sender: router, registry: registry)
+        var events: [(callID: String, json: String)] = []
+        for index in 0..<20 {
+            // The revoked app's events come first in every group: they must not hold up the others.
+            events.append(Self.event("r\(index)", topic: "com.revoked.app"))
+            events.append(Self.event("m\(index)", topic: "com.example.main"))
+            events.append(Self.event("l\(index)", topic: "com.example.lite", push: "voip"))
+            events.append(Self.event("b\(index)", topic: "com.brand.app"))
+        }
+        events.append(Self.event("u0", topic: "com.unknown.app"))
+        try await harness.produce(events)
+        let finished = await PipelineHarness.waitUntil(timeout: .seconds(60)) {
+            PipelineHarness.outcomes(registry).total >= events.count
+        }
+        #expect(finished)
+        let outcomes = PipelineHarness.outcomes(registry)
+        #expect(outcomes[.delivered] == 60)
+        #expect(outcomes[.deadLettered] == 21)
+        #expect(outcomes[.retried, default: 0] == 0, "no app's push waited for another app's trouble")
+
+        let delivered = server.recorder.entries.filter { $0.status == 200 }
+        #expect(delivered.count == 60)
+        for entry in delivered {
+            let topic = entry.headers.first { $0.name == "apns-topic" }?.value ?? ""
+            let expected = topic == "com.brand.app" ? ("KEY0000002", Self.team2) : ("KEY0000001", Self.team1)
+            let signer = Self.signer(of: entry)
+            #expect(signer?.keyID == expected.0 && signer?.teamID == expected.1, "\(topic) signed by \(String(describing: signer))")
+        }
+        #expect(Set(delivered.compactMap { $0.headers.first { $0.name == "apns-topic" }?.value })
+            == ["com.example.main", "com.example.lite.voip", "com.brand.app"])
+
+        let dlq = try await harness.read(["calls.dlq"], atLeast: 21)
+        let reasons = Dictionary(grouping: dlq) { Self.header($0, "x-dlq-reason") ?? "" }.mapValues(\.count)
+        #expect(reasons == ["apns_credentials": 20, "unknown_app": 1])
+
+        let text = registry.exposition()
+        #expect(text.contains(#"callpush_apns_app_requests_total{bundle_id="com.brand.app",disposition="delivered"} 20"#))
+        #expect(text.contains(#"callpush_apns_app_requests_total{bundle_id="com.revoked.app",disposition="fixCredentials"} 20"#))
+        #expect(text.contains("callpush_apns_unknown_app_requests_total 1\n"))
+        #expect(text.contains(#"callpush_dead_letters_total{reason="unknown_app"} 1"#))
+        // One client per key: the two apps of KEY0000001 share its connection.
+        #expect(text.contains(#"callpush_apns_connections{credential="KEY0000001",endpoint="#))
+        #expect(!text.contains(#"credential="com.example.lite""#))
+        await worker.shutdown()
+        router.shutdown()
+        server.stop()
+    }
+
+    @Test func aCredentialAtItsBoundIsRetriedLaterInsteadOfFillingTheWindow() async throws {
+        let keys = try Keys(["KEY0000001", "KEY0000002"])
+        // Every answer takes 2 s: at most 2 pushes of each credential may wait for one.
+        let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1, "KEY0000002": Self.team2], latencySeconds: 2)
+        let registry = MetricsRegistry()
+        let router = try APNsAppRouter(
+            configuration: Self.apps([("com.example.main", "KEY0000001", Self.team1), ("com.brand.app", "KEY0000002", Self.team2)],
+                                     keys: keys, server: server, limit: 2),
+            registry: registry)
+        let requests = (0..<6).map { index in
+            try! APNsRequest(deviceToken: DeviceToken(String(repeating: "ab", count: 32)), pushType: .alert,
+                             topic: "com.example.main", payload: Array(#"{"aps":{"alert":"\#(index)"}}"#.utf8))
+        }
+        let results = await withTaskGroup(of: APNsResult.self) { group in
+            for request in requests { group.addTask { await router.send(request) } }
+            group.addTask {
+                await router.send(try! APNsRequest(
+                    deviceToken: DeviceToken(String(repeating: "cd", count: 32)), pushType: .alert, topic: "com.brand.app",
+                    payload: Array(#"{"aps":{"alert":"b"}}"#.utf8)))
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let limited = results.filter { $0.reason == APNsReason.appInFlightLimit.rawValue }
+        #expect(limited.count == 4)
+        #expect(limited.allSatisfy { $0.disposition == .retryLater && $0.status == nil })
+        #expect(results.filter { $0.status == 200 }.count == 3, "two of main's and the other app's push")
+        #expect(registry.exposition().contains(#"callpush_apns_app_in_flight_limited_total{bundle_id="com.example.main"} 4"#))
+        #expect(registry.exposition().contains(#"callpush_apns_app_in_flight_limited_total{bundle_id="com.brand.app"} 0"#))
+        router.shutdown()
+        server.stop()
+    }
+
+    @Test func aReloadWithARotatedKeyMidTrafficLosesNothingAndSendsNothingTwice() async throws {
+        let keys = try Keys(["KEY0000001", "KEY0000009"])
+        let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1, "KEY0000009": Self.team1], latencySeconds: 0.2)
+        let registry = MetricsRegistry()
+        let before = Self.apps([("com.example.main", "KEY0000001", Self.team1)], keys: keys, server: server)
+        let router = try APNsAppRouter(configuration: before, registry: registry)
+        let harness = try PipelineHarness()
+        let worker = try harness.makeWorker(sender: router, registry: registry)
+        let count = 300
+        // The first half is on its way (answers take 200 ms) when the rotated key is applied; the second half follows.
+        try await harness.produce((0..<150).map { Self.event("a\($0)", topic: "com.example.main") })
+        let inFlight = registry.gauge(APNsAppRouterMetrics.appInFlight, help: "", labels: ["bundle_id": "com.example.main"])
+        _ = await PipelineHarness.waitUntil(timeout: .seconds(30)) { inFlight.value >= 20 }
+        #expect(inFlight.value >= 20, "pushes of the old key are in flight during the reload")
+        try router.apply(Self.apps([("com.example.main", "KEY0000009", Self.team1)], keys: keys, server: server))
+        try await harness.produce((0..<150).map { Self.event("b\($0)", topic: "com.example.main") })
+        let finished = await PipelineHarness.waitUntil(timeout: .seconds(60)) {
+            PipelineHarness.outcomes(registry).total >= count
+        }
+        #expect(finished)
+        #expect(PipelineHarness.outcomes(registry)[.delivered] == count)
+        #expect(PipelineHarness.outcomes(registry).total == count)
+        let entries = server.recorder.entries
+        let ids = entries.compactMap { $0.headers.first { $0.name == "apns-collapse-id" }?.value }
+        #expect(entries.count == count, "nothing sent twice")
+        #expect(Set(ids).count == count, "every call sent once")
+        let signers = Dictionary(grouping: entries) { Self.signer(of: $0)?.keyID ?? "none" }.mapValues(\.count)
+        #expect(signers["KEY0000001", default: 0] > 0 && signers["KEY0000009", default: 0] > 0 && signers.count == 2)
+        #expect(registry.exposition().contains(#"callpush_apns_config_reloads_total{result="ok"} 1"#))
+        // The old key's connection closes once its pushes are answered.
+        let closed = await PipelineHarness.waitUntil(timeout: .seconds(20)) {
+            registry.exposition().contains(#"callpush_apns_connections{credential="KEY0000001",endpoint="\#(server.endpoint)"} 0"#)
+        }
+        #expect(closed)
+        // A configuration that does not validate keeps the one in force.
+        #expect(throws: APNsClientError.self) {
+            try router.apply(Self.apps([("com.example.main", "KEY000000X", Self.team1)], keys: keys, server: server))
+        }
+        #expect(router.configuration?.apps.first?.credentials == .token(keyPath: keys.path("KEY0000009"), keyID: "KEY0000009", teamID: Self.team1))
+        await worker.shutdown()
+        router.shutdown()
+        server.stop()
+    }
+}
