@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // HTTP2: dynamic exclusivity checks (swift_beginAccess on every class-property mutation) were ~12 % of the
         // client's CPU in release profiles; the module's mutable state is confined to one loop thread per object.
-        .target(name: "HTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "Telemetry"],
+        .target(name: "HTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "Crypto", "Telemetry"],
                 swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "APNs", dependencies: ["HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "APNsMock", dependencies: ["APNs", "HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),

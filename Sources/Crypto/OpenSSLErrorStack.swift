@@ -1,9 +1,9 @@
 internal import COpenSSL
 
-/// The thread-local OpenSSL error queue.
-enum OpenSSLErrorStack {
+/// The thread-local OpenSSL error queue (every module that calls OpenSSL reads it through this one type).
+public enum OpenSSLErrorStack {
     /// Removes every queued error and returns their texts, oldest first.
-    static func drain() -> [String] {
+    public static func drain() -> [String] {
         var messages: [String] = []
         while true {
             let code = ERR_get_error()
@@ -17,6 +17,12 @@ enum OpenSSLErrorStack {
         return messages
     }
 
+    /// Removes every queued error and returns them as one line (`"no OpenSSL error"` when the queue was empty).
+    public static func drainedDescription() -> String {
+        let messages = drain()
+        return messages.isEmpty ? "no OpenSSL error" : messages.joined(separator: "; ")
+    }
+
     /// Discards stale errors before an operation whose failure we want to report precisely.
-    static func clear() { ERR_clear_error() }
+    public static func clear() { ERR_clear_error() }
 }

@@ -1,3 +1,4 @@
+internal import Crypto
 @preconcurrency import Glibc
 internal import COpenSSL
 
@@ -28,7 +29,7 @@ public final class TLSContext: @unchecked Sendable {
         verifyPeer = configuration.verifyPeer
         serverName = configuration.serverName
         guard let context = SSL_CTX_new(TLS_client_method()) else {
-            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_new: \(OpenSSLErrorStack.drain())")
+            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_new: \(OpenSSLErrorStack.drainedDescription())")
         }
         self.context = context
         try Self.applyCommon(context)
@@ -39,17 +40,17 @@ public final class TLSContext: @unchecked Sendable {
         }
         if let caFile = configuration.caFile {
             if SSL_CTX_load_verify_locations(context, caFile, nil) != 1 {
-                throw HTTP2Error(.tlsConfiguration, reason: "CA file \(caFile): \(OpenSSLErrorStack.drain())")
+                throw HTTP2Error(.tlsConfiguration, reason: "CA file \(caFile): \(OpenSSLErrorStack.drainedDescription())")
             }
         } else if SSL_CTX_set_default_verify_paths(context) != 1 {
-            throw HTTP2Error(.tlsConfiguration, reason: "system trust store: \(OpenSSLErrorStack.drain())")
+            throw HTTP2Error(.tlsConfiguration, reason: "system trust store: \(OpenSSLErrorStack.drainedDescription())")
         }
         if let certificateFile = configuration.certificateFile {
             try Self.loadCertificate(context, certificateFile, configuration.privateKeyFile ?? certificateFile)
         }
         let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
         if SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) != 0 {  // 0 is success here
-            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_set_alpn_protos: \(OpenSSLErrorStack.drain())")
+            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_set_alpn_protos: \(OpenSSLErrorStack.drainedDescription())")
         }
     }
 
@@ -61,14 +62,14 @@ public final class TLSContext: @unchecked Sendable {
         serverName = nil
         serverProtocols = configuration.alpnProtocols.map { Array($0.utf8) }
         guard let context = SSL_CTX_new(TLS_server_method()) else {
-            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_new: \(OpenSSLErrorStack.drain())")
+            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_new: \(OpenSSLErrorStack.drainedDescription())")
         }
         self.context = context
         try Self.applyCommon(context)
         try Self.loadCertificate(context, configuration.certificateFile, configuration.privateKeyFile)
         if let clientCAFile = configuration.clientCAFile {
             if SSL_CTX_load_verify_locations(context, clientCAFile, nil) != 1 {
-                throw HTTP2Error(.tlsConfiguration, reason: "CA file \(clientCAFile): \(OpenSSLErrorStack.drain())")
+                throw HTTP2Error(.tlsConfiguration, reason: "CA file \(clientCAFile): \(OpenSSLErrorStack.drainedDescription())")
             }
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
         }
@@ -81,7 +82,7 @@ public final class TLSContext: @unchecked Sendable {
 
     private static func applyCommon(_ context: OpaquePointer) throws(HTTP2Error) {
         if COpenSSL_SSL_CTX_set_min_proto_version(context, COpenSSL_TLS1_2_VERSION()) != 1 {
-            throw HTTP2Error(.tlsConfiguration, reason: "min protocol version: \(OpenSSLErrorStack.drain())")
+            throw HTTP2Error(.tlsConfiguration, reason: "min protocol version: \(OpenSSLErrorStack.drainedDescription())")
         }
         SSL_CTX_set_options(context, COpenSSL_SSL_OP_NO_COMPRESSION() | COpenSSL_SSL_OP_NO_RENEGOTIATION())
         _ = COpenSSL_SSL_CTX_set_mode(
@@ -94,13 +95,13 @@ public final class TLSContext: @unchecked Sendable {
         throws(HTTP2Error)
     {
         if SSL_CTX_use_certificate_chain_file(context, certificate) != 1 {
-            throw HTTP2Error(.tlsConfiguration, reason: "certificate \(certificate): \(OpenSSLErrorStack.drain())")
+            throw HTTP2Error(.tlsConfiguration, reason: "certificate \(certificate): \(OpenSSLErrorStack.drainedDescription())")
         }
         if SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) != 1 {
-            throw HTTP2Error(.tlsConfiguration, reason: "private key \(key): \(OpenSSLErrorStack.drain())")
+            throw HTTP2Error(.tlsConfiguration, reason: "private key \(key): \(OpenSSLErrorStack.drainedDescription())")
         }
         if SSL_CTX_check_private_key(context) != 1 {
-            throw HTTP2Error(.tlsConfiguration, reason: "key does not match certificate: \(OpenSSLErrorStack.drain())")
+            throw HTTP2Error(.tlsConfiguration, reason: "key does not match certificate: \(OpenSSLErrorStack.drainedDescription())")
         }
     }
 }
@@ -140,21 +141,4 @@ private func tlsALPNSelectCallback(
         }
     }
     return COpenSSL_SSL_TLSEXT_ERR_NOACK()
-}
-
-/// Reads and clears this thread's OpenSSL error queue.
-enum OpenSSLErrorStack {
-    static func drain() -> String {
-        var parts: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            parts.append(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
-        }
-        return parts.isEmpty ? "no OpenSSL error" : parts.joined(separator: "; ")
-    }
-
-    static func clear() { ERR_clear_error() }
 }

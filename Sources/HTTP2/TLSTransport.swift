@@ -1,3 +1,4 @@
+internal import Crypto
 @preconcurrency import Glibc
 internal import CNGHTTP2
 internal import COpenSSL
@@ -74,7 +75,7 @@ final class TLSTransport: EventLoopHandler {
     private static func makeSSL(_ context: TLSContext, fd: Int32) throws(HTTP2Error) -> OpaquePointer {
         OpenSSLErrorStack.clear()
         guard let ssl = SSL_new(context.context) else {
-            throw HTTP2Error(.tlsConfiguration, reason: "SSL_new: \(OpenSSLErrorStack.drain())")
+            throw HTTP2Error(.tlsConfiguration, reason: "SSL_new: \(OpenSSLErrorStack.drainedDescription())")
         }
         SSL_set_fd(ssl, fd)
         return ssl
@@ -195,7 +196,7 @@ final class TLSTransport: EventLoopHandler {
         case SSL_ERROR_WANT_WRITE:
             setInterest(Self.eventOut)
         default:
-            let stack = OpenSSLErrorStack.drain()
+            let stack = OpenSSLErrorStack.drainedDescription()
             let verify = SSL_get_verify_result(ssl)
             if isClient && verify != X509_V_OK {
                 let text = String(cString: X509_verify_cert_error_string(verify))
@@ -241,7 +242,7 @@ final class TLSTransport: EventLoopHandler {
                 close(error: HTTP2Error(.connectionClosed, reason: text))
                 return
             default:
-                close(error: HTTP2Error(.connectionClosed, reason: OpenSSLErrorStack.drain()))
+                close(error: HTTP2Error(.connectionClosed, reason: OpenSSLErrorStack.drainedDescription()))
                 return
             }
         }
@@ -265,7 +266,7 @@ final class TLSTransport: EventLoopHandler {
                 setInterest(Self.eventIn | Self.eventOut)
                 return
             }
-            let text = error == SSL_ERROR_SYSCALL ? errnoText() : OpenSSLErrorStack.drain()
+            let text = error == SSL_ERROR_SYSCALL ? errnoText() : OpenSSLErrorStack.drainedDescription()
             close(error: HTTP2Error(.connectionClosed, reason: "write: \(text)"))
             return
         }
