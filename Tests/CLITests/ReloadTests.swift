@@ -17,17 +17,20 @@ import Testing
         let ok = "callpush_apns_config_reloads_total{result=\"ok\"}"
         let failed = "callpush_apns_config_reloads_total{result=\"failed\"}"
 
-        // Calls every 0.1 s, 50 at a time; the key is rotated halfway, while pushes are in flight.
+        // Calls every 0.1 s, 50 at a time; the key is rotated halfway.
         let inFlight = "callpush_apns_app_requests_in_flight{bundle_id=\"com.example.app\"}"
         for batch in 0..<20 {
+            // Answers of the batch before the reload take 2 s, so they are surely in flight when SIGHUP comes.
+            if batch == 9 { _ = bed.apns.control("set latency-ms 2000") }
             try bed.produceCalls(50, hangUpLag: 100)
             if batch == 9 {
-                let sending = await Eventually.waitUntil(timeout: .seconds(10), interval: .milliseconds(20)) {
+                let sending = await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(50)) {
                     bed.metric("a", inFlight) ?? 0 > 0
                 }
                 #expect(sending, "pushes are on the old key's connections when SIGHUP comes")
                 try bed.writeApps(rotated: true)
                 bed.reload("a")
+                _ = bed.apns.control("set latency-ms 300")
             }
             try await Task.sleep(for: .milliseconds(100))
         }
