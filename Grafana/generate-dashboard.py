@@ -162,20 +162,26 @@ place([
 # ---------------------------------------------------------------------------------------------- Apps
 row("APNs apps and credentials")
 place([
-    (8, series("Answers/s per app",
+    (7, series("Answers/s per app",
                [target(f'sum by (bundle_id, disposition) (rate(callpush_apns_app_requests_total{{{SEL}}}[{RI}]))', "{{bundle_id}} {{disposition}}")],
                "reqps", "Per configured app (apns.apps; 'any' for the single-app flags): delivered, tokenInvalid, retryLater, "
                         "fixCredentials (key or certificate rejected), permanent.")),
-    (8, series("In flight per app, and pushes held back",
+    (7, series("In flight per app, and pushes held back",
                [target(f'sum by (bundle_id) (callpush_apns_app_requests_in_flight{{{SEL}}})', "in flight {{bundle_id}}", "A"),
                 target(f'sum by (bundle_id) (increase(callpush_apns_app_in_flight_limited_total{{{SEL}}}[$__interval]))', "at bound {{bundle_id}}", "B"),
                 target(f'sum(increase(callpush_apns_unknown_app_requests_total{{{SEL}}}[$__interval]))', "unknown app", "C")],
                "short", "A credential at apns.app-max-in-flight answers AppInFlightLimit (retried later) so it cannot stall "
                         "the other apps; unknown bundle ids are dead-lettered (unknown_app).")),
-    (8, series("Credential age and reloads",
+    (6, series("Credential age and reloads",
                [target(f'time() - max by (credential) (callpush_apns_credential_loaded_timestamp_seconds{{{SEL}}})', "age (s) {{credential}}", "A"),
                 target(f'sum by (result) (increase(callpush_apns_config_reloads_total{{{SEL}}}[$__interval]))', "reload {{result}}", "B")],
                "short", "Seconds since each key or certificate was read (start or SIGHUP); a failed reload keeps the old configuration.")),
+    (4, stat("Days until each certificate expires",
+             f'(min by (credential) (callpush_apns_certificate_expiry_timestamp_seconds{{{SEL}}}) - time()) / 86400', "none",
+             "notAfter of each certificate credential (certificate apps only). Alert CallpushAPNsCertificateExpiresSoon at "
+             "14 days: renew, replace the files, SIGHUP.",
+             thresholds=[{"color": "red", "value": None}, {"color": "orange", "value": 7}, {"color": "green", "value": 14}],
+             decimals=1)),
 ], 7)
 
 # ---------------------------------------------------------------------------------------------- Kafka

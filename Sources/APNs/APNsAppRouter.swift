@@ -1,4 +1,5 @@
 public import HTTP2
+internal import Crypto
 import Dispatch
 import Synchronization
 public import Telemetry
@@ -25,6 +26,8 @@ public final class APNsAppRouter: Sendable {
         let label: String
         let client: APNsClient
         let limit: Int?
+        /// The certificate's `notAfter` (seconds since the epoch); nil for a token credential.
+        let notAfter: Int64?
         /// Pushes sent through ``client`` and not answered yet; changed under the router's lock when sending.
         let inFlight = Atomic<Int>(0)
         let retired = Atomic<Bool>(false)
@@ -32,10 +35,11 @@ public final class APNsAppRouter: Sendable {
 
         var isClosed: Bool { closed.load(ordering: .acquiring) }
 
-        init(label: String, client: APNsClient, limit: Int?) {
+        init(label: String, client: APNsClient, limit: Int?, notAfter: Int64?) {
             self.label = label
             self.client = client
             self.limit = limit
+            self.notAfter = notAfter
         }
 
         /// Shuts the client down off the event loops, once.
@@ -94,6 +98,7 @@ public final class APNsAppRouter: Sendable {
         do {
             let table = try makeTable(configuration)
             self.table.withLock { $0 = table }
+            showCredentials(of: table, replacing: [])
         } catch {
             group.shutdown()
             throw error
@@ -180,6 +185,7 @@ public final class APNsAppRouter: Sendable {
             return old
         }
         for slot in old where slot.inFlight.load(ordering: .acquiring) == 0 { slot.close() }
+        showCredentials(of: next, replacing: old)
         metrics.reloadCounter("ok").increment()
         logger.info("APNs apps configuration applied", metadata: [
             "apns.apps": String(configuration.apps.count), "apns.credentials": String(next.slots.count),
@@ -203,23 +209,42 @@ public final class APNsAppRouter: Sendable {
             var client = configuration.client
             client.credentials = group.credentials
             let made: APNsClient
-            do {
+            var notAfter: Int64?
+            do throws(APNsClientError) {
                 made = try APNsClient(
                     configuration: client, metrics: registry, group: self.group, logger: logger,
                     metricLabels: labelled ? ["credential": group.label] : [:])
+                if case .certificate(let certificate) = group.credentials.kind {
+                    do {
+                        notAfter = try CertificateValidity(pem: certificate.loadPEM().certificatePEM).notAfter
+                    } catch {
+                        made.shutdown()
+                        throw APNsClientError(.credentials, "cannot read the certificate's expiry: \(error.reason)")
+                    }
+                }
             } catch {
                 for slot in table.slots { slot.close() }
                 throw APNsClientError(error.code, "credential \(group.label): \(error.reason)")
             }
-            let slot = Slot(label: group.label, client: made, limit: limit)
+            let slot = Slot(label: group.label, client: made, limit: limit, notAfter: notAfter)
             table.slots.append(slot)
-            metrics.credentialLoaded(group.label, atSecondsSinceEpoch: Date().timeIntervalSince1970)
             for app in group.apps {
                 let route = Route(slot: slot, metrics: metrics.app(app.metricLabel))
                 if let bundleID = app.bundleID { table.byBundleID[bundleID] = route } else { table.catchAll = route }
             }
         }
         return table
+    }
+
+    /// Sets each credential's load time and certificate expiry, and removes the series of credentials that are gone.
+    private func showCredentials(of table: Table, replacing old: [Slot]) {
+        let now = Date().timeIntervalSince1970
+        for slot in table.slots {
+            metrics.credentialLoaded(slot.label, atSecondsSinceEpoch: now)
+            if let notAfter = slot.notAfter { metrics.certificateExpires(slot.label, atSecondsSinceEpoch: notAfter) }
+        }
+        let kept = Set(table.slots.map(\.label))
+        for label in Set(old.map(\.label)).subtracting(kept) { metrics.forgetCredential(label) }
     }
 
     // MARK: - Shutdown

@@ -11,6 +11,7 @@ import Synchronization
 ///   their credential had its bound in flight.
 /// - `callpush_apns_unknown_app_requests_total`: pushes for a bundle id no app serves.
 /// - `callpush_apns_credential_loaded_timestamp_seconds{credential}`: when the credential's files were last read.
+/// - `callpush_apns_certificate_expiry_timestamp_seconds{credential}`: each certificate credential's `notAfter`.
 /// - `callpush_apns_config_reloads_total{result}`: apps configurations applied (`ok`) or refused (`failed`).
 public final class APNsAppRouterMetrics: Sendable {
     public static let appRequests = "callpush_apns_app_requests_total"
@@ -18,6 +19,7 @@ public final class APNsAppRouterMetrics: Sendable {
     public static let appInFlightLimited = "callpush_apns_app_in_flight_limited_total"
     public static let unknownAppRequests = "callpush_apns_unknown_app_requests_total"
     public static let credentialLoaded = "callpush_apns_credential_loaded_timestamp_seconds"
+    public static let certificateExpiry = "callpush_apns_certificate_expiry_timestamp_seconds"
     public static let configReloads = "callpush_apns_config_reloads_total"
 
     /// One app's series, looked up once per configuration.
@@ -67,6 +69,16 @@ public final class APNsAppRouterMetrics: Sendable {
     func credentialLoaded(_ label: String, atSecondsSinceEpoch seconds: Double) {
         registry.gauge(Self.credentialLoaded, help: "When each APNs credential's files were last read (UNIX seconds).",
                        labels: ["credential": label]).set(seconds)
+    }
+
+    func certificateExpires(_ label: String, atSecondsSinceEpoch seconds: Int64) {
+        registry.gauge(Self.certificateExpiry, help: "When each APNs client certificate expires (notAfter, UNIX seconds).",
+                       labels: ["credential": label]).set(Double(seconds))
+    }
+
+    /// Removes the series of a credential no longer configured (so no alert fires for a certificate not in use).
+    func forgetCredential(_ label: String) {
+        for name in [Self.credentialLoaded, Self.certificateExpiry] { registry.remove(name, labels: ["credential": label]) }
     }
 
     /// `callpush_apns_config_reloads_total{result}`: `ok` or `failed`.

@@ -29,8 +29,9 @@ struct APNsAppsFile {
         "bundle-id", "key-file", "key-id", "team-id", "certificate", "private-key", "pkcs12", "pkcs12-password", "mapping",
     ]
 
-    /// The apps of the file at `path`: nil when it has no `apns.apps`; one line per problem otherwise (unknown keys,
-    /// missing or mixed credentials, unreadable files, a key id that is not 10 characters).
+    /// The apps of the file at `path`: nil when it has no `apns.apps`; one line per problem otherwise (an empty list,
+    /// unknown keys, values that are not strings, missing or mixed credentials, unreadable files, a key id that is
+    /// not 10 characters), each naming the file, the entry and the file's key.
     static func read(_ path: String) -> Result<[Entry]?, OptionParser.Failure> {
         guard let data = FileManager.default.contents(atPath: path),
             let root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
@@ -39,12 +40,14 @@ struct APNsAppsFile {
         guard let list = value as? [[String: Any]] else {
             return .failure(.init(problems: ["\(path): \(key) must be a list of objects"]))
         }
+        guard !list.isEmpty else { return .failure(.init(problems: ["\(path): \(key) lists no apps"])) }
         var entries: [Entry] = []
         var problems: [String] = []
         for (index, object) in list.enumerated() {
             let name = "\(path): \(key)[\(index)]"
             var values: [String: String] = [:]
             var mapping: [String: String] = [:]
+            var wrongType = false
             for (field, value) in object {
                 guard appKeys.contains(field) else {
                     problems.append("\(name): unknown key \(field)")
@@ -63,8 +66,11 @@ struct APNsAppsFile {
                     values[field] = text
                 } else {
                     problems.append("\(name): \(field) must be a string")
+                    wrongType = true
                 }
             }
+            // A value of the wrong type is its own problem, not also a missing bundle id or credential.
+            guard !wrongType else { continue }
             guard let bundleID = values["bundle-id"], !bundleID.isEmpty else {
                 problems.append("\(name): bundle-id is required")
                 continue
@@ -74,7 +80,8 @@ struct APNsAppsFile {
             case .success(let credentials):
                 entries.append(Entry(app: APNsAppConfiguration(bundleID: bundleID, credentials: credentials), mapping: mapping))
             case .failure(let failure):
-                problems += failure.problems.map { "\(name) (\(bundleID)): \($0)" }
+                // The credential checks name flags (`--key-id`); here they are the entry's keys (`key-id`).
+                problems += failure.problems.map { "\(name) (\(bundleID)): " + $0.replacingOccurrences(of: "--", with: "") }
             }
         }
         guard problems.isEmpty else { return .failure(.init(problems: problems)) }

@@ -30,8 +30,8 @@ struct MockAPNsCommand: Command {
         While running, faults can be changed by writing lines to stdin: 'set <option> <value>' with the fault
         options below without dashes (e.g. 'set rate-503 0.2'), 'goaway', 'drop', 'stats' (prints counts by
         outcome as JSON), or 'deliveries' (prints every kept push answered 200, oldest first, one JSON line each:
-        apns-collapse-id, the payload's pushType and apns-id; then 'end'). On SIGINT/SIGTERM it prints the counts
-        and exits.
+        apns-collapse-id, the payload's pushType, apns-id and the kid of its provider token; then 'end'). On
+        SIGINT/SIGTERM it prints the counts and exits.
         """
     let examples = [
         "callpush mock-apns --port 2197",
@@ -235,18 +235,28 @@ struct MockAPNsCommand: Command {
         return "{\"total\":\(server.recorder.totalCount),\"connections\":\(server.acceptedConnections),\"outcomes\":{\(fields.joined(separator: ","))}}"
     }
 
-    /// `{"collapse_id":…,"push_type":…,"apns_id":…}` of one delivered push (null where absent).
+    /// `{"collapse_id":…,"push_type":…,"apns_id":…,"key_id":…}` of one delivered push (null where absent; `key_id`
+    /// is the `kid` of its provider token, so tests can tell which key signed it).
     static func deliveryJSON(_ entry: APNsMockRecorder.Entry) -> String {
-        func header(_ name: String) -> String {
-            entry.headers.first { $0.name == name }.map { JSONText.quoted($0.value) } ?? "null"
-        }
+        func header(_ name: String) -> String? { entry.headers.first { $0.name == name }?.value }
+        func quoted(_ text: String?) -> String { text.map(JSONText.quoted) ?? "null" }
         let payload = String(decoding: entry.payload, as: UTF8.self)
         var pushType = "null"
         if let range = payload.range(of: "\"pushType\":") {
             pushType = String(payload[range.upperBound...].prefix { $0.isNumber })
         }
-        return "{\"collapse_id\":\(header("apns-collapse-id")),\"push_type\":\(pushType.isEmpty ? "null" : pushType),"
-            + "\"apns_id\":\(header("apns-id"))}"
+        return "{\"collapse_id\":\(quoted(header("apns-collapse-id"))),\"push_type\":\(pushType.isEmpty ? "null" : pushType),"
+            + "\"apns_id\":\(quoted(header("apns-id"))),\"key_id\":\(quoted(header("authorization").flatMap(keyID(ofAuthorization:))))}"
+    }
+
+    /// The `kid` of a `bearer <JWT>` authorization value's header, nil when it has none.
+    static func keyID(ofAuthorization authorization: String) -> String? {
+        guard authorization.hasPrefix("bearer "),
+            let encoded = authorization.dropFirst("bearer ".count).split(separator: ".").first,
+            let bytes = Base64URL.decode(encoded),
+            let header = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+        else { return nil }
+        return header["kid"] as? String
     }
 
     /// The public key of a `.p8` private key file, or a public-key PEM file.

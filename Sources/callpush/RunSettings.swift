@@ -116,7 +116,8 @@ enum RunSettings {
         if let configFile = options.configFile {
             switch APNsAppsFile.read(configFile) {
             case .success(let entries): fileApps = entries
-            case .failure(let failure): problems += failure.problems
+            // The file's apps are refused: their problems, not also the missing credential flags.
+            case .failure(let failure): fileApps = []; problems += failure.problems
             }
         }
         let credentialFlags = ["key-file", "certificate", "pkcs12"].filter { options.has("apns." + $0) }

@@ -361,7 +361,8 @@ import Testing
     // MARK: - Metrics
 
     /// Metric families seen in real expositions: `callpush demo` with realistic faults while it runs, and
-    /// `callpush run` (which alone registers `callpush_build_info`) pointed at an unreachable broker.
+    /// `callpush run` (which alone registers `callpush_build_info`) with a token app and a certificate app pointed at an
+    /// unreachable broker.
     static func exportedFamilies() throws -> (families: Set<String>, expositions: [String]) {
         var expositions: [String] = []
 
@@ -386,12 +387,22 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-deploy-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        // A token app and a certificate app, so the per-credential series (certificate expiry included) show.
         let key = directory.appendingPathComponent("AuthKey.p8").path
+        let certificate = directory.appendingPathComponent("enterprise.pem").path
+        let certificateKey = directory.appendingPathComponent("enterprise-key.pem").path
         #expect(try run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key]).status == 0)
+        #expect(try run([
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "30",
+            "-subj", "/CN=Apple Push Services: com.example.enterprise", "-keyout", certificateKey, "-out", certificate,
+        ]).status == 0)
+        let config = directory.appendingPathComponent("config.json").path
+        let apps = #"{"apns":{"apps":[{"bundle-id":"com.example.app","key-file":"\#(key)","key-id":"ABC123DEFG","team-id":"DEF123GHIJ"},"#
+            + #"{"bundle-id":"com.example.enterprise","certificate":"\#(certificate)","private-key":"\#(certificateKey)"}]}}"#
+        try apps.write(toFile: config, atomically: true, encoding: .utf8)
         let runPort = freePort()
         let worker = try BackgroundProcess([
-            "run", "--kafka-brokers", "127.0.0.1:1", "--apns-key-file", key, "--apns-key-id", "ABC123DEFG",
-            "--apns-team-id", "DEF123GHIJ", "--metrics-port", String(runPort), "--log-level", "critical",
+            "run", "--kafka-brokers", "127.0.0.1:1", "--config", config, "--metrics-port", String(runPort), "--log-level", "critical",
         ], readFirstLine: false)
         var runExposition = ""
         for _ in 0..<50 where runExposition.isEmpty {

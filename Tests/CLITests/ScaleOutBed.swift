@@ -8,12 +8,25 @@ import TestSupport
 final class ScaleOutBed {
     static let keyID = "ABC123DEFG"
     static let teamID = "DEF123GHIJ"
+    /// The key id of the second key, the one ``writeApps(rotated:)`` rotates to.
+    static let rotatedKeyID = "XYZ987WVUT"
+
+    /// How the workers get their APNs credentials.
+    enum Credentials {
+        /// `--apns-key-file`, `--apns-key-id`, `--apns-team-id`.
+        case flags
+        /// `--config` with an `apns.apps` file of one app, `com.example.app`, on the first key until
+        /// ``writeApps(rotated:)`` rotates it to the second; the mock accepts both keys.
+        case appsFile
+    }
 
     /// One push the mock answered 200, in the order the mock received them.
     struct Delivery {
         let callID: String
         let pushType: Int
         let apnsID: String
+        /// The `kid` of its provider token.
+        let keyID: String?
     }
 
     /// What the mock saw and what the receipts say, checked against the call semantics.
@@ -39,6 +52,9 @@ final class ScaleOutBed {
     let apns: BackgroundProcess
     let partitions: Int
     let tiers: [String]
+    /// The worker's `--config` file (``Credentials/appsFile``).
+    let configPath: String
+    private let keyPaths: [String]
     private let baseArguments: [String]
     private(set) var workers: [String: (process: BackgroundProcess, metricsPort: Int)] = [:]
     /// Every event produced: event id → (call id, type).
@@ -46,26 +62,71 @@ final class ScaleOutBed {
     private var nextCall = 0
     private var nextHangUp = 0
 
-    init(partitions: Int, tiers: [String] = ["1s", "2s"], latencyMilliseconds: Int, extraWorkerArguments: [String] = []) throws {
+    init(
+        partitions: Int, tiers: [String] = ["1s", "2s"], latencyMilliseconds: Int, extraWorkerArguments: [String] = [],
+        credentials: Credentials = .flags
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-scale-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let key = directory.appendingPathComponent("AuthKey.p8").path
-        _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+        let directory = self.directory
+        keyPaths = ["AuthKey.p8", "AuthKey2.p8"].map { directory.appendingPathComponent($0).path }
+        for key in keyPaths {
+            _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+        }
+        configPath = directory.appendingPathComponent("config.json").path
         self.partitions = partitions
         self.tiers = tiers
         let topics = ["calls"] + tiers.map { "calls.retry.\($0)" } + ["calls.dlq", "apns.tokens.invalidated", "calls.outcomes"]
         kafka = try BackgroundProcess(["kafka-mock", "--partitions", String(partitions), "--topics", topics.joined(separator: ",")])
-        apns = try BackgroundProcess([
-            "mock-apns", "--key-file", key, "--key-id", Self.keyID, "--team-id", Self.teamID, "--bundle-id", "com.example.app",
-            "--latency-ms", String(latencyMilliseconds), "--record", "1000000",
-        ])
+        let mockCredentials: [String]
+        let workerCredentials: [String]
+        switch credentials {
+        case .flags:
+            mockCredentials = ["--key-file", keyPaths[0], "--key-id", Self.keyID, "--team-id", Self.teamID, "--bundle-id", "com.example.app"]
+            workerCredentials = ["--apns-key-file", keyPaths[0], "--apns-key-id", Self.keyID, "--apns-team-id", Self.teamID]
+        case .appsFile:
+            // The mock's apps file lists the app once per key, so it accepts tokens of either.
+            let mockApps = directory.appendingPathComponent("mock-apps.json").path
+            try Self.appsJSON([(keyPaths[0], Self.keyID), (keyPaths[1], Self.rotatedKeyID)])
+                .write(toFile: mockApps, atomically: true, encoding: .utf8)
+            mockCredentials = ["--apps", mockApps]
+            workerCredentials = ["--config", configPath]
+        }
+        apns = try BackgroundProcess(
+            ["mock-apns", "--latency-ms", String(latencyMilliseconds), "--record", "1000000"] + mockCredentials)
         let parts = apns.firstLine.split(separator: " ")
         baseArguments = [
             "run", "--kafka-brokers", kafka.firstLine, "--kafka-group", "scale-test", "--kafka-receipts",
-            "--kafka-retry-tiers", tiers.joined(separator: ","), "--apns-key-file", key, "--apns-key-id", Self.keyID,
-            "--apns-team-id", Self.teamID, "--apns-endpoint", String(parts[0]), "--apns-ca-file", String(parts[1].dropFirst(3)),
-            "--log-level", "warning", "--kafka-session-timeout", "6",
-        ] + extraWorkerArguments
+            "--kafka-retry-tiers", tiers.joined(separator: ","), "--apns-endpoint", String(parts[0]),
+            "--apns-ca-file", String(parts[1].dropFirst(3)), "--log-level", "warning", "--kafka-session-timeout", "6",
+        ] + workerCredentials + extraWorkerArguments
+        if credentials == .appsFile { try writeApps(rotated: false) }
+    }
+
+    // MARK: - Configuration
+
+    /// `{"apns":{"apps":[…]}}` with `com.example.app` once per (key file, key id).
+    private static func appsJSON(_ keys: [(file: String, keyID: String)]) -> String {
+        let apps = keys.map {
+            "{\"bundle-id\":\"com.example.app\",\"key-file\":\"\($0.file)\",\"key-id\":\"\($0.keyID)\",\"team-id\":\"\(teamID)\"}"
+        }
+        return "{\"apns\":{\"apps\":[\(apps.joined(separator: ","))]}}"
+    }
+
+    /// Writes the workers' apps file: `com.example.app` on the first key, or (`rotated`) on the second.
+    func writeApps(rotated: Bool) throws {
+        try writeConfig(Self.appsJSON([rotated ? (keyPaths[1], Self.rotatedKeyID) : (keyPaths[0], Self.keyID)]))
+    }
+
+    /// Replaces the workers' `--config` file with `text`.
+    func writeConfig(_ text: String) throws {
+        try text.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+
+    /// Sends SIGHUP to the worker called `name`: it re-reads its configuration.
+    func reload(_ name: String) {
+        guard let worker = workers[name] else { return }
+        Glibc.kill(worker.process.process.processIdentifier, SIGHUP)
     }
 
     deinit {
@@ -206,7 +267,7 @@ final class ScaleOutBed {
                 let callID = object["collapse_id"] as? String, let pushType = object["push_type"] as? Int,
                 let apnsID = object["apns_id"] as? String
             else { return nil }
-            return Delivery(callID: callID, pushType: pushType, apnsID: apnsID)
+            return Delivery(callID: callID, pushType: pushType, apnsID: apnsID, keyID: object["key_id"] as? String)
         }
     }
 

@@ -76,4 +76,28 @@ import TestSupport
         }
         #expect(throws: CryptoError.self) { try PKCS12Archive.contents(of: [1, 2, 3], password: "") }
     }
+
+    /// A certificate that expires in N days shows that date, as `openssl x509 -enddate` does; 9000 days reach past
+    /// 2049, where X.509 switches from UTCTime to GeneralizedTime.
+    @Test(arguments: [1, 20, 9000]) func validityShowsTheNotAfterOpenSSLShows(days: Int) throws {
+        let generated = try SelfSignedCertificate.generate(validityDays: days)
+        let validity = try CertificateValidity(pem: generated.certificatePEM)
+        let shown = try Subprocess.run(
+            ["openssl", "x509", "-noout", "-enddate", "-dateopt", "iso_8601"], input: generated.certificatePEM)
+        // notAfter=2026-12-20 12:47:22Z
+        let text = shown.output.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst("notAfter=".count)
+        let date = try #require(ISO8601DateFormatter().date(from: text.replacingOccurrences(of: " ", with: "T")), "\(shown.output)")
+        #expect(validity.notAfter == Int64(date.timeIntervalSince1970))
+        // Generated just now with notAfter N days ahead (an hour either way for a slow machine).
+        let expected = Date().timeIntervalSince1970 + Double(days) * 86_400
+        #expect(abs(Double(validity.notAfter) - expected) < 3_600)
+    }
+
+    @Test func validityRefusesWhatIsNotACertificate() throws {
+        let generated = try SelfSignedCertificate.generate()
+        let truncated = String(generated.certificatePEM.prefix(120)) + "\n-----END CERTIFICATE-----\n"
+        for text in ["", "not a certificate", generated.privateKeyPEM, truncated] {
+            #expect { try CertificateValidity(pem: text) } throws: { ($0 as? CryptoError)?.code == .invalidPEM }
+        }
+    }
 }

@@ -214,4 +214,39 @@ import Testing
         router.shutdown()
         server.stop()
     }
+
+    /// A certificate credential shows its notAfter (as Crypto reads it, 20 days ahead); a token credential has no
+    /// expiry series; a reload without the certificate app removes its series, so no alert fires for it.
+    @Test func aCertificateCredentialShowsItsExpiryUntilItIsRemoved() throws {
+        let keys = try Keys(["KEY0000001"])
+        let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1])
+        let certificate = try SelfSignedCertificate.generate(commonName: "Apple Push Services: com.example.enterprise", validityDays: 20)
+        let files = try certificate.write(toDirectory: keys.directory, certificateFileName: "enterprise.pem", privateKeyFileName: "enterprise-key.pem")
+        let tokenOnly = Self.apps([("com.example.main", "KEY0000001", Self.team1)], keys: keys, server: server)
+        var withCertificate = tokenOnly
+        withCertificate.apps.append(APNsAppConfiguration(
+            bundleID: "com.example.enterprise",
+            credentials: .certificate(certificatePath: files.certificatePath, privateKeyPath: files.privateKeyPath)))
+        let registry = MetricsRegistry()
+        let router = try APNsAppRouter(configuration: withCertificate, registry: registry)
+        func expiries() -> [String: Double] {
+            let prefix = APNsAppRouterMetrics.certificateExpiry + "{credential=\""
+            var values: [String: Double] = [:]
+            for line in registry.exposition().split(separator: "\n") where line.hasPrefix(prefix) {
+                let parts = line.dropFirst(prefix.count).split(separator: "\"")
+                values[String(parts[0])] = Double(parts[1].dropFirst(2))
+            }
+            return values
+        }
+        let notAfter = try CertificateValidity(pem: certificate.certificatePEM).notAfter
+        #expect(expiries() == ["certificate:com.example.enterprise": Double(notAfter)])
+        #expect(abs(Double(notAfter) - Date().timeIntervalSince1970 - 20 * 86_400) < 3_600, "20 days ahead")
+        try router.apply(tokenOnly)
+        #expect(expiries().isEmpty)
+        #expect(registry.exposition().contains(#"callpush_apns_credential_loaded_timestamp_seconds{credential="KEY0000001"}"#))
+        #expect(!registry.exposition().contains(
+            #"callpush_apns_credential_loaded_timestamp_seconds{credential="certificate:com.example.enterprise"}"#))
+        router.shutdown()
+        server.stop()
+    }
 }
