@@ -76,7 +76,7 @@ final class Dispatcher: Sendable {
 
     /// How long the oldest event handed to ``handle(_:done:)`` has waited for its outcome, in seconds (0 if none).
     var oldestInFlightAgeSeconds: Double {
-        ledger.oldestStart.map { Double(max(0, clock.nowMilliseconds() - $0)) / 1000 } ?? 0
+        ledger.oldestStart.map { Double(max(0, clock.nowMicroseconds() - $0)) / 1_000_000 } ?? 0
     }
 
     /// Stops re-producing failed records (shutdown): their events stay unfinished and are consumed again later.
@@ -113,9 +113,11 @@ final class Dispatcher: Sendable {
     private func prepare(_ record: InboundRecord, done: @escaping @Sendable (Outcome) -> Void) -> Pending? {
         metrics.consumed(topic: record.topic)
         metrics.inFlight.set(inFlight.add(1, ordering: .relaxed).newValue)
-        let ticket = ledger.begin(at: clock.nowMilliseconds())
+        let ticket = ledger.begin(at: clock.nowMicroseconds())
         let counted: @Sendable (Outcome) -> Void = { [self] outcome in
-            ledger.end(ticket)
+            if let start = ledger.end(ticket) {
+                metrics.processing.observe(Double(max(0, clock.nowMicroseconds() - start)) / 1_000_000)
+            }
             metrics.inFlight.set(inFlight.subtract(1, ordering: .relaxed).newValue)
             done(outcome)
         }

@@ -6,6 +6,9 @@ public struct WorkerMetrics: Sendable {
     public let registry: MetricsRegistry
     /// `callpush_end_to_end_latency_seconds`: event `created_at` → APNs answer.
     public let endToEndLatency: Histogram
+    /// `callpush_worker_processing_seconds`: the worker's own time per event, from the consumer handing the record
+    /// over to its outcome being final and every record it produced acknowledged.
+    public let processing: Histogram
     /// `callpush_inflight_events`: consumed events whose outcome is not final yet.
     public let inFlight: Gauge
     /// `callpush_outcomes_total{outcome}`, looked up once: every event counts one.
@@ -18,7 +21,12 @@ public struct WorkerMetrics: Sendable {
         endToEndLatency = registry.histogram(
             "callpush_end_to_end_latency_seconds",
             help: "Time from the event's created_at to APNs' answer.",
-            buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
+            buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
+        )
+        processing = registry.histogram(
+            "callpush_worker_processing_seconds",
+            help: "The worker's own time per event: record handed over by the consumer to outcome final and its records acknowledged.",
+            buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
         )
         inFlight = registry.gauge("callpush_inflight_events", help: "Consumed events whose outcome is not final yet.")
         outcomes = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { outcome in
