@@ -60,7 +60,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         /// Measurement code shared by the benchmark executable and the gated measurement tests; not in any product module.
-        .target(name: "BenchSupport", dependencies: ["Kafka", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "BenchSupport", dependencies: ["Kafka", "HTTP2", "Telemetry"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
 

@@ -15,7 +15,10 @@ enum LatencyArea {
 
     static func run(_ options: BenchOptions) async -> AreaResult {
         var result = AreaResult()
-        let configuration = EmbeddedPipelineConfiguration()
+        var configuration = EmbeddedPipelineConfiguration()
+        let env = ProcessInfo.processInfo.environment
+        if let v = env["XP_LINGER"].flatMap(Int.init) { configuration.worker.producer.linger = .milliseconds(v) }
+        if let v = env["XP_FETCHWAIT"].flatMap(Int.init) { configuration.worker.consumer.fetchWaitMax = .milliseconds(v) }
         let pipeline: EmbeddedPipeline
         let producer: KafkaProducer
         do {

@@ -1,3 +1,4 @@
+import APNs
 import EmbeddedPipeline
 import Foundation
 import Kafka
@@ -14,6 +15,8 @@ struct LatencyWindow: Sendable {
     var achievedRate: Double
     var worker: Quantiles
     var endToEnd: Quantiles
+    /// `callpush_apns_request_duration_seconds`: the APNs leg of the worker's time.
+    var apns: Quantiles
 
     struct Quantiles: Sendable {
         var p50: Double?
@@ -32,7 +35,7 @@ struct LatencyWindow: Sendable {
 
     var summary: String {
         "\(BenchFormat.rate(targetRate)) target, \(BenchFormat.rate(achievedRate)) produced, \(events) events: worker "
-            + "\(worker.text), end to end \(endToEnd.text)"
+            + "\(worker.text) (APNs leg \(apns.text)), end to end \(endToEnd.text)"
     }
 
     /// Events with a final outcome so far (no faults: nothing is retried).
@@ -58,6 +61,8 @@ struct LatencyWindow: Sendable {
         let metrics = WorkerMetrics(registry: pipeline.registry)
         let workerBefore = metrics.processing.cumulativeCounts
         let endToEndBefore = metrics.endToEndLatency.cumulativeCounts
+        let apnsLeg = pipeline.registry.histogram(APNsClientMetrics.requestDuration, help: "")
+        let apnsBefore = apnsLeg.cumulativeCounts
         let finalBefore = finalOutcomes(pipeline)
         let generator = CallTrafficGenerator(
             producer: producer, topic: pipeline.workerConfiguration.callsTopic,
@@ -71,6 +76,7 @@ struct LatencyWindow: Sendable {
             worker: Quantiles(before: workerBefore, after: metrics.processing.cumulativeCounts,
                               upperBounds: metrics.processing.upperBounds),
             endToEnd: Quantiles(before: endToEndBefore, after: metrics.endToEndLatency.cumulativeCounts,
-                                upperBounds: metrics.endToEndLatency.upperBounds))
+                                upperBounds: metrics.endToEndLatency.upperBounds),
+            apns: Quantiles(before: apnsBefore, after: apnsLeg.cumulativeCounts, upperBounds: apnsLeg.upperBounds))
     }
 }

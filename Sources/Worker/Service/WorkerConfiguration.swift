@@ -12,8 +12,14 @@ public struct WorkerConfiguration: Sendable {
         return consumer
     }()
     /// The idempotent producer for retry, dead-letter, invalidation and receipt records.
-    /// Default: ``KafkaProducerConfiguration/init()``.
-    public var producer = KafkaProducerConfiguration()
+    /// Default: ``KafkaProducerConfiguration/init()`` with `linger` `.zero`: an event's outcome is final only when
+    /// its records are acknowledged, so linger adds to every event's time; under load records batch anyway
+    /// behind the produce requests in flight.
+    public var producer: KafkaProducerConfiguration = {
+        var producer = KafkaProducerConfiguration()
+        producer.linger = .zero
+        return producer
+    }()
     /// Decoding, mapping, retry tiers, output topics. Default: ``DispatcherConfiguration/init()``.
     public var dispatcher = DispatcherConfiguration()
     /// How long shutdown waits for the producer to deliver what is queued. Default: 10 s.
