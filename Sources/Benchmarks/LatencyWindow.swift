@@ -17,6 +17,8 @@ struct LatencyWindow: Sendable {
     var endToEnd: Quantiles
     /// `callpush_apns_request_duration_seconds`: the APNs leg of the worker's time.
     var apns: Quantiles
+    /// Partitions the consumer paused during the window (back-pressure): each costs a refetch.
+    var pauses: Int
 
     struct Quantiles: Sendable {
         var p50: Double?
@@ -35,12 +37,19 @@ struct LatencyWindow: Sendable {
 
     var summary: String {
         "\(BenchFormat.rate(targetRate)) target, \(BenchFormat.rate(achievedRate)) produced, \(events) events: worker "
-            + "\(worker.text) (APNs leg \(apns.text)), end to end \(endToEnd.text)"
+            + "\(worker.text) (APNs leg \(apns.text)), end to end \(endToEnd.text), \(pauses) pauses"
     }
 
     /// Events with a final outcome so far (no faults: nothing is retried).
     static func finalOutcomes(_ pipeline: EmbeddedPipeline) -> Int {
         pipeline.outcomes.filter { $0.key != .retried }.values.reduce(0, +)
+    }
+
+    /// `callpush_kafka_partition_pauses_total` summed over its reasons.
+    static func pauses(_ pipeline: EmbeddedPipeline) -> Int {
+        pipeline.registry.exposition().split(separator: "\n")
+            .filter { $0.hasPrefix("callpush_kafka_partition_pauses_total{") }
+            .reduce(0) { $0 + Int($1.split(separator: " ").last.flatMap { Double($0) } ?? 0) }
     }
 
     /// Waits until `count` outcomes are final, or throws after `timeout`.
@@ -64,6 +73,7 @@ struct LatencyWindow: Sendable {
         let apnsLeg = pipeline.registry.histogram(APNsClientMetrics.requestDuration, help: "")
         let apnsBefore = apnsLeg.cumulativeCounts
         let finalBefore = finalOutcomes(pipeline)
+        let pausesBefore = pauses(pipeline)
         let generator = CallTrafficGenerator(
             producer: producer, topic: pipeline.workerConfiguration.callsTopic,
             bundleID: pipeline.configuration.bundleID, mix: mix)
@@ -77,6 +87,7 @@ struct LatencyWindow: Sendable {
                               upperBounds: metrics.processing.upperBounds),
             endToEnd: Quantiles(before: endToEndBefore, after: metrics.endToEndLatency.cumulativeCounts,
                                 upperBounds: metrics.endToEndLatency.upperBounds),
-            apns: Quantiles(before: apnsBefore, after: apnsLeg.cumulativeCounts, upperBounds: apnsLeg.upperBounds))
+            apns: Quantiles(before: apnsBefore, after: apnsLeg.cumulativeCounts, upperBounds: apnsLeg.upperBounds),
+            pauses: pauses(pipeline) - pausesBefore)
     }
 }

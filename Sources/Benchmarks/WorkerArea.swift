@@ -127,7 +127,7 @@ enum WorkerArea {
             guard ContinuousClock.now < deadline, worker.process.isRunning else {
                 throw BenchFailure("only \(worker.finalOutcomes ?? 0) of \(produced) events reached a final outcome")
             }
-            try? await Task.sleep(for: .milliseconds(5))
+            try? await Task.sleep(for: .milliseconds(25))  // each look is a /metrics exposition in the worker
         }
         let elapsed = ContinuousClock.now - start
         guard let cpuAfter = worker.cpuSeconds else { throw BenchFailure("cannot read the worker's CPU time") }

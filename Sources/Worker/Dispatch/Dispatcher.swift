@@ -16,15 +16,28 @@ import Telemetry
 ///
 /// - Important: thread-safe. `handle` may be called from the consumer thread while answers arrive on I/O threads.
 final class Dispatcher: Sendable {
-    /// An admitted event waiting for, or holding, its call's turn.
-    struct Pending: Sendable {
+    /// An admitted event waiting for, or holding, its call's turn. A class: it passes through the read-ahead, the
+    /// call tracker and the send and answer closures, and copying the record, event and request at every step (a
+    /// retain per string and array inside) cost more than the rest of the hand-over in profiles.
+    final class Pending: Sendable {
         let record: InboundRecord
         let event: CallEvent
         let request: APNsRequest
         let done: @Sendable (Outcome) -> Void
+        private let lookedAheadFlag = Atomic<Bool>(false)
+
+        init(record: InboundRecord, event: CallEvent, request: APNsRequest, done: @escaping @Sendable (Outcome) -> Void) {
+            self.record = record
+            self.event = event
+            self.request = request
+            self.done = done
+        }
+
         /// Held by the read-ahead, or its call's stop event came later in its batch: a cancellation is the
         /// look-ahead's doing.
-        var lookedAhead = false
+        var lookedAhead: Bool { lookedAheadFlag.load(ordering: .relaxed) }
+
+        func markLookedAhead() { lookedAheadFlag.store(true, ordering: .relaxed) }
     }
 
     let configuration: DispatcherConfiguration
@@ -102,9 +115,9 @@ final class Dispatcher: Sendable {
             admissible.append(pending)
         }
         for callID in lastStop.keys { tracker.markEnded(callID: callID) }
-        for (index, var pending) in admissible.enumerated() {
+        for (index, pending) in admissible.enumerated() {
             let isIncoming = pending.event.type == .incoming
-            if isIncoming, let stop = lastStop[pending.event.callID], stop > index { pending.lookedAhead = true }
+            if isIncoming, let stop = lastStop[pending.event.callID], stop > index { pending.markLookedAhead() }
             offer(pending, isIncoming: isIncoming)
         }
     }
@@ -153,8 +166,8 @@ final class Dispatcher: Sendable {
 
     /// Admits events the read-ahead held: a cancellation of one of them is the look-ahead's doing.
     private func admitReleased(_ released: [Pending]) {
-        for var pending in released {
-            pending.lookedAhead = true
+        for pending in released {
+            pending.markLookedAhead()
             admit(pending)
         }
     }

@@ -1,3 +1,4 @@
+import Synchronization
 public import Telemetry
 
 /// The worker's metrics (prefix `callpush_`, base units, bounded labels). Handles are looked up once per
@@ -15,6 +16,8 @@ public struct WorkerMetrics: Sendable {
     private let outcomes: [Outcome: Counter]
     /// `callpush_cancellations_total{reason}` (see ``CancelReason``), looked up once.
     private let cancellations: [String: Counter]
+    /// `callpush_events_consumed_total{topic}`, looked up once per topic.
+    private let consumedByTopic = CounterCache()
 
     public init(registry: MetricsRegistry) {
         self.registry = registry
@@ -42,8 +45,9 @@ public struct WorkerMetrics: Sendable {
     }
 
     public func consumed(topic: String) {
-        registry.counter("callpush_events_consumed_total", help: "Events consumed, by topic.", labels: ["topic": topic])
-            .increment()
+        consumedByTopic.counter(for: topic) {
+            registry.counter("callpush_events_consumed_total", help: "Events consumed, by topic.", labels: ["topic": topic])
+        }.increment()
     }
 
     public func outcomeCounter(_ outcome: Outcome) -> Counter { outcomes[outcome]! }
@@ -81,5 +85,17 @@ public struct WorkerMetrics: Sendable {
         guard let reason, !reason.isEmpty else { return "unknown" }
         let base = reason.split(separator: ":").first.map(String.init) ?? reason
         return base.utf8.count <= 48 ? base : "other"
+    }
+}
+
+/// Counters by one label value, so the hot path skips the registry's lookup (label rendering, its lock) per event.
+private final class CounterCache: Sendable {
+    private let counters = Mutex<[String: Counter]>([:])
+
+    func counter(for value: String, make: () -> Counter) -> Counter {
+        if let counter = counters.withLock({ $0[value] }) { return counter }
+        let counter = make()
+        counters.withLock { $0[value] = counter }
+        return counter
     }
 }
