@@ -19,29 +19,24 @@ enum LatencyArea {
         let env = ProcessInfo.processInfo.environment
         if let v = env["XP_LINGER"].flatMap(Int.init) { configuration.worker.producer.linger = .milliseconds(v) }
         if let v = env["XP_FETCHWAIT"].flatMap(Int.init) { configuration.worker.consumer.fetchWaitMax = .milliseconds(v) }
-        let pipeline: EmbeddedPipeline
-        let producer: KafkaProducer
         do {
-            pipeline = try EmbeddedPipeline(configuration: configuration, registry: MetricsRegistry())
-            let readiness = ReadinessFlag()
-            try pipeline.startWorker(readiness: readiness)
-            producer = try pipeline.makeProducer()
-            let joinDeadline = ContinuousClock.now + .seconds(30)
-            while !readiness.isReady, ContinuousClock.now < joinDeadline { try? await Task.sleep(for: .milliseconds(20)) }
-        } catch {
-            print("  FAILED: \(error)")
-            return result
-        }
-        do {
-            let maximum = try await maximumRate(pipeline, producer: producer, options: options)
+            let maximum = try await withPipeline(configuration) { pipeline, producer in
+                try await maximumRate(pipeline, producer: producer, options: options)
+            }
             print("  maximum: \(BenchFormat.rate(maximum)) (median of \(options.repetitions) bursts of "
                 + "\(PipelineArea.events(options)) events)")
             let window = Duration.seconds(max(2, options.seconds * 2))
             for fraction in fractions {
                 var windows: [LatencyWindow] = []
                 for _ in 0..<options.repetitions {
-                    let measured = try await LatencyWindow.measure(
-                        pipeline, producer: producer, rate: maximum * fraction, duration: window, mix: PipelineArea.mix)
+                    // A fresh cluster for every window: librdkafka's mock broker finds a fetch offset by walking the
+                    // partition's whole list of message sets, so its cost per fetch grows with what earlier windows left.
+                    let measured = try await withPipeline(configuration) { pipeline, producer in
+                        _ = try await LatencyWindow.measure(pipeline, producer: producer, rate: maximum * fraction,
+                                                            duration: .milliseconds(500), mix: PipelineArea.mix)
+                        return try await LatencyWindow.measure(pipeline, producer: producer, rate: maximum * fraction,
+                                                               duration: window, mix: PipelineArea.mix)
+                    }
                     print("  \(Int(fraction * 100)) %: \(measured.summary)")
                     windows.append(measured)
                 }
@@ -60,9 +55,29 @@ enum LatencyArea {
         } catch {
             print("  FAILED: \(error)")
         }
-        await producer.close()
-        await pipeline.shutdown()
         return result
+    }
+
+    /// Runs `body` with a fresh pipeline whose one worker has joined, and a producer on its cluster.
+    private static func withPipeline<T>(
+        _ configuration: EmbeddedPipelineConfiguration,
+        _ body: (EmbeddedPipeline, KafkaProducer) async throws -> T
+    ) async throws -> T {
+        let pipeline = try EmbeddedPipeline(configuration: configuration, registry: MetricsRegistry())
+        do {
+            let readiness = ReadinessFlag()
+            try pipeline.startWorker(readiness: readiness)
+            let producer = try pipeline.makeProducer()
+            let joinDeadline = ContinuousClock.now + .seconds(30)
+            while !readiness.isReady, ContinuousClock.now < joinDeadline { try? await Task.sleep(for: .milliseconds(20)) }
+            let value = try await body(pipeline, producer)
+            await producer.close()
+            await pipeline.shutdown()
+            return value
+        } catch {
+            await pipeline.shutdown()
+            throw error
+        }
     }
 
     /// Events/s of bursts produced as fast as Kafka takes them, timed until every outcome is final; the median.
