@@ -42,9 +42,9 @@ enum KafkaArea {
         result.kafkaConsumePerSecond = Median.of(consumed)
         guard !kcatConsumed.isEmpty else { return result }
         result.report(BenchRatio(area: .kafka, name: "produce msgs/s vs kcat -P (\(messages) msgs)",
-                                 value: Median.of(produced), reference: Median.of(kcatProduced), target: nil))
+                                 value: Median.of(produced), reference: Median.of(kcatProduced), target: .atLeast(0.9)))
         result.report(BenchRatio(area: .kafka, name: "consume msgs/s vs kcat -C (\(messages) msgs)",
-                                 value: Median.of(consumed), reference: Median.of(kcatConsumed), target: nil))
+                                 value: Median.of(consumed), reference: Median.of(kcatConsumed), target: .atLeast(0.9)))
         return result
     }
 }
