@@ -5,9 +5,10 @@ import Telemetry
 import Worker
 
 /// Area `latency`: the worker's own time per event (`callpush_worker_processing_seconds`) and end-to-end latency
-/// (`created_at` → APNs answer) under a steady load. One ``EmbeddedPipeline`` (one worker, no APNs faults) first
-/// takes bursts to measure its maximum rate; then calls are produced at 10, 25, 50 and 75 % of that maximum, each
-/// rate for a window of its own whose events are all followed to their outcome.
+/// (`created_at` → APNs answer) under a steady load. An ``EmbeddedPipeline`` (one worker, receipts on, no APNs
+/// faults) first takes bursts to measure its maximum rate; then calls are produced at 10, 25, 50 and 75 % of that
+/// maximum, each rate in windows of their own, on a fresh pipeline each, whose events are all followed to their
+/// outcome.
 enum LatencyArea {
     static let fractions = [0.10, 0.25, 0.50, 0.75]
     /// The bound on the worker's own p99 at half the maximum rate.
@@ -15,10 +16,7 @@ enum LatencyArea {
 
     static func run(_ options: BenchOptions) async -> AreaResult {
         var result = AreaResult()
-        var configuration = EmbeddedPipelineConfiguration()
-        let env = ProcessInfo.processInfo.environment
-        if let v = env["XP_LINGER"].flatMap(Int.init) { configuration.worker.producer.linger = .milliseconds(v) }
-        if let v = env["XP_FETCHWAIT"].flatMap(Int.init) { configuration.worker.consumer.fetchWaitMax = .milliseconds(v) }
+        let configuration = EmbeddedPipelineConfiguration()
         do {
             let maximum = try await withPipeline(configuration) { pipeline, producer in
                 try await maximumRate(pipeline, producer: producer, options: options)
@@ -64,20 +62,22 @@ enum LatencyArea {
         _ body: (EmbeddedPipeline, KafkaProducer) async throws -> T
     ) async throws -> T {
         let pipeline = try EmbeddedPipeline(configuration: configuration, registry: MetricsRegistry())
+        let producer: KafkaProducer
         do {
             let readiness = ReadinessFlag()
             try pipeline.startWorker(readiness: readiness)
-            let producer = try pipeline.makeProducer()
+            producer = try pipeline.makeProducer()
             let joinDeadline = ContinuousClock.now + .seconds(30)
             while !readiness.isReady, ContinuousClock.now < joinDeadline { try? await Task.sleep(for: .milliseconds(20)) }
-            let value = try await body(pipeline, producer)
-            await producer.close()
-            await pipeline.shutdown()
-            return value
         } catch {
             await pipeline.shutdown()
             throw error
         }
+        let outcome: Result<T, any Error>
+        do { outcome = .success(try await body(pipeline, producer)) } catch { outcome = .failure(error) }
+        await producer.close()
+        await pipeline.shutdown()
+        return try outcome.get()
     }
 
     /// Events/s of bursts produced as fast as Kafka takes them, timed until every outcome is final; the median.
