@@ -254,6 +254,14 @@ place([
     (12, series("APNs request duration percentiles", quantiles("callpush_apns_request_duration_seconds", (0.5, 0.9, 0.99)), "s",
                 "Send to answer.")),
 ], 8)
+place([
+    (12, series("Worker's own time per event, percentiles",
+                quantiles("callpush_worker_processing_seconds", (0.5, 0.9, 0.99)), "s",
+                "Record handed over by the consumer to outcome final and its records acknowledged: decode, admission, "
+                "APNs round trip, produce and delivery reports. Target: p99 at most 5 ms at half the maximum rate.")),
+    (12, heatmap("Worker's own time per event", "callpush_worker_processing_seconds",
+                 "Distribution over time; end-to-end minus this is time spent in Kafka before the worker had the record.")),
+], 8)
 
 dashboard = {
     "id": None,

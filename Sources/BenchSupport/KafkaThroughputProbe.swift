@@ -1,3 +1,4 @@
+import HTTP2
 public import Kafka
 import Synchronization
 import Telemetry
@@ -15,10 +16,17 @@ public enum KafkaThroughputProbe {
         public var failedDeliveries: Int
         /// Records the consumer delivered before the timeout (expected `messages`).
         public var consumed: Int
+        /// CPU seconds (user + system) of this process while producing, until every record was acknowledged.
+        public var produceCPUSeconds: Double
+        /// CPU seconds of this process from the first record consumed to the last.
+        public var consumeCPUSeconds: Double
     }
 
     /// Produces `messages` records of `valueSize` bytes over `partitions` partitions, then consumes them all with
     /// one group consumer that completes each on the poll thread.
+    ///
+    /// With `bootstrapServers` the records go to `topic` on that (external) cluster, which must have `partitions`
+    /// partitions; the CPU figures are then the clients' alone. Without it an embedded mock cluster is created.
     ///
     /// - Important: librdkafka 2.0.2's mock broker keeps only about 5 MB per partition and silently drops the
     ///   oldest records beyond that; keep `messages * (valueSize + ~40) / partitions` below that, or the consumer
@@ -28,22 +36,25 @@ public enum KafkaThroughputProbe {
         partitions: Int = 16,
         valueSize: Int = 200,
         consumerProperties: [String: String] = [:],
+        bootstrapServers: String? = nil,
+        topic: String = "probe",
         timeout: Duration = .seconds(120)
     ) async throws(KafkaError) -> Result {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        defer { cluster.close() }
-        let topic = "probe"
-        try cluster.createTopic(topic, partitions: partitions)
+        let cluster = bootstrapServers == nil ? try KafkaMockCluster(brokers: 1) : nil
+        defer { cluster?.close() }
+        try cluster?.createTopic(topic, partitions: partitions)
+        let servers = bootstrapServers ?? cluster?.bootstrapServers ?? ""
         let logger = Logger.disabled
 
         var producerConfiguration = KafkaProducerConfiguration()
-        producerConfiguration.bootstrapServers = cluster.bootstrapServers
+        producerConfiguration.bootstrapServers = servers
         producerConfiguration.compression = "none"
         producerConfiguration.queueBufferingMaxMessages = 500_000
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         let value = [UInt8](repeating: 0x61, count: valueSize)
         let failures = ProbeCounter()
         let produceStart = ContinuousClock.now
+        let produceCPUStart = processCPUSeconds()
         for index in 0..<messages {
             let record = KafkaProducerRecord(
                 topic: topic,
@@ -65,11 +76,12 @@ public enum KafkaThroughputProbe {
         }
         _ = await producer.flush(timeout: timeout)
         let produceElapsed = ContinuousClock.now - produceStart
+        let produceCPU = processCPUSeconds() - produceCPUStart
         await producer.close()
 
         let delegate = ProbeDelegate()
         var consumerConfiguration = KafkaConsumerConfiguration()
-        consumerConfiguration.bootstrapServers = cluster.bootstrapServers
+        consumerConfiguration.bootstrapServers = servers
         consumerConfiguration.groupID = "probe"
         consumerConfiguration.sessionTimeout = .seconds(6)
         consumerConfiguration.heartbeatInterval = .seconds(1)
@@ -86,6 +98,7 @@ public enum KafkaThroughputProbe {
             try? await Task.sleep(for: .milliseconds(1))
         }
         let consumeStart = ContinuousClock.now
+        let consumeCPUStart = processCPUSeconds()
         var lastCount = 0
         var lastProgress = ContinuousClock.now
         while delegate.count.load(ordering: .relaxed) < messages, ContinuousClock.now < deadline {
@@ -99,13 +112,16 @@ public enum KafkaThroughputProbe {
             }
         }
         let consumeElapsed = lastProgress - consumeStart
+        let consumeCPU = processCPUSeconds() - consumeCPUStart
         await consumer.close()
         return Result(
             messages: messages,
             producedPerSecond: Double(messages) / produceElapsed.inSeconds,
             consumedPerSecond: Double(delegate.count.load(ordering: .relaxed) - 1) / consumeElapsed.inSeconds,
             failedDeliveries: failures.load(ordering: .relaxed),
-            consumed: delegate.count.load(ordering: .relaxed)
+            consumed: delegate.count.load(ordering: .relaxed),
+            produceCPUSeconds: produceCPU,
+            consumeCPUSeconds: consumeCPU
         )
     }
 

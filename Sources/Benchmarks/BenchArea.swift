@@ -14,6 +14,10 @@ enum BenchArea: String, CaseIterable, Sendable {
     case json
     /// End-to-end events/s through the embedded pipeline, against the Kafka and APNs rates.
     case pipeline
+    /// `callpush run` in its own process: CPU per event against the sum of its parts, events/s against them.
+    case worker
+    /// The worker's own time and end-to-end latency at 10–75 % of the embedded pipeline's maximum rate.
+    case latency
 
     var summary: String {
         switch self {
@@ -24,6 +28,8 @@ enum BenchArea: String, CaseIterable, Sendable {
         case .kafka: "in-process produce/consume msgs/s vs kcat on the same kind of embedded mock cluster"
         case .json: "CallEventDecoder/PushMapper vs JSONSerialization/JSONDecoder"
         case .pipeline: "events/s through the embedded pipeline vs min(Kafka consume, APNs client) rates"
+        case .worker: "callpush run as a process: CPU/event vs client + consumer + producer parts; events/s vs min(consume, client)"
+        case .latency: "worker's own time and end-to-end p50/p99 at 10, 25, 50, 75 % of the pipeline's maximum rate"
         }
     }
 }

@@ -4,8 +4,8 @@ import Foundation
 import Kafka
 
 /// kcat producing and consuming `messages` records shaped like ``KafkaThroughputProbe``'s (key = index, 200-byte
-/// value, 16 partitions, idempotent producer without compression) against an embedded mock cluster, timed as
-/// whole processes minus the time kcat needs to start and fetch metadata (`kcat -L`).
+/// value, 16 partitions, idempotent producer without compression) on a cluster it is given, timed as whole
+/// processes minus the time kcat needs to start and fetch metadata (`kcat -L`).
 struct Kcat {
     struct Result: Sendable {
         var producedPerSecond: Double
@@ -17,10 +17,8 @@ struct Kcat {
 
     let path: String
 
-    func run(messages: Int, partitions: Int, valueSize: Int) throws -> Result {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        defer { cluster.close() }
-        let topic = "probe"
+    /// Produces the records to `topic` (created here) on `cluster` with `kcat -P`, then reads them with `kcat -C`.
+    func run(messages: Int, partitions: Int, valueSize: Int, cluster: KafkaMockCluster, topic: String) throws -> Result {
         try cluster.createTopic(topic, partitions: partitions)
         let brokers = cluster.bootstrapServers
         let input = NSTemporaryDirectory() + "callpush-bench-kcat-\(getpid()).txt"
@@ -31,19 +29,29 @@ struct Kcat {
         try Data(text.utf8).write(to: URL(fileURLWithPath: input))
         defer { unlink(input) }
 
-        let startup = try timed(["-L", "-b", brokers, "-t", topic]).seconds
+        let startup = try startupSeconds(brokers: brokers, topic: topic)
         let produce = try timed([
             "-P", "-b", brokers, "-t", topic, "-K", ":", "-l", input, "-X", "enable.idempotence=true",
             "-X", "compression.codec=none", "-X", "queue.buffering.max.messages=500000",
         ])
         guard produce.status == 0 else { throw BenchFailure("kcat -P failed: \(produce.output.suffix(300))") }
+        let consume = try consumeRate(brokers: brokers, topic: topic, startup: startup)
+        return Result(
+            producedPerSecond: Double(messages) / max(0.001, produce.seconds - startup),
+            consumedPerSecond: consume.perSecond, consumed: consume.count, startupSeconds: startup)
+    }
+
+    /// `kcat -L` on `topic`: the start-up and metadata time subtracted from the timed runs.
+    func startupSeconds(brokers: String, topic: String) throws -> Double {
+        try timed(["-L", "-b", brokers, "-t", topic]).seconds
+    }
+
+    /// Reads `topic` from the beginning to its end with `kcat -C`, minus `startup`.
+    func consumeRate(brokers: String, topic: String, startup: Double) throws -> (perSecond: Double, count: Int) {
         let consume = try timed(["-C", "-b", brokers, "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%o\\n"])
         guard consume.status == 0 else { throw BenchFailure("kcat -C failed: \(consume.output.suffix(300))") }
         let consumed = consume.output.split(separator: "\n").count
-        return Result(
-            producedPerSecond: Double(messages) / max(0.001, produce.seconds - startup),
-            consumedPerSecond: Double(consumed) / max(0.001, consume.seconds - startup),
-            consumed: consumed, startupSeconds: startup)
+        return (Double(consumed) / max(0.001, consume.seconds - startup), consumed)
     }
 
     private func timed(_ arguments: [String]) throws -> (seconds: Double, status: Int32, output: String) {

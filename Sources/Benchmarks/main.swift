@@ -38,6 +38,8 @@ for area in options.areas {
     case .kafka: result.merge(await KafkaArea.run(options))
     case .json: result.merge(await JSONArea.run(options))
     case .pipeline: result.merge(await PipelineArea.run(options, references: result))
+    case .worker: result.merge(await WorkerArea.run(options))
+    case .latency: result.merge(await LatencyArea.run(options))
     }
 }
 if options.areas.count > 1 {

@@ -126,21 +126,18 @@ extension KafkaConsumer {
         let limits = configuration.backPressure
         var pauseWanted = false
         let decision = state.withLock { state -> KafkaMessage? in
-            guard state.phase == .running, let index = state.partitions.index(forKey: incoming.topicPartition),
-                !state.partitions.values[index].revoked,
-                state.partitions.values[index].tracker.delivered(incoming.offset)
-            else { return nil }
-            var message = incoming
-            message.generation = state.partitions.values[index].generation
-            if state.partitions.values[index].highWatermarkAtAssignment == nil {
-                state.partitions.values[index].highWatermarkAtAssignment = cachedHighWatermark(incoming.topicPartition)
+            guard state.phase == .running, let index = state.partitions.index(forKey: incoming.topicPartition) else {
+                return nil
             }
-            message.highWatermarkAtAssignment = state.partitions.values[index].highWatermarkAtAssignment
+            var message = incoming
+            // One in-place access to the partition's entry: reading `values[index].field` copies the whole entry
+            // (its tracker, held messages) each time, which was most of the poll thread's time per message.
+            let verdict = Self.admit(&message, to: &state.partitions.values[index], perPartitionLimit: limits.maxInFlightPerPartition) {
+                cachedHighWatermark(incoming.topicPartition)
+            }
+            guard verdict != .refused else { return nil }
             state.totalInFlight += 1
-            if state.partitions.values[index].tracker.inFlightCount >= limits.maxInFlightPerPartition,
-                !state.partitions.values[index].pausedForBackPressure
-            {
-                state.partitions.values[index].pausedForBackPressure = true
+            if verdict == .passesAndPausesPartition || verdict == .heldAndPausesPartition {
                 state.reconcileNeeded = true
                 pauseWanted = true
             }
@@ -149,9 +146,7 @@ extension KafkaConsumer {
                 state.reconcileNeeded = true
                 pauseWanted = true
             }
-            if let last = state.partitions.values[index].held.last {
-                // The partition waits for a held message: keep this one behind it, in order.
-                state.partitions.values[index].held.append(HeldMessage(message: message, due: last.due))
+            if verdict == .held || verdict == .heldAndPausesPartition {
                 state.heldCount += 1
                 return nil
             }
@@ -160,6 +155,39 @@ extension KafkaConsumer {
         guard let message = decision else { return pauseWanted }
         pendingBatch.withLock { $0.append(message) }
         return pauseWanted
+    }
+
+    private enum AdmitVerdict {
+        /// Revoked partition or duplicate: dropped.
+        case refused
+        case passes
+        case passesAndPausesPartition
+        /// Kept behind the partition's held messages.
+        case held
+        case heldAndPausesPartition
+    }
+
+    /// Tracks `message` in its partition's `entry`, stamping its generation and high watermark, and holds it behind
+    /// the partition's held messages if there are any.
+    private static func admit(
+        _ message: inout KafkaMessage, to entry: inout PartitionState, perPartitionLimit: Int,
+        highWatermark: () -> Int64?
+    ) -> AdmitVerdict {
+        guard !entry.revoked, entry.tracker.delivered(message.offset) else { return .refused }
+        message.generation = entry.generation
+        if entry.highWatermarkAtAssignment == nil { entry.highWatermarkAtAssignment = highWatermark() }
+        message.highWatermarkAtAssignment = entry.highWatermarkAtAssignment
+        var pauses = false
+        if entry.tracker.inFlightCount >= perPartitionLimit, !entry.pausedForBackPressure {
+            entry.pausedForBackPressure = true
+            pauses = true
+        }
+        if let last = entry.held.last {
+            // The partition waits for a held message: keep this one behind it, in order.
+            entry.held.append(HeldMessage(message: message, due: last.due))
+            return pauses ? .heldAndPausesPartition : .held
+        }
+        return pauses ? .passesAndPausesPartition : .passes
     }
 
     /// Whether `message` is held (handed back with ``hold(_:until:)`` and not redelivered yet).

@@ -101,14 +101,14 @@ public final class KafkaConsumer: Sendable {
         state.withLock { state in
             // A partition being revoked still counts completions (the revoke waits for them); once the revoke is
             // over its state is gone (or belongs to a newer generation) and the completion is ignored.
-            guard let index = state.partitions.index(forKey: message.topicPartition),
-                state.partitions.values[index].generation == message.generation,
-                state.partitions.values[index].tracker.completed(message.offset)
-            else { return }
+            guard let index = state.partitions.index(forKey: message.topicPartition) else { return }
+            // In place: reading `values[index]` would copy the whole entry (tracker, held messages) per message.
+            let (completed, pausedForBackPressure, inFlight) = Self.countCompletion(message, in: &state.partitions.values[index])
+            guard completed else { return }
             state.totalInFlight -= 1
-            let entry = state.partitions.values[index]
-            if entry.pausedForBackPressure || state.globallyPaused,
-                state.backPressureMayLift(for: entry, limits: configuration.backPressure)
+            if pausedForBackPressure || state.globallyPaused,
+                state.backPressureMayLift(pausedForBackPressure: pausedForBackPressure, inFlight: inFlight,
+                                          limits: configuration.backPressure)
             {
                 state.reconcileNeeded = true
                 if let queue = consumerQueue.pointer { rd_kafka_queue_yield(queue) }
@@ -127,6 +127,13 @@ public final class KafkaConsumer: Sendable {
             else { return }
             state.partitions.values[index].givenBack += 1
         }
+    }
+
+    /// Counts `message` completed in its partition's `entry` (when it is of the entry's generation).
+    /// - Returns: whether it counted, and the entry's back-pressure pause and in-flight count after it.
+    private static func countCompletion(_ message: KafkaMessage, in entry: inout PartitionState) -> (Bool, Bool, Int) {
+        let counted = entry.generation == message.generation && entry.tracker.completed(message.offset)
+        return (counted, entry.pausedForBackPressure, entry.tracker.inFlightCount)
     }
 
     /// Hands a delivered message back because it is not due yet, from any thread (typically from inside
@@ -289,10 +296,12 @@ extension KafkaConsumer {
         }
 
         /// Whether a completion may allow a back-pressure pause to lift.
-        func backPressureMayLift(for entry: PartitionState, limits: KafkaConsumerConfiguration.BackPressure) -> Bool {
+        func backPressureMayLift(
+            pausedForBackPressure: Bool, inFlight: Int, limits: KafkaConsumerConfiguration.BackPressure
+        ) -> Bool {
             let (perLow, globalLow) = Self.lowWatermarks(limits)
             if globallyPaused, totalInFlight <= globalLow { return true }
-            return entry.pausedForBackPressure && entry.tracker.inFlightCount <= perLow
+            return pausedForBackPressure && inFlight <= perLow
         }
 
         static func lowWatermarks(_ limits: KafkaConsumerConfiguration.BackPressure) -> (Int, Int) {

@@ -123,68 +123,60 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// Hands the record to `rd_kafka_produceva` (librdkafka copies it). Everything it points to stays valid for
+    /// the call: the topic's own UTF-8, the key, value and header bytes, and the argument list on the stack.
     private func enqueue(_ record: KafkaProducerRecord, id: UInt) -> KafkaError? {
-        var cStrings: [UnsafeMutablePointer<CChar>] = []
-        defer { cStrings.forEach { free($0) } }
-        guard let topic = strdup(record.topic) else { return KafkaError(code: .fail, reason: "out of memory") }
-        cStrings.append(topic)
-        var values: [rd_kafka_vu_t] = []
-        values.reserveCapacity(6 + record.headers.count)
-
-        var item = rd_kafka_vu_t()
-        item.vtype = RD_KAFKA_VTYPE_TOPIC
-        item.u.cstr = UnsafePointer(topic)
-        values.append(item)
-        if let partition = record.partition {
-            item = rd_kafka_vu_t()
-            item.vtype = RD_KAFKA_VTYPE_PARTITION
-            item.u.i32 = partition
-            values.append(item)
-        }
-        item = rd_kafka_vu_t()
-        item.vtype = RD_KAFKA_VTYPE_MSGFLAGS
-        item.u.i = CRdKafka_MSG_F_COPY()
-        values.append(item)
-        item = rd_kafka_vu_t()
-        item.vtype = RD_KAFKA_VTYPE_OPAQUE
-        item.u.ptr = UnsafeMutableRawPointer(bitPattern: id)
-        values.append(item)
+        var headerNames: [UnsafeMutablePointer<CChar>] = []
+        defer { headerNames.forEach { free($0) } }
         for header in record.headers {
             guard let name = strdup(header.name) else { return KafkaError(code: .fail, reason: "out of memory") }
-            cStrings.append(name)
+            headerNames.append(name)
         }
-
-        return record.value.withUnsafeBytes { valueBytes -> KafkaError? in
-            let keyBytes = record.key ?? []
-            return keyBytes.withUnsafeBytes { keyBuffer -> KafkaError? in
-                withHeaderBuffers(record.headers) { headerBuffers in
-                    var values = values
-                    if record.key != nil {
-                        item = rd_kafka_vu_t()
-                        item.vtype = RD_KAFKA_VTYPE_KEY
-                        // An empty key is a non-null pointer of size 0 (a null pointer would mean "no key").
-                        let keyStart = keyBuffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
-                        item.u.mem.ptr = UnsafeMutableRawPointer(mutating: keyStart)
-                        item.u.mem.size = keyBuffer.count
-                        values.append(item)
+        return record.topic.withCString { topic in
+            record.value.withUnsafeBytes { valueBytes in
+                (record.key ?? []).withUnsafeBytes { keyBuffer in
+                    withHeaderBuffers(record.headers) { headerBuffers in
+                        withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 6 + headerBuffers.count) { values in
+                            var count = 0
+                            func add(_ fill: (inout rd_kafka_vu_t) -> Void) {
+                                var item = rd_kafka_vu_t()
+                                fill(&item)
+                                values.initializeElement(at: count, to: item)
+                                count += 1
+                            }
+                            add { $0.vtype = RD_KAFKA_VTYPE_TOPIC; $0.u.cstr = topic }
+                            if let partition = record.partition {
+                                add { $0.vtype = RD_KAFKA_VTYPE_PARTITION; $0.u.i32 = partition }
+                            }
+                            add { $0.vtype = RD_KAFKA_VTYPE_MSGFLAGS; $0.u.i = CRdKafka_MSG_F_COPY() }
+                            add { $0.vtype = RD_KAFKA_VTYPE_OPAQUE; $0.u.ptr = UnsafeMutableRawPointer(bitPattern: id) }
+                            if record.key != nil {
+                                // An empty key is a non-null pointer of size 0 (a null pointer would mean "no key").
+                                let keyStart = keyBuffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+                                add {
+                                    $0.vtype = RD_KAFKA_VTYPE_KEY
+                                    $0.u.mem.ptr = UnsafeMutableRawPointer(mutating: keyStart)
+                                    $0.u.mem.size = keyBuffer.count
+                                }
+                            }
+                            add {
+                                $0.vtype = RD_KAFKA_VTYPE_VALUE
+                                $0.u.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
+                                $0.u.mem.size = valueBytes.count
+                            }
+                            for (index, buffer) in headerBuffers.enumerated() {
+                                add {
+                                    $0.vtype = RD_KAFKA_VTYPE_HEADER
+                                    $0.u.header.name = UnsafePointer(headerNames[index])
+                                    $0.u.header.val = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
+                                    $0.u.header.size = buffer.count
+                                }
+                            }
+                            let error = rd_kafka_produceva(handle.pointer, values.baseAddress, count)
+                            values.baseAddress?.deinitialize(count: count)
+                            return error.map { KafkaError.consuming($0) }
+                        }
                     }
-                    item = rd_kafka_vu_t()
-                    item.vtype = RD_KAFKA_VTYPE_VALUE
-                    item.u.mem.ptr = UnsafeMutableRawPointer(mutating: valueBytes.baseAddress)
-                    item.u.mem.size = valueBytes.count
-                    values.append(item)
-                    for (index, buffer) in headerBuffers.enumerated() {
-                        item = rd_kafka_vu_t()
-                        item.vtype = RD_KAFKA_VTYPE_HEADER
-                        item.u.header.name = UnsafePointer(cStrings[1 + index])
-                        item.u.header.val = buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1)
-                        item.u.header.size = buffer.count
-                        values.append(item)
-                    }
-                    let error = values.withUnsafeMutableBufferPointer { buffer in
-                        rd_kafka_produceva(handle.pointer, buffer.baseAddress, buffer.count)
-                    }
-                    return error.map { KafkaError.consuming($0) }
                 }
             }
         }

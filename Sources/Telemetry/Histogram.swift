@@ -45,7 +45,12 @@ public final class Histogram: Sendable {
     /// The value below which `quantile` (0…1) of observations fall, interpolated linearly inside the bucket
     /// as Prometheus' `histogram_quantile` does. Nil when empty.
     public func estimate(quantile: Double) -> Double? {
-        let counts = cumulativeCounts
+        Self.estimate(quantile: quantile, cumulativeCounts: cumulativeCounts, upperBounds: upperBounds)
+    }
+
+    /// ``estimate(quantile:)`` over any cumulative counts with these bounds, e.g. the difference of two snapshots
+    /// of ``cumulativeCounts`` (the observations of a time window).
+    public static func estimate(quantile: Double, cumulativeCounts counts: [UInt64], upperBounds: [Double]) -> Double? {
         guard let total = counts.last, total > 0 else { return nil }
         let rank = quantile * Double(total)
         for (index, cumulative) in counts.enumerated() where Double(cumulative) >= rank {

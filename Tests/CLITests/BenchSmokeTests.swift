@@ -22,7 +22,7 @@ import Testing
     @Test func helpListsEveryArea() throws {
         let result = try CallpushProcess.run(["--help"], executable: bench)
         #expect(result.status == 0)
-        for area in ["http2", "apns", "kafka", "json", "pipeline"] {
+        for area in ["http2", "apns", "kafka", "json", "pipeline", "worker", "latency"] {
             #expect(result.stdout.contains("  \(area) "))
         }
     }

@@ -108,6 +108,23 @@ final class Outcomes: Sendable {
         #expect(text.contains("callpush_inflight_events 0\n"))
     }
 
+    @Test func processingTimeRunsFromHandOverToAcknowledgedRecords() {
+        let sender = ScriptedSender(hold: true, script: { _ in .unregistered })
+        let registry = MetricsRegistry()
+        let outcomes = Outcomes()
+        let dispatcher = dispatcher(sender, RecordingProducer(), registry: registry)
+        dispatcher.handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
+        clock.advance(by: 7)  // 7 ms in flight: between the 5 ms and 7.5 ms buckets
+        #expect(dispatcher.oldestInFlightAgeSeconds == 0.007)
+        sender.release(0)
+        #expect(outcomes["a"] == [.invalidated])
+        let text = registry.exposition()
+        #expect(text.contains("callpush_worker_processing_seconds_bucket{le=\"0.005\"} 0\n"))
+        #expect(text.contains("callpush_worker_processing_seconds_bucket{le=\"0.0075\"} 1\n"))
+        #expect(text.contains("callpush_worker_processing_seconds_count 1\n"))
+        #expect(dispatcher.oldestInFlightAgeSeconds == 0)
+    }
+
     @Test func badJSONIsDeadLetteredWithItsReason() throws {
         let producer = RecordingProducer()
         let outcomes = Outcomes()

@@ -16,17 +16,34 @@ import Telemetry
 ///
 /// - Important: thread-safe. `handle` may be called from the consumer thread while answers arrive on I/O threads.
 final class Dispatcher: Sendable {
-    /// An admitted event waiting for, or holding, its call's turn.
-    struct Pending: Sendable {
+    /// An admitted event waiting for, or holding, its call's turn. A class: it passes through the read-ahead, the
+    /// call tracker and the send and answer closures, and copying the record, event and request at every step (a
+    /// retain per string and array inside) cost more than the rest of the hand-over in profiles.
+    final class Pending: Sendable {
         let record: InboundRecord
         let event: CallEvent
         let request: APNsRequest
         let done: @Sendable (Outcome) -> Void
         /// Leaves without an outcome: the record stays unfinished for the partition's next owner.
         let giveBack: @Sendable () -> Void
+        private let lookedAheadFlag = Atomic<Bool>(false)
+
+        init(
+            record: InboundRecord, event: CallEvent, request: APNsRequest, done: @escaping @Sendable (Outcome) -> Void,
+            giveBack: @escaping @Sendable () -> Void
+        ) {
+            self.record = record
+            self.event = event
+            self.request = request
+            self.done = done
+            self.giveBack = giveBack
+        }
+
         /// Held by the read-ahead, or its call's stop event came later in its batch: a cancellation is the
         /// look-ahead's doing.
-        var lookedAhead = false
+        var lookedAhead: Bool { lookedAheadFlag.load(ordering: .relaxed) }
+
+        func markLookedAhead() { lookedAheadFlag.store(true, ordering: .relaxed) }
     }
 
     let configuration: DispatcherConfiguration
@@ -79,7 +96,7 @@ final class Dispatcher: Sendable {
 
     /// How long the oldest event handed to ``handle(_:done:)`` has waited for its outcome, in seconds (0 if none).
     var oldestInFlightAgeSeconds: Double {
-        ledger.oldestStart.map { Double(max(0, clock.nowMilliseconds() - $0)) / 1000 } ?? 0
+        ledger.oldestStart.map { Double(max(0, clock.nowMicroseconds() - $0)) / 1_000_000 } ?? 0
     }
 
     /// Maps events consumed from now on with `mapping` (per-app texts after a configuration reload).
@@ -110,9 +127,9 @@ final class Dispatcher: Sendable {
             admissible.append(pending)
         }
         for callID in lastStop.keys { tracker.markEnded(callID: callID) }
-        for (index, var pending) in admissible.enumerated() {
+        for (index, pending) in admissible.enumerated() {
             let isIncoming = pending.event.type == .incoming
-            if isIncoming, let stop = lastStop[pending.event.callID], stop > index { pending.lookedAhead = true }
+            if isIncoming, let stop = lastStop[pending.event.callID], stop > index { pending.markLookedAhead() }
             offer(pending, isIncoming: isIncoming)
         }
     }
@@ -122,17 +139,20 @@ final class Dispatcher: Sendable {
         let record = consumed.record
         metrics.consumed(topic: record.topic)
         metrics.inFlight.set(inFlight.add(1, ordering: .relaxed).newValue)
-        let ticket = ledger.begin(at: clock.nowMilliseconds())
-        let leave: @Sendable () -> Void = { [self] in
-            ledger.end(ticket)
+        let ticket = ledger.begin(at: clock.nowMicroseconds())
+        // `finished`: the event reached its outcome (its processing time is observed); else it was given back.
+        let leave: @Sendable (Bool) -> Void = { [self] finished in
+            if let start = ledger.end(ticket), finished {
+                metrics.processing.observe(Double(max(0, clock.nowMicroseconds() - start)) / 1_000_000)
+            }
             metrics.inFlight.set(inFlight.subtract(1, ordering: .relaxed).newValue)
         }
         let counted: @Sendable (Outcome) -> Void = { outcome in
-            leave()
+            leave(true)
             consumed.done(outcome)
         }
         let givenBack: @Sendable () -> Void = {
-            leave()
+            leave(false)
             consumed.giveBack()
         }
         let event: CallEvent
@@ -167,8 +187,8 @@ final class Dispatcher: Sendable {
 
     /// Admits events the read-ahead held: a cancellation of one of them is the look-ahead's doing.
     private func admitReleased(_ released: [Pending]) {
-        for var pending in released {
-            pending.lookedAhead = true
+        for pending in released {
+            pending.markLookedAhead()
             admit(pending)
         }
     }

@@ -1,3 +1,4 @@
+import Synchronization
 public import Telemetry
 
 /// The worker's metrics (prefix `callpush_`, base units, bounded labels). Handles are looked up once per
@@ -6,19 +7,29 @@ public struct WorkerMetrics: Sendable {
     public let registry: MetricsRegistry
     /// `callpush_end_to_end_latency_seconds`: event `created_at` → APNs answer.
     public let endToEndLatency: Histogram
+    /// `callpush_worker_processing_seconds`: the worker's own time per event, from the consumer handing the record
+    /// over to its outcome being final and every record it produced acknowledged.
+    public let processing: Histogram
     /// `callpush_inflight_events`: consumed events whose outcome is not final yet.
     public let inFlight: Gauge
     /// `callpush_outcomes_total{outcome}`, looked up once: every event counts one.
     private let outcomes: [Outcome: Counter]
     /// `callpush_cancellations_total{reason}` (see ``CancelReason``), looked up once.
     private let cancellations: [String: Counter]
+    /// `callpush_events_consumed_total{topic}`, looked up once per topic.
+    private let consumedByTopic = CounterCache()
 
     public init(registry: MetricsRegistry) {
         self.registry = registry
         endToEndLatency = registry.histogram(
             "callpush_end_to_end_latency_seconds",
             help: "Time from the event's created_at to APNs' answer.",
-            buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
+            buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
+        )
+        processing = registry.histogram(
+            "callpush_worker_processing_seconds",
+            help: "The worker's own time per event: record handed over by the consumer to outcome final and its records acknowledged.",
+            buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
         )
         inFlight = registry.gauge("callpush_inflight_events", help: "Consumed events whose outcome is not final yet.")
         outcomes = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { outcome in
@@ -34,8 +45,9 @@ public struct WorkerMetrics: Sendable {
     }
 
     public func consumed(topic: String) {
-        registry.counter("callpush_events_consumed_total", help: "Events consumed, by topic.", labels: ["topic": topic])
-            .increment()
+        consumedByTopic.counter(for: topic) {
+            registry.counter("callpush_events_consumed_total", help: "Events consumed, by topic.", labels: ["topic": topic])
+        }.increment()
     }
 
     public func outcomeCounter(_ outcome: Outcome) -> Counter { outcomes[outcome]! }
@@ -73,5 +85,17 @@ public struct WorkerMetrics: Sendable {
         guard let reason, !reason.isEmpty else { return "unknown" }
         let base = reason.split(separator: ":").first.map(String.init) ?? reason
         return base.utf8.count <= 48 ? base : "other"
+    }
+}
+
+/// Counters by one label value, so the hot path skips the registry's lookup (label rendering, its lock) per event.
+private final class CounterCache: Sendable {
+    private let counters = Mutex<[String: Counter]>([:])
+
+    func counter(for value: String, make: () -> Counter) -> Counter {
+        if let counter = counters.withLock({ $0[value] }) { return counter }
+        let counter = make()
+        counters.withLock { $0[value] = counter }
+        return counter
     }
 }

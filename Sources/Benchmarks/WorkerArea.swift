@@ -1,0 +1,153 @@
+import APNs
+import APNsMock
+import BenchSupport
+import EmbeddedPipeline
+import Foundation
+import HTTP2
+import Kafka
+import Telemetry
+import Worker
+
+/// Area `worker`: the real `callpush run` in a process of its own, with `callpush kafka-mock` and `callpush
+/// mock-apns` in two more, receipts on. Once it has joined, a backlog of incoming calls is produced and the clock
+/// runs until every outcome is final; its CPU time over that span (from `/proc`) per event is compared with the sum
+/// of its parts measured in this process against the same servers in the same repetition: the HTTP/2 client's CPU
+/// per request to nghttpd, the consumer's CPU per message and the producer's CPU per record (one receipt per event).
+/// Its events/s is compared with the slower of the consumer's rate and APNsClient's rate against the same mock.
+enum WorkerArea {
+    static let partitions = 8
+    static let connections = 2
+    /// About the size of a generated call event.
+    static let valueSize = 330
+
+    /// Events per run; at about 400 bytes a record the mock broker's ~5 MB per partition holds them all.
+    static func events(_ options: BenchOptions) -> Int { options.quick ? 5_000 : 60_000 }
+
+    struct Run {
+        var eventsPerSecond: Double
+        var workerCPUPerEvent: Double
+        var clientCPUPerRequest: Double
+        var consumerCPUPerMessage: Double
+        var producerCPUPerRecord: Double
+        var consumePerSecond: Double
+        var clientPerSecond: Double
+
+        var partsCPU: Double { clientCPUPerRequest + consumerCPUPerMessage + producerCPUPerRecord }
+
+        var summary: String {
+            "worker \(BenchFormat.rate(eventsPerSecond)), \(micro(workerCPUPerEvent)) CPU/event; parts: client "
+                + "\(micro(clientCPUPerRequest))/req + consumer \(micro(consumerCPUPerMessage))/msg + producer "
+                + "\(micro(producerCPUPerRecord))/record = \(micro(partsCPU)); consume \(BenchFormat.rate(consumePerSecond)), "
+                + "APNsClient \(BenchFormat.rate(clientPerSecond))"
+        }
+
+        private func micro(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
+    }
+
+    static func run(_ options: BenchOptions) async -> AreaResult {
+        var result = AreaResult()
+        guard let tools = ExternalTool.require([.nghttpd], for: "worker area (client CPU per request to nghttpd)"),
+              let nghttpd = tools[.nghttpd] else { return result }
+        let bed: MockAPNsBed
+        do { bed = try MockAPNsBed.make() } catch {
+            print("  FAILED worker area: \(error)")
+            return result
+        }
+        defer { bed.remove() }
+        var runs: [Run] = []
+        for _ in 0..<options.repetitions {
+            do {
+                let run = try await measure(options, bed: bed, nghttpdPath: nghttpd)
+                print("  \(run.summary)")
+                runs.append(run)
+            } catch {
+                print("  FAILED worker: \(error)")
+            }
+        }
+        guard !runs.isEmpty else { return result }
+        result.report(BenchRatio(area: .worker, name: "worker cpu/event vs sum of its parts",
+                                 value: Median.of(runs.map(\.workerCPUPerEvent)), reference: Median.of(runs.map(\.partsCPU)),
+                                 target: .atMost(1.5)))
+        result.report(BenchRatio(area: .worker, name: "worker events/s vs min(consume, apns client)",
+                                 value: Median.of(runs.map(\.eventsPerSecond)),
+                                 reference: Median.of(runs.map { min($0.consumePerSecond, $0.clientPerSecond) }),
+                                 target: .atLeast(0.7)))
+        return result
+    }
+
+    private static func measure(_ options: BenchOptions, bed: MockAPNsBed, nghttpdPath: String) async throws -> Run {
+        let events = events(options)
+        let duration = Duration.milliseconds(Int(options.seconds * 1000))
+        var topics = WorkerConfiguration()
+        topics.dispatcher.routing.emitReceipts = true
+        let kafka = try ChildProcess(bed.callpushPath, [
+            "kafka-mock", "--partitions", String(partitions), "--topics", (topics.allTopics + ["probe"]).joined(separator: ","),
+        ])
+        defer { kafka.stop() }
+        let brokers = try await firstLine(of: kafka)
+        let (mock, port) = try bed.startMock(["--certificate", bed.certificate.certificatePath,
+                                              "--private-key", bed.certificate.privateKeyPath])
+        defer { mock.stop() }
+
+        // The parts, in this process.
+        let probe = try await KafkaThroughputProbe.run(messages: events, partitions: partitions, valueSize: valueSize,
+                                                        bootstrapServers: brokers)
+        let target = try Nghttpd.start(path: nghttpdPath, certificate: bed.certificate)
+        let http2 = try await HTTP2LoadGenerator(configuration: .init(
+            port: target.port, tls: TLSClientConfiguration(caFile: bed.certificate.certificatePath),
+            connections: connections, streamsPerConnection: 100, duration: duration, threads: 1)).run()
+        target.stop()
+        let endpoint = APNsEndpoint.custom(host: "127.0.0.1", port: port, caFile: bed.certificate.certificatePath)
+        let client = try await APNsThroughputBenchmark.measureClient(
+            endpoint: endpoint,
+            credentials: .token(keyPath: bed.keyPath, keyID: MockAPNsBed.keyID, teamID: MockAPNsBed.teamID),
+            connections: connections, concurrency: connections * 100, duration: duration)
+
+        // The worker.
+        let worker = try WorkerProcess.start(callpushPath: bed.callpushPath, arguments: [
+            "--kafka-brokers", brokers, "--kafka-receipts", "--kafka-session-timeout", "6",
+            "--apns-key-file", bed.keyPath, "--apns-key-id", MockAPNsBed.keyID, "--apns-team-id", MockAPNsBed.teamID,
+            "--apns-endpoint", "127.0.0.1:\(port)", "--apns-ca-file", bed.certificate.certificatePath,
+            "--apns-connections", String(connections),
+        ])
+        defer { worker.process.stop() }
+        try await worker.waitUntilReady(timeout: .seconds(30))
+        try? await Task.sleep(for: .seconds(1))
+        var producerConfiguration = KafkaProducerConfiguration()
+        producerConfiguration.bootstrapServers = brokers
+        let producer = try KafkaProducer(configuration: producerConfiguration, logger: .disabled)
+        let generator = CallTrafficGenerator(producer: producer, topic: topics.callsTopic, bundleID: MockAPNsBed.topic,
+                                             mix: PipelineArea.mix)
+        guard let cpuBefore = worker.cpuSeconds else { throw BenchFailure("cannot read the worker's CPU time") }
+        let start = ContinuousClock.now
+        let produced = await generator.run(rate: 10_000_000, count: events, duration: .seconds(120))
+        await producer.close()
+        let deadline = ContinuousClock.now + .seconds(120)
+        while (worker.finalOutcomes ?? 0) < produced {
+            guard ContinuousClock.now < deadline, worker.process.isRunning else {
+                throw BenchFailure("only \(worker.finalOutcomes ?? 0) of \(produced) events reached a final outcome")
+            }
+            try? await Task.sleep(for: .milliseconds(25))  // each look is a /metrics exposition in the worker
+        }
+        let elapsed = ContinuousClock.now - start
+        guard let cpuAfter = worker.cpuSeconds else { throw BenchFailure("cannot read the worker's CPU time") }
+        return Run(
+            eventsPerSecond: Double(produced) / elapsed.inSeconds,
+            workerCPUPerEvent: (cpuAfter - cpuBefore) / Double(max(1, produced)),
+            clientCPUPerRequest: http2.cpuSecondsPer100k / 100_000,
+            consumerCPUPerMessage: probe.consumeCPUSeconds / Double(max(1, probe.consumed)),
+            producerCPUPerRecord: probe.produceCPUSeconds / Double(events),
+            consumePerSecond: probe.consumedPerSecond,
+            clientPerSecond: client.pushesPerSecond)
+    }
+
+    /// The first line a child prints (the kafka-mock's bootstrap servers).
+    private static func firstLine(of process: ChildProcess) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let line = process.output.split(separator: "\n").first, process.output.contains("\n") { return String(line) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        throw BenchFailure("callpush kafka-mock printed nothing: \(process.output.suffix(300))")
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Glibc
+
+/// `callpush run` as a process of its own, with its `/metrics` on a loopback port: what the `worker` area reads
+/// from it (readiness, final outcomes) and its CPU time from `/proc/<pid>/stat`.
+struct WorkerProcess {
+    let process: ChildProcess
+    let metricsPort: Int
+
+    /// Starts `callpush run` with `arguments` plus a metrics server on a free loopback port.
+    static func start(callpushPath: String, arguments: [String]) throws(BenchFailure) -> WorkerProcess {
+        let port = LoopbackPort.free()
+        let process = try ChildProcess(callpushPath, ["run"] + arguments + [
+            "--metrics-host", "127.0.0.1", "--metrics-port", String(port), "--log-level", "error",
+        ])
+        return WorkerProcess(process: process, metricsPort: port)
+    }
+
+    /// Waits until the worker reports `callpush_ready 1` (partitions assigned).
+    func waitUntilReady(timeout: Duration) async throws(BenchFailure) {
+        let deadline = ContinuousClock.now + timeout
+        while !(scrape()?.contains("\ncallpush_ready 1\n") ?? false) {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                throw BenchFailure("callpush run did not become ready: \(process.output.suffix(300))")
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// The sum of `callpush_outcomes_total` over every outcome, nil when `/metrics` does not answer.
+    var finalOutcomes: Int? {
+        guard let text = scrape() else { return nil }
+        var sum = 0.0
+        for line in text.split(separator: "\n") where line.hasPrefix("callpush_outcomes_total{") {
+            sum += line.split(separator: " ").last.flatMap { Double($0) } ?? 0
+        }
+        return Int(sum)
+    }
+
+    /// User + system CPU seconds of the process so far, from `/proc/<pid>/stat` (clock ticks).
+    var cpuSeconds: Double? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        // After the command name: state is field 3, utime field 14, stime field 15.
+        let fields = stat[stat.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// `GET /metrics` over HTTP/1.0: the body, or nil when the server does not answer.
+    private func scrape() -> String? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(metricsPort).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected else { return nil }
+        let request = Array("GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard send(fd, request, request.count, 0) == request.count else { return nil }
+        var response: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            response.append(contentsOf: buffer[..<count])
+        }
+        return response.isEmpty ? nil : String(decoding: response, as: UTF8.self)
+    }
+}
