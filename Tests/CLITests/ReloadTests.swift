@@ -24,7 +24,7 @@ import Testing
             if batch == 9 { _ = bed.apns.control("set latency-ms 2000") }
             try bed.produceCalls(50, hangUpLag: 100)
             if batch == 9 {
-                let sending = await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(50)) {
+                let sending = await Eventually.waitUntil(timeout: .seconds(90), interval: .milliseconds(50)) {
                     bed.metric("a", inFlight) ?? 0 > 0
                 }
                 #expect(sending, "pushes are on the old key's connections when SIGHUP comes")

@@ -83,10 +83,11 @@ import Testing
         let pipeline = try await Self.started(configuration)
         let token = String(repeating: "5a", count: 32)
         try await Self.produce(pipeline, [("c-1", Self.event("e-in", call: "c-1", token: token))])
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(20)) { pipeline.outcomes[.retried] == 1 })
+        // Generous bounds (they end as soon as the condition holds): the full suite loads both cores.
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(60)) { pipeline.outcomes[.retried] == 1 })
         pipeline.mock.faults.update { $0.serviceUnavailableProbability = 0 }
         try await Self.produce(pipeline, [("c-1", Self.event("e-hang", call: "c-1", type: "hangup", token: token))])
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(20)) { pipeline.outcomes[.cancelled] == 1 })
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(60)) { pipeline.outcomes[.cancelled] == 1 })
         let outcomes = pipeline.outcomes
         #expect(outcomes[.delivered] == 1)  // the hang-up
         #expect(outcomes[.cancelled] == 1)  // the incoming, when its retry came due
@@ -120,7 +121,7 @@ import Testing
         try pipeline.cluster.setBrokerUp(1)
         let produced = await generation.value
         #expect(produced == 1_500)
-        _ = await PipelineHarness.waitUntil(timeout: .seconds(60)) { Self.terminal(pipeline) >= produced }
+        _ = await PipelineHarness.waitUntil(timeout: .seconds(120)) { Self.terminal(pipeline) >= produced }
         _ = await PipelineHarness.waitUntil(timeout: .seconds(10)) {
             WorkerMetrics(registry: pipeline.registry).inFlight.value == 0
         }
