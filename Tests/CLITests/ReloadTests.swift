@@ -13,7 +13,7 @@ import Testing
             partitions: 4, latencyMilliseconds: 300, extraWorkerArguments: ["--worker-max-in-flight", "100"],
             credentials: .appsFile)
         try bed.startWorker("a")
-        #expect(bed.waitUntilSettled(), "\(bed.logs)")
+        #expect(await bed.waitUntilSettled(), "\(bed.logs)")
         let ok = "callpush_apns_config_reloads_total{result=\"ok\"}"
         let failed = "callpush_apns_config_reloads_total{result=\"failed\"}"
 
@@ -36,7 +36,7 @@ import Testing
         }
         #expect(await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) { bed.metric("a", ok) == 1 }, "\(bed.logs)")
         try bed.produceRemainingHangUps()
-        let rotation = try bed.verdict()
+        let rotation = try await bed.verdict()
         print("key rotation by SIGHUP: \(bed.producedCount) events: \(rotation)")
         #expect(rotation.lost == 0, "\(bed.logs)")
         #expect(rotation.duplicatePushes == 0)
@@ -60,7 +60,7 @@ import Testing
         #expect(refusals.count == 1, "\(log)")
         #expect(refusals.first?.contains("/nonexistent/AuthKey_NEW.p8") == true, "the line names the problem: \(refusals)")
         try bed.produceCalls(200, hangUps: false)
-        let afterRefusal = try bed.verdict()
+        let afterRefusal = try await bed.verdict()
         #expect(afterRefusal.lost == 0, "\(bed.logs)")
         #expect(afterRefusal.duplicatePushes == 0)
         let later = bed.deliveries().dropFirst(deliveries.count)

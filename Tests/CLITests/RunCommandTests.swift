@@ -63,11 +63,11 @@ import Testing
             return counts
         }
 
-        func waitForReceipts(atLeast count: Int, timeout: TimeInterval = 90) throws -> [String: Int] {
+        func waitForReceipts(atLeast count: Int, timeout: TimeInterval = 90) async throws -> [String: Int] {
             let deadline = Date().addingTimeInterval(timeout)
             var receipts = try self.receipts()
             while receipts.count < count && Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.5)
+                try await Task.sleep(for: .milliseconds(500))
                 receipts = try self.receipts()
             }
             return receipts
@@ -154,21 +154,21 @@ import Testing
         #expect(result.stderr.contains("unknown key kafka.brokerz"))
     }
 
-    @Test func sigtermDrainsWithoutDuplicatesAndARestartResumes() throws {
+    @Test func sigtermDrainsWithoutDuplicatesAndARestartResumes() async throws {
         let bed = try Bed(latencyMilliseconds: 20)
         try bed.produce(600, prefix: "a")
         let first = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
-        _ = try bed.waitForReceipts(atLeast: 100)
+        _ = try await bed.waitForReceipts(atLeast: 100)
         #expect(first.terminate() == 0)
         try bed.produce(400, prefix: "b")
         let second = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
-        let receipts = try bed.waitForReceipts(atLeast: 1000)
+        let receipts = try await bed.waitForReceipts(atLeast: 1000)
         #expect(second.terminate() == 0)
         #expect(receipts.count == 1000, "every event has a receipt; restarted worker said:\n\(second.logTail)")
         #expect(receipts.values.allSatisfy { $0 == 1 }, "a graceful drain leaves no duplicates")
     }
 
-    @Test func aSecondSignalExitsAtOnce() throws {
+    @Test func aSecondSignalExitsAtOnce() async throws {
         let bed = try Bed(latencyMilliseconds: 20_000)  // answers take 20 s: a graceful drain would wait
         try bed.produce(50, prefix: "s")
         let port = FreePort.next()
@@ -178,7 +178,7 @@ import Testing
         let deadline = Date().addingTimeInterval(30)
         var inFlight = 0
         while inFlight == 0 && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.2)
+            try await Task.sleep(for: .milliseconds(200))
             let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
             inFlight = metrics.split(separator: "\n").first { $0.hasPrefix("callpush_inflight_events ") }
                 .flatMap { Double($0.split(separator: " ")[1]) }.map(Int.init) ?? 0
@@ -186,22 +186,22 @@ import Testing
         #expect(inFlight > 0, "events are waiting for APNs when the signals come")
         let started = Date()
         kill(worker.process.processIdentifier, SIGTERM)
-        Thread.sleep(forTimeInterval: 0.3)
+        try await Task.sleep(for: .milliseconds(300))
         kill(worker.process.processIdentifier, SIGTERM)
         worker.process.waitUntilExit()
         #expect(worker.process.terminationStatus == 130, "\(worker.logTail)")
         #expect(Date().timeIntervalSince(started) < 15, "it did not wait for the 20 s answers")
     }
 
-    @Test func sigkillAndRestartLoseNothing() throws {
+    @Test func sigkillAndRestartLoseNothing() async throws {
         let bed = try Bed(latencyMilliseconds: 400)
         try bed.produce(1500, prefix: "k")
         let first = try BackgroundProcess(bed.workerArguments + ["--worker-max-in-flight", "100"], readFirstLine: false)
-        let beforeKill = try bed.waitForReceipts(atLeast: 200)
+        let beforeKill = try await bed.waitForReceipts(atLeast: 200)
         first.kill()
         #expect(beforeKill.count < 1500, "the worker was killed mid-run")
         let second = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
-        let receipts = try bed.waitForReceipts(atLeast: 1500)
+        let receipts = try await bed.waitForReceipts(atLeast: 1500)
         #expect(second.terminate() == 0)
         #expect(receipts.count == 1500, "nothing is lost; restarted worker said:\n\(second.logTail)")
         let duplicates = receipts.values.reduce(0) { $0 + $1 - 1 }

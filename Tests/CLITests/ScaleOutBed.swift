@@ -167,12 +167,12 @@ final class ScaleOutBed {
 
     /// Waits until every running worker has partitions (`callpush_ready 1`) and together they own every calls
     /// partition, so a rebalance has settled.
-    func waitUntilSettled(timeout: TimeInterval = 60) -> Bool {
+    func waitUntilSettled(timeout: TimeInterval = 60) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let ready = workers.keys.allSatisfy { metric($0, "callpush_ready") == 1 }
             if ready && !workers.isEmpty { return true }
-            Thread.sleep(forTimeInterval: 0.2)
+            try? await Task.sleep(for: .milliseconds(200))
         }
         return false
     }
@@ -250,11 +250,11 @@ final class ScaleOutBed {
     }
 
     /// Waits until every produced event has a final receipt; returns the receipts.
-    func waitForAllOutcomes(timeout: TimeInterval = 120) throws -> [String: Int] {
+    func waitForAllOutcomes(timeout: TimeInterval = 120) async throws -> [String: Int] {
         let deadline = Date().addingTimeInterval(timeout)
         var receipts = try finalReceipts()
         while produced.keys.contains(where: { receipts[$0] == nil }) && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.5)
+            try await Task.sleep(for: .milliseconds(500))
             receipts = try finalReceipts()
         }
         return receipts
@@ -272,8 +272,8 @@ final class ScaleOutBed {
     }
 
     /// Waits for every outcome, then checks what the mock received against what was produced.
-    func verdict(timeout: TimeInterval = 120) throws -> Verdict {
-        let receipts = try waitForAllOutcomes(timeout: timeout)
+    func verdict(timeout: TimeInterval = 120) async throws -> Verdict {
+        let receipts = try await waitForAllOutcomes(timeout: timeout)
         let deliveries = self.deliveries()
         var hungUp: Set<String> = []
         var rings = 0

@@ -13,18 +13,18 @@ import Testing
     /// (a) 3 workers, one SIGKILLed mid-run and restarted (repeatedly in the long version): nothing lost, no
     /// incoming push after its call's hang-up was delivered, and the pushes sent again bounded by the killed
     /// worker's in-flight window plus about a second of its traffic.
-    @Test func crashReplayNeverRingsAnEndedCall() throws {
+    @Test func crashReplayNeverRingsAnEndedCall() async throws {
         let window = 400  // the read-ahead holds up to half of it: the replay a kill leaves must fit
         let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 100, extraWorkerArguments: ["--worker-max-in-flight", String(window)])
         for name in ["a", "b", "c"] { try bed.startWorker(name) }
-        #expect(bed.waitUntilSettled(), "\(bed.logs)")
+        #expect(await bed.waitUntilSettled(), "\(bed.logs)")
         // Calls arrive every 0.2 s, 40 at a time; each hangs up about a second (200 calls) after it rang.
         let batches = Self.long ? 120 : 30
         let kills = Self.long ? 3 : 1
         let started = Date()
         for batch in 0..<batches {
             try bed.produceCalls(40, hangUpLag: 200)
-            Thread.sleep(forTimeInterval: 0.2)
+            try await Task.sleep(for: .milliseconds(200))
             if (batch + 1) % (batches / (kills + 1)) == 0 && batch + 1 < batches {
                 bed.killWorker("b")
                 try bed.startWorker("b")
@@ -32,7 +32,7 @@ import Testing
         }
         try bed.produceRemainingHangUps()
         let elapsed = Date().timeIntervalSince(started)
-        let verdict = try bed.verdict()
+        let verdict = try await bed.verdict()
         // One worker's rate (of three) while traffic flowed. Ours: the killed worker's in-flight window and about a
         // second of its traffic (0.5 s commit interval, 0.1 s store interval, margin). The mock broker's: it refuses
         // commits from a join until it elects a leader (see the scaling test), so each of the two rebalances a kill
@@ -51,15 +51,15 @@ import Testing
     /// (b) 40 % of pushes answered 503, hang-ups produced seconds after their calls, 3 workers: the retries of an
     /// incoming call stay on its partition number (upstream hashes with murmur2, callpush produces retries by
     /// partition), so the worker that holds a retry also sees the hang-up: nothing rings after it.
-    @Test func retriesStayWithTheirCallsHangUp() throws {
+    @Test func retriesStayWithTheirCallsHangUp() async throws {
         let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 5, extraWorkerArguments: ["--kafka-max-attempts", "6"])
         _ = bed.apns.control("set rate-503 0.4")
         for name in ["a", "b", "c"] { try bed.startWorker(name) }
-        #expect(bed.waitUntilSettled(), "\(bed.logs)")
+        #expect(await bed.waitUntilSettled(), "\(bed.logs)")
         try bed.produceCalls(Self.long ? 2_000 : 400, hangUps: false)
-        Thread.sleep(forTimeInterval: 2.5)
+        try await Task.sleep(for: .milliseconds(2500))
         try bed.produceRemainingHangUps()
-        let verdict = try bed.verdict()
+        let verdict = try await bed.verdict()
         print("retries under 40 % 503 with late hang-ups: \(verdict)")
         #expect(verdict.lost == 0, "\(bed.logs)")
         #expect(verdict.ringsAfterHangUp == 0)
@@ -74,10 +74,10 @@ import Testing
     /// elects a leader (session timeout − 1 s later), so a partition that moves to another worker during a scale-out
     /// or a restart is repeated from the last commit before the join (the worker stops taking events at the first
     /// refused commit): those duplicates are the mock's, bounded here by about a second of traffic per join.
-    @Test func scalingAndRollingRestartsLoseAndRepeatNothing() throws {
+    @Test func scalingAndRollingRestartsLoseAndRepeatNothing() async throws {
         let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 20)
         try bed.startWorker("a")
-        #expect(bed.waitUntilSettled(), "\(bed.logs)")
+        #expect(await bed.waitUntilSettled(), "\(bed.logs)")
         let started = Date()
         let batch = Self.long ? 200 : 60
         let steps: [(ScaleOutBed) throws -> Void] = [
@@ -91,12 +91,12 @@ import Testing
         for step in steps {
             for _ in 0..<(Self.long ? 10 : 4) {
                 try bed.produceCalls(batch, hangUpLag: 2 * batch)
-                Thread.sleep(forTimeInterval: 0.25)
+                try await Task.sleep(for: .milliseconds(250))
             }
             try step(bed)
         }
         try bed.produceRemainingHangUps()
-        let verdict = try bed.verdict()
+        let verdict = try await bed.verdict()
         print("scale 1→3→1 and rolling restarts: \(verdict)")
         #expect(verdict.lost == 0, "\(bed.logs)")
         #expect(verdict.ringsAfterHangUp == 0)
