@@ -182,11 +182,7 @@ extension KafkaConsumer {
             entry.pausedForBackPressure = true
             pauses = true
         }
-        if let last = entry.held.last {
-            // The partition waits for a held message: keep this one behind it, in order.
-            entry.held.append(HeldMessage(message: message, due: last.due))
-            return pauses ? .heldAndPausesPartition : .held
-        }
+        if entry.holdBehindHeld(message) { return pauses ? .heldAndPausesPartition : .held }
         return pauses ? .passesAndPausesPartition : .passes
     }
 
@@ -202,9 +198,8 @@ extension KafkaConsumer {
         state.withLock { state in
             guard let index = state.partitions.index(forKey: message.topicPartition),
                 state.partitions.values[index].generation == message.generation,
-                let last = state.partitions.values[index].held.last
+                state.partitions.values[index].holdBehindHeld(message)
             else { return false }
-            state.partitions.values[index].held.append(HeldMessage(message: message, due: last.due))
             state.heldCount += 1
             return true
         }

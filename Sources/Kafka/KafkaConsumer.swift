@@ -262,6 +262,14 @@ extension KafkaConsumer {
         var libraryPaused = false
         /// Not-yet-due messages, ordered by due time; non-empty means paused for `retry_due`.
         var held: [HeldMessage] = []
+
+        /// While the partition waits for a held message, keeps `message` behind it, in order; false when nothing
+        /// is held.
+        mutating func holdBehindHeld(_ message: KafkaMessage) -> Bool {
+            guard let last = held.last else { return false }
+            held.append(HeldMessage(message: message, due: last.due))
+            return true
+        }
         /// Messages the delegate gave back unprocessed (``KafkaConsumer/giveBack(_:)``): still unfinished, but
         /// nothing a revoke or close waits for.
         var givenBack = 0

@@ -121,12 +121,22 @@ final class Dispatcher: Sendable {
         var admissible: [Pending] = []
         admissible.reserveCapacity(batch.count)
         var lastStop: [String: Int] = [:]
+        var ringing: Set<String> = []
+        // Calls whose stop event comes after one of their incoming events in this batch; a stop event with nothing
+        // of its call before it is remembered when it is admitted, as always.
+        var endedAhead: Set<String> = []
         for consumed in batch {
             guard let pending = prepare(consumed) else { continue }
-            if pending.event.type.stopsRinging { lastStop[pending.event.callID] = admissible.count }
+            let callID = pending.event.callID
+            if pending.event.type.stopsRinging {
+                lastStop[callID] = admissible.count
+                if ringing.contains(callID) { endedAhead.insert(callID) }
+            } else {
+                ringing.insert(callID)
+            }
             admissible.append(pending)
         }
-        for callID in lastStop.keys { tracker.markEnded(callID: callID) }
+        for callID in endedAhead { tracker.markEnded(callID: callID) }
         for (index, pending) in admissible.enumerated() {
             let isIncoming = pending.event.type == .incoming
             if isIncoming, let stop = lastStop[pending.event.callID], stop > index { pending.markLookedAhead() }

@@ -97,7 +97,6 @@ public final class WorkerService: KafkaConsumerDelegate {
     /// Consumed events whose outcome is not final yet.
     public var inFlightCount: Int { dispatcher.inFlightCount }
 
-
     private func setReady(_ ready: Bool) {
         readiness.set(ready)
         readyGauge.set(ready ? 1 : 0)
@@ -131,7 +130,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     }
 
     public func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {
-        dispatcher.assigned(lanes: partitions.filter { $0.topic == configuration.callsTopic }.map(\.partition))
+        dispatcher.assigned(lanes: callsPartitions(partitions))
         setReady(true)
         // Topics may have changed since start (partitions added): check again, off the poll thread.
         DispatchQueue.global().async { [self] in
@@ -146,7 +145,12 @@ public final class WorkerService: KafkaConsumerDelegate {
     }
 
     public func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {
-        dispatcher.revoked(lanes: partitions.filter { $0.topic == configuration.callsTopic }.map(\.partition))
+        dispatcher.revoked(lanes: callsPartitions(partitions))
+    }
+
+    /// The calls topic's partition numbers among `partitions`: the read-ahead's lanes.
+    private func callsPartitions(_ partitions: [KafkaTopicPartition]) -> [Int32] {
+        partitions.filter { $0.topic == configuration.callsTopic }.map(\.partition)
     }
 
     /// Retry records keep their partition number, so every retry tier needs the calls topic's partition count.
