@@ -4,7 +4,7 @@ extension APNsConnectionPool {
     /// Handles the HTTP/2 outcome of one stream (on the connection's loop thread): classifies it, re-sends when that
     /// is safe and useful, replaces the connection when the answer says so, and otherwise answers the push.
     func completed(
-        _ pending: APNsPendingRequest,
+        _ pending: consuming APNsPendingRequest,
         on connection: APNsPooledConnection,
         token: APNsProviderToken?,
         result: Result<HTTP2Response, HTTP2Error>
@@ -15,14 +15,8 @@ extension APNsConnectionPool {
             APNsResult(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
         }.get()
         let authenticatedNow = answer.map { $0.status != 403 && $0.apnsReason != .tooManyProviderTokenUpdates } ?? false
-        let closeNow = state.withLock { state -> Bool in
-            connection.inFlight -= 1
-            if authenticatedNow { connection.authenticated = true }
-            if connection.retiring, connection.inFlight == 0, !connection.closeRequested {
-                connection.closeRequested = true
-                return true
-            }
-            return false
+        let closeNow = state.withLock { state in
+            state.open[connection.key]?.usage.finishOne(authenticated: authenticatedNow) ?? false
         }
         if closeNow { connection.connection.close() }
         let apnsID = pending.request.apnsID

@@ -8,11 +8,11 @@ extension APNsConnectionPool {
     func ensureConnections() {
         let slot: (index: Int, id: Int)? = state.withLock { state in
             guard !state.isShutdown, !state.connecting,
-                let index = state.slots.firstIndex(where: { $0.connection == nil })
+                let index = state.slots.firstIndex(where: { $0 == nil })
             else { return nil }
             // Open connections only when there is work or once started (a lazily started pool keeps its size).
             guard state.started || !state.pending.isEmpty else { return nil }
-            guard HTTP2Deadline.now().uptimeNanoseconds >= state.nextConnectAttempt else { return nil }
+            guard HTTP2Deadline.now() >= state.nextConnectAttempt else { return nil }
             state.started = true
             state.connecting = true
             defer { state.nextConnectionID += 1 }
@@ -43,18 +43,17 @@ extension APNsConnectionPool {
     private func connectFinished(slot: Int, id: Int, result: Result<HTTP2ClientConnection, HTTP2Error>) {
         switch result {
         case .success(let connection):
-            let pooled = APNsPooledConnection(
-                id: id, slot: slot, connection: connection, authenticated: tokens == nil)
+            let pooled = APNsPooledConnection(id: id, slot: slot, connection: connection, opened: .now())
             let accepted = state.withLock { state -> Bool in
                 state.connecting = false
                 state.consecutiveFailures = 0
                 state.lastConnectError = nil
-                state.nextConnectAttempt = 0
+                state.nextConnectAttempt = HTTP2Deadline(uptimeNanoseconds: 0)
                 guard !state.isShutdown, connection.state.rawValue <= HTTP2ConnectionState.ready.rawValue else {
                     return false
                 }
-                state.slots[slot].connection = pooled
-                state.open[ObjectIdentifier(connection)] = pooled
+                state.slots[slot] = pooled.key
+                state.open[pooled.key] = OpenConnection(pooled: pooled, usage: APNsConnectionUsage(authenticated: tokens == nil))
                 return true
             }
             guard accepted else {
@@ -75,7 +74,7 @@ extension APNsConnectionPool {
                 state.consecutiveFailures += 1
                 state.lastConnectError = error.description
                 let delay = configuration.reconnectDelay(afterFailures: state.consecutiveFailures)
-                state.nextConnectAttempt = (HTTP2Deadline.now() + delay).uptimeNanoseconds
+                state.nextConnectAttempt = .after(delay)
                 return delay
             }
             metrics.connectionEvent(endpoint: label, .failed)
@@ -98,13 +97,7 @@ extension APNsConnectionPool {
             return
         case .goingAway:
             // GOAWAY (or a local close that started draining): stop using it, open a replacement.
-            let moved = state.withLock { state -> Bool in
-                guard let pooled = state.open[key] else { return false }
-                let wasActive = !pooled.retiring
-                pooled.retiring = true
-                if state.slots[pooled.slot].connection === pooled { state.slots[pooled.slot].connection = nil }
-                return wasActive
-            }
+            let moved = state.withLock { $0.retire(key) }
             if moved {
                 metrics.connectionEvent(endpoint: label, .goaway)
                 logger.debug("APNs connection got GOAWAY")
@@ -113,10 +106,9 @@ extension APNsConnectionPool {
             dispatch()
         case .closed:
             let unexpected = state.withLock { state -> Bool? in
-                guard let pooled = state.open.removeValue(forKey: key) else { return nil }
-                let wasActive = !pooled.retiring
-                pooled.retiring = true
-                if state.slots[pooled.slot].connection === pooled { state.slots[pooled.slot].connection = nil }
+                guard state.open[key] != nil else { return nil }
+                let wasActive = state.retire(key)
+                state.open[key] = nil
                 return wasActive
             }
             guard let unexpected else { return }
@@ -130,12 +122,8 @@ extension APNsConnectionPool {
     /// Stops sending on `connection`, opens its replacement, and closes it once its streams are answered.
     func retire(_ connection: APNsPooledConnection, event: APNsClientMetrics.ConnectionEvent) {
         let (changed, closeNow) = state.withLock { state -> (Bool, Bool) in
-            guard !connection.retiring else { return (false, false) }
-            connection.retiring = true
-            if state.slots[connection.slot].connection === connection { state.slots[connection.slot].connection = nil }
-            let closeNow = connection.inFlight == 0 && !connection.closeRequested
-            if closeNow { connection.closeRequested = true }
-            return (true, closeNow)
+            guard state.retire(connection.key) else { return (false, false) }
+            return (true, state.open[connection.key]?.usage.takeCloseRequest() ?? false)
         }
         guard changed else { return }
         metrics.connectionEvent(endpoint: label, event)

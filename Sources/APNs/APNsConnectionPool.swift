@@ -13,23 +13,34 @@ import Telemetry
 ///
 /// - Important: thread-safe; all pool state is behind one `Mutex`, and network work happens outside it.
 final class APNsConnectionPool: Sendable {
-    struct Slot {
-        var connection: APNsPooledConnection?
+    /// One open connection: what stays (shared with its completions) and what changes.
+    struct OpenConnection {
+        let pooled: APNsPooledConnection
+        var usage: APNsConnectionUsage
     }
 
     struct State {
-        var slots: [Slot]
-        /// Every open connection (in a slot or draining), by `ObjectIdentifier` of the HTTP/2 connection.
-        var open: [ObjectIdentifier: APNsPooledConnection] = [:]
+        /// The connection serving each slot (its key in `open`); nil while the slot's connection is being opened.
+        var slots: [ObjectIdentifier?]
+        /// Every open connection (in a slot or draining), by ``APNsPooledConnection/key``.
+        var open: [ObjectIdentifier: OpenConnection] = [:]
         var pending = APNsRequestQueue()
         var connecting = false
         var consecutiveFailures = 0
         /// Why the last connection attempt failed; nil once one succeeds.
         var lastConnectError: String?
-        var nextConnectAttempt: UInt64 = 0
+        var nextConnectAttempt: HTTP2Deadline = .init(uptimeNanoseconds: 0)
         var nextConnectionID = 1
         var isShutdown = false
         var started = false
+
+        /// Stops giving `key` new pushes and frees its slot; false when it was retiring already.
+        mutating func retire(_ key: ObjectIdentifier) -> Bool {
+            guard let open = open[key], !open.usage.retiring else { return false }
+            self.open[key]?.usage.retiring = true
+            if slots[open.pooled.slot] == key { slots[open.pooled.slot] = nil }
+            return true
+        }
     }
 
     let endpoint: APNsEndpoint
@@ -42,7 +53,8 @@ final class APNsConnectionPool: Sendable {
     let logger: Logger
     let state: Mutex<State>
     private let connectionsGauge: Gauge
-    private let timer: APNsMaintenanceTimer
+    /// The periodic ``maintain()``, on one of the group's loops; set at the end of `init`.
+    private let maintenance = Mutex<RepeatedTask?>(nil)
 
     init(
         endpoint: APNsEndpoint,
@@ -63,9 +75,8 @@ final class APNsConnectionPool: Sendable {
         var logger = logger
         logger[metadataKey: "apns.endpoint"] = endpoint.description
         self.logger = logger
-        state = Mutex(State(slots: Array(repeating: Slot(), count: max(1, configuration.connectionsPerPool))))
+        state = Mutex(State(slots: Array(repeating: nil, count: max(1, configuration.connectionsPerPool))))
         connectionsGauge = metrics.connectionsGauge(endpoint: endpoint.description)
-        timer = APNsMaintenanceTimer()
         let inFlight = metrics.inFlightGauge(endpoint: label)
         let limits = (0..<max(1, configuration.connectionsPerPool)).map {
             metrics.streamLimitGauge(endpoint: endpoint.description, slot: $0)
@@ -76,11 +87,14 @@ final class APNsConnectionPool: Sendable {
             inFlight.set(snapshot.inFlight)
             for (index, gauge) in limits.enumerated() { gauge.set(snapshot.limits[index]) }
         }
-        timer.start(interval: configuration.maintenanceInterval) { [weak self] in self?.maintain() }
+        let task = group.next().scheduleRepeated(every: configuration.maintenanceInterval) { [weak self] in
+            self?.maintain()
+        }
+        maintenance.withLock { $0 = task }
     }
 
     deinit {
-        timer.cancel()
+        maintenance.withLock { $0?.cancel() }
     }
 
     // MARK: - Observation
@@ -88,10 +102,10 @@ final class APNsConnectionPool: Sendable {
     /// Requests on the wire and each slot's stream limit (0 for an empty slot).
     func snapshot() -> (inFlight: Int, limits: [Int], open: Int, pending: Int, lastConnectError: String?) {
         state.withLock { state in
-            let inFlight = state.open.values.reduce(0) { $0 + $1.inFlight }
-            let limits = state.slots.map { slot -> Int in
-                guard let connection = slot.connection else { return 0 }
-                return connection.authenticated ? connection.connection.maxConcurrentStreams : 1
+            let inFlight = state.open.values.reduce(0) { $0 + $1.usage.inFlight }
+            let limits = state.slots.map { key -> Int in
+                guard let key, let open = state.open[key] else { return 0 }
+                return open.usage.authenticated ? open.pooled.connection.maxConcurrentStreams : 1
             }
             return (inFlight, limits, state.open.count, state.pending.count, state.lastConnectError)
         }
@@ -117,49 +131,43 @@ final class APNsConnectionPool: Sendable {
     func dispatch() {
         let current = tokens?.current()
         let now = tokens?.clock.now() ?? 0
-        typealias Assignment = (APNsPooledConnection, [(APNsPendingRequest, APNsProviderToken?)])
+        typealias Assignment = (connection: APNsPooledConnection, token: APNsProviderToken?, batch: [APNsPendingRequest])
         let assignments: [Assignment] = state.withLock { state in
             guard !state.pending.isEmpty else { return [] }
             var candidates: [APNsPooledConnection] = []
-            for slot in state.slots {
-                if let connection = slot.connection, !connection.retiring, connection.connection.state == .ready {
-                    candidates.append(connection)
-                }
+            var loads: [Int] = []
+            var capacities: [Int] = []
+            for case let key? in state.slots {
+                guard let open = state.open[key], !open.usage.retiring, open.pooled.connection.state == .ready
+                else { continue }
+                candidates.append(open.pooled)
+                loads.append(open.usage.inFlight)
+                capacities.append(open.usage.capacity(of: open.pooled))
             }
             guard !candidates.isEmpty else { return [] }
-            var batches: [[(APNsPendingRequest, APNsProviderToken?)]] = Array(repeating: [], count: candidates.count)
-            let capacities = candidates.map(\.capacity)
+            var batches: [[APNsPendingRequest]] = Array(repeating: [], count: candidates.count)
             while !state.pending.isEmpty {
                 var best = -1
                 var bestLoad = Int.max
-                for (index, candidate) in candidates.enumerated()
-                where candidate.inFlight < capacities[index] && candidate.inFlight < bestLoad {
+                for index in candidates.indices where loads[index] < capacities[index] && loads[index] < bestLoad {
                     best = index
-                    bestLoad = candidate.inFlight
+                    bestLoad = loads[index]
                 }
                 if best < 0 { break }
-                let connection = candidates[best]
                 guard let request = state.pending.popFirst() else { break }
-                connection.inFlight += 1
-                var token: APNsProviderToken?
-                if let current {
-                    if let pinned = connection.token, pinned != current,
-                        tokens?.mayKeep(pinned, since: connection.tokenSince, now: now) == true
-                    {
-                        token = pinned
-                    } else {
-                        if connection.token != current {
-                            connection.token = current
-                            connection.tokenSince = now
-                        }
-                        token = current
-                    }
-                }
-                batches[best].append((request, token))
+                loads[best] += 1
+                batches[best].append(request)
             }
-            return zip(candidates, batches).filter { !$0.1.isEmpty }.map { ($0.0, $0.1) }
+            var assignments: [Assignment] = []
+            for index in candidates.indices where !batches[index].isEmpty {
+                let key = candidates[index].key
+                state.open[key]?.usage.inFlight = loads[index]
+                let token = current.flatMap { state.open[key]?.usage.token(for: $0, now: now, tokens: tokens) }
+                assignments.append((candidates[index], token, batches[index]))
+            }
+            return assignments
         }
-        for (connection, batch) in assignments { submit(batch, on: connection) }
+        for assignment in assignments { submit(assignment.batch, token: assignment.token, on: assignment.connection) }
         if tokens != nil, current == nil {
             // Signing failed: the pushes went without `authorization` and come back as MissingProviderToken
             // (fixCredentials), so the failure is visible per push rather than as timeouts.
@@ -167,10 +175,10 @@ final class APNsConnectionPool: Sendable {
         }
     }
 
-    private func submit(_ batch: [(APNsPendingRequest, APNsProviderToken?)], on connection: APNsPooledConnection) {
+    private func submit(_ batch: [APNsPendingRequest], token: APNsProviderToken?, on connection: APNsPooledConnection) {
         var items: [(HTTP2Request, HTTP2Deadline?, HTTP2ClientConnection.Completion)] = []
         items.reserveCapacity(batch.count)
-        for (pending, token) in batch {
+        for pending in batch {
             var headers = pending.headers
             if let token { headers.insert(HTTP2Header("authorization", token.authorizationValue), at: 0) }
             let request = HTTP2Request(
@@ -210,30 +218,29 @@ final class APNsConnectionPool: Sendable {
 
     // MARK: - Maintenance
 
-    /// Runs every `maintenanceInterval`: expires queued pushes, replaces old connections, retries connects.
+    /// Runs every `maintenanceInterval` on one of the group's loops: expires queued pushes, replaces old
+    /// connections, retries connects.
     func maintain() {
         let now = HTTP2Deadline.now()
         let maxAge = configuration.maximumConnectionAge
-        var expired: [APNsPendingRequest] = []
-        var tooOld: [APNsPooledConnection] = []
-        state.withLock { state in
+        let (expired, tooOld, hasPending) = state.withLock { state in
+            var expired: [APNsPendingRequest] = []
             while let first = state.pending.first, first.deadline <= now {
                 _ = state.pending.popFirst()
                 expired.append(first)
             }
+            var tooOld: [APNsPooledConnection] = []
             if let maxAge {
-                for slot in state.slots {
-                    if let connection = slot.connection, !connection.retiring,
-                        HTTP2Deadline(uptimeNanoseconds: connection.openedNanoseconds) + maxAge <= now
-                    {
-                        tooOld.append(connection)
+                for case let key? in state.slots {
+                    if let open = state.open[key], !open.usage.retiring, open.pooled.opened + maxAge <= now {
+                        tooOld.append(open.pooled)
                     }
                 }
             }
+            return (expired, tooOld, !state.pending.isEmpty)
         }
         for pending in expired { finish(pending, .transportFailure(reason: .timeout, apnsID: pending.request.apnsID)) }
         for connection in tooOld { retire(connection, event: .replaced) }
-        let hasPending = state.withLock { !$0.pending.isEmpty }
         if hasPending {
             ensureConnections()
             dispatch()
@@ -241,10 +248,10 @@ final class APNsConnectionPool: Sendable {
     }
 
     func shutdown() {
-        timer.cancel()
+        maintenance.withLock { $0?.cancel() }
         let (pending, open) = state.withLock { state -> ([APNsPendingRequest], [APNsPooledConnection]) in
             state.isShutdown = true
-            return (state.pending.removeAll(), Array(state.open.values))
+            return (state.pending.removeAll(), state.open.values.map(\.pooled))
         }
         for request in pending {
             finish(request, .transportFailure(reason: .notProcessed, apnsID: request.request.apnsID))

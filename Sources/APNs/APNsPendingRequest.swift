@@ -1,10 +1,8 @@
 import HTTP2
 
-/// One push travelling through a pool: the request, its precomputed headers, its completion and its deadline.
-///
-/// - Important: `@unchecked Sendable`: the mutable fields are touched by one owner at a time (the pool under its
-///   lock while queued, then the one completion of the stream it was sent on).
-final class APNsPendingRequest: @unchecked Sendable {
+/// One push travelling through a pool: the request, its precomputed headers, its completion and its deadline. A
+/// value: a re-send queues a copy with its counters raised.
+struct APNsPendingRequest: Sendable {
     let request: APNsRequest
     /// Regular header fields (no pseudo-headers, no `authorization`).
     let headers: [HTTP2Header]

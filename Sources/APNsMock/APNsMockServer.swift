@@ -1,6 +1,5 @@
 public import APNs
 internal import Crypto
-internal import Dispatch
 internal import Foundation
 public import HTTP2
 import Synchronization
@@ -213,8 +212,7 @@ public final class APNsMockServer: Sendable {
                 }
             }
             if decision.delaySeconds > 0 {
-                // HTTP2 does not expose its loop timers (EventLoop.schedule is internal); Dispatch keeps the loop free.
-                DispatchQueue.global().asyncAfter(deadline: .now() + decision.delaySeconds) { [self] in
+                request.connection.loop.execute(after: .seconds(decision.delaySeconds)) { [self] in
                     carryOut(decision, streamID: streamID, entry: entry, responder: responder, counted: true)
                 }
             } else {

@@ -161,6 +161,30 @@ public final class EventLoop: @unchecked Sendable {
         return timer
     }
 
+    /// Runs `task` on the loop thread once `delay` has passed. Thread-safe.
+    public func execute(after delay: Duration, _ task: @escaping @Sendable () -> Void) {
+        let deadline = HTTP2Deadline.after(delay)
+        execute { self.schedule(at: deadline, task) }
+    }
+
+    /// Runs `task` on the loop thread every `interval` (the first time one interval from now) until the returned
+    /// task is cancelled. Thread-safe; the one timer mechanism for periodic work of the modules above.
+    public func scheduleRepeated(every interval: Duration, _ task: @escaping @Sendable () -> Void) -> RepeatedTask {
+        let repeated = RepeatedTask()
+        let period = max(interval, .milliseconds(1))
+        execute { self.scheduleNextRun(of: repeated, after: period, task) }
+        return repeated
+    }
+
+    private func scheduleNextRun(of repeated: RepeatedTask, after period: Duration, _ task: @escaping @Sendable () -> Void) {
+        guard !repeated.isCancelled else { return }
+        schedule(at: .after(period)) { [self] in
+            guard !repeated.isCancelled else { return }
+            task()
+            scheduleNextRun(of: repeated, after: period, task)
+        }
+    }
+
     // MARK: - Run loop
 
     private func run() {

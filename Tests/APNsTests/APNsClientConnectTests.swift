@@ -51,7 +51,6 @@ import Testing
                 reconnectBackoffMaximum: .seconds(60)),
             metrics: registry)
         defer { client.shutdown() }
-        let start = ContinuousClock.now
         let result = await client.send(try Fixture.alert())
         #expect(result.reason == "Timeout")
         #expect(result.disposition == .retryLater)
