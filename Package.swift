@@ -10,7 +10,7 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "callpush",
-    platforms: [.macOS(.v15)],
+    // Linux only: the event loops use epoll, and the C libraries come from Debian.
     products: [
         .executable(name: "callpush", targets: ["callpush"]),
         .executable(name: "callpush-bench", targets: ["Benchmarks"]),

@@ -1,3 +1,5 @@
+public import Telemetry
+
 /// Settings of an ``APNsClient``: where to connect, how to authenticate, how many connections, and the timers.
 public struct APNsClientConfiguration: Sendable {
     /// How the client authenticates (provider token or TLS client certificate).
@@ -58,9 +60,9 @@ public struct APNsClientConfiguration: Sendable {
     /// Provider-token refresh timing (token auth only).
     /// Default: `APNsTokenCache.Configuration()` (refresh at 50 min, never before 20 min).
     public var tokenCache: APNsTokenCache.Configuration
-    /// Clock for provider tokens (`iat`, ages). Tests inject ``APNsManualClock``.
-    /// Default: ``APNsSystemClock``.
-    public var clock: any APNsClock
+    /// Clock for provider tokens (`iat`, ages). Tests inject a manual clock.
+    /// Default: `SystemWallClock`.
+    public var clock: any WallClock
     /// Verify the server's certificate chain and name. Turn off only in tests.
     /// Default: `true`.
     public var verifyPeer: Bool
@@ -86,7 +88,7 @@ public struct APNsClientConfiguration: Sendable {
         maxConcurrentStreamsPerConnection: Int = 1000,
         maximumTransparentResends: Int = 3,
         tokenCache: APNsTokenCache.Configuration = APNsTokenCache.Configuration(),
-        clock: any APNsClock = APNsSystemClock(),
+        clock: any WallClock = SystemWallClock(),
         verifyPeer: Bool = true,
         maintenanceInterval: Duration = .milliseconds(50)
     ) {

@@ -130,7 +130,7 @@ final class APNsConnectionPool: Sendable {
     /// Moves queued pushes onto connections with free streams (least-loaded first), then submits them.
     func dispatch() {
         let current = tokens?.current()
-        let now = tokens?.clock.now() ?? 0
+        let now = tokens?.clock.now().seconds ?? 0
         typealias Assignment = (connection: APNsPooledConnection, token: APNsProviderToken?, batch: [APNsPendingRequest])
         let assignments: [Assignment] = state.withLock { state in
             guard !state.pending.isEmpty else { return [] }

@@ -7,12 +7,12 @@ import Telemetry
 /// invalidated token).
 final class APNsTokenProvider: Sendable {
     let cache: APNsTokenCache
-    let clock: any APNsClock
+    let clock: any WallClock
     private let refreshes: Counter
     private let lastMintCount = Atomic<Int>(0)
     private let invalidatedBefore = Atomic<Int64>(Int64.min)
 
-    init(cache: APNsTokenCache, clock: any APNsClock, refreshes: Counter) {
+    init(cache: APNsTokenCache, clock: any WallClock, refreshes: Counter) {
         self.cache = cache
         self.clock = clock
         self.refreshes = refreshes
@@ -49,7 +49,7 @@ final class APNsTokenProvider: Sendable {
     func mayKeep(_ pinned: APNsProviderToken, since: Double, now: Double) -> Bool {
         guard pinned.issuedAt >= invalidatedBefore.load(ordering: .relaxed) else { return false }
         let configuration = cache.configuration
-        return now - since < configuration.minimumAgeSeconds
-            && pinned.age(at: now) < configuration.maximumAgeSeconds - 300
+        return now - since < configuration.minimumAge.inSeconds
+            && pinned.age(at: now) < (configuration.maximumAge - .seconds(300)).inSeconds
     }
 }

@@ -1,4 +1,5 @@
 public import Crypto
+public import Telemetry
 
 /// Mints APNs provider tokens with one `.p8` key.
 ///
@@ -33,8 +34,8 @@ public struct JWTSigner: Sendable {
     }
 
     /// A token issued now by `clock`.
-    public func makeToken(clock: any APNsClock = APNsSystemClock()) throws(CryptoError) -> APNsProviderToken {
-        try makeToken(issuedAt: Int64(clock.now().rounded(.down)))
+    public func makeToken(clock: any WallClock = SystemWallClock()) throws(CryptoError) -> APNsProviderToken {
+        try makeToken(issuedAt: clock.now().wholeSeconds)
     }
 
     /// A JSON string literal with quotes and escapes.

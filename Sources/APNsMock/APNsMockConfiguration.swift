@@ -1,5 +1,6 @@
 public import APNs
 public import Crypto
+public import Telemetry
 
 /// What the mock APNs server accepts: how clients authenticate, which topics exist, and the time rules.
 public struct APNsMockConfiguration: Sendable {
@@ -30,13 +31,13 @@ public struct APNsMockConfiguration: Sendable {
     /// Bundle IDs that may be pushed to (topics are these plus a push type's suffix). Empty means any bundle ID.
     /// Default: empty.
     public var allowedBundleIDs: Set<String>
-    /// A token whose `iat` is older than this gets `403 ExpiredProviderToken`. Default: 3600.
-    public var maximumTokenAgeSeconds: Double
-    /// A token whose `iat` is further than this in the future gets `403 InvalidProviderToken`. Default: 300.
-    public var maximumTokenClockSkewSeconds: Double
+    /// A token whose `iat` is older than this gets `403 ExpiredProviderToken`. Default: 1 hour.
+    public var maximumTokenAge: Duration
+    /// A token whose `iat` is further than this in the future gets `403 InvalidProviderToken`. Default: 5 minutes.
+    public var maximumTokenClockSkew: Duration
     /// A new token on one connection less than this after the previous one gets `429 TooManyProviderTokenUpdates`.
-    /// Default: 1200 (20 minutes).
-    public var minimumTokenUpdateIntervalSeconds: Double
+    /// Default: 20 minutes.
+    public var minimumTokenUpdateInterval: Duration
     /// Answer `403 UnrelatedKeyIdInToken` when a connection's tokens switch to another `kid`. Default: true.
     public var bindsKeyToConnection: Bool
     /// Send `apns-unique-id` on success, as the sandbox does. Default: true.
@@ -45,7 +46,7 @@ public struct APNsMockConfiguration: Sendable {
     /// byte for byte); only a request without one gets a generated id, in uppercase as APNs generates them.
     public var sendsUniqueID: Bool
     /// Time source for token ages and 410 timestamps. Default: the system clock.
-    public var clock: any APNsClock
+    public var clock: any WallClock
     /// A lower payload limit than Apple's (4096, 5120 for voip), to exercise `413 PayloadTooLarge` with requests a
     /// client would not refuse. Default: nil (Apple's limits).
     public var maximumPayloadBytes: Int?
@@ -53,19 +54,19 @@ public struct APNsMockConfiguration: Sendable {
     public init(
         authentication: Authentication = .certificate,
         allowedBundleIDs: Set<String> = [],
-        maximumTokenAgeSeconds: Double = 3600,
-        maximumTokenClockSkewSeconds: Double = 300,
-        minimumTokenUpdateIntervalSeconds: Double = 1200,
+        maximumTokenAge: Duration = .seconds(3600),
+        maximumTokenClockSkew: Duration = .seconds(300),
+        minimumTokenUpdateInterval: Duration = .seconds(1200),
         bindsKeyToConnection: Bool = true,
         sendsUniqueID: Bool = true,
-        clock: any APNsClock = APNsSystemClock(),
+        clock: any WallClock = SystemWallClock(),
         maximumPayloadBytes: Int? = nil
     ) {
         self.authentication = authentication
         self.allowedBundleIDs = allowedBundleIDs
-        self.maximumTokenAgeSeconds = maximumTokenAgeSeconds
-        self.maximumTokenClockSkewSeconds = maximumTokenClockSkewSeconds
-        self.minimumTokenUpdateIntervalSeconds = minimumTokenUpdateIntervalSeconds
+        self.maximumTokenAge = maximumTokenAge
+        self.maximumTokenClockSkew = maximumTokenClockSkew
+        self.minimumTokenUpdateInterval = minimumTokenUpdateInterval
         self.bindsKeyToConnection = bindsKeyToConnection
         self.sendsUniqueID = sendsUniqueID
         self.clock = clock

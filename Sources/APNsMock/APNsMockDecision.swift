@@ -1,6 +1,6 @@
 /// What a server handler must do with one stream, as decided by ``APNsMockValidator/handle(_:connection:)``.
 ///
-/// In order: wait ``delaySeconds``; then perform ``action``; then, when ``sendGoAwayAfter`` is set, send GOAWAY
+/// In order: wait ``delay``; then perform ``action``; then, when ``sendGoAwayAfter`` is set, send GOAWAY
 /// (NO_ERROR, last stream id = this stream, debug data ``goAwayDebugData``) and stop accepting streams on the
 /// connection.
 public struct APNsMockDecision: Sendable {
@@ -15,16 +15,16 @@ public struct APNsMockDecision: Sendable {
     }
 
     public var action: Action
-    /// Latency to add before acting. Default: 0.
-    public var delaySeconds: Double
+    /// Latency to add before acting. Default: zero.
+    public var delay: Duration
     /// Send GOAWAY after this stream (the "GOAWAY after N streams" fault). Default: false.
     public var sendGoAwayAfter: Bool
     /// GOAWAY debug data: JSON `{"reason":"Shutdown"}` as Apple describes.
     public var goAwayDebugData: [UInt8]
 
-    public init(action: Action, delaySeconds: Double = 0, sendGoAwayAfter: Bool = false, goAwayDebugData: [UInt8] = []) {
+    public init(action: Action, delay: Duration = .zero, sendGoAwayAfter: Bool = false, goAwayDebugData: [UInt8] = []) {
         self.action = action
-        self.delaySeconds = delaySeconds
+        self.delay = delay
         self.sendGoAwayAfter = sendGoAwayAfter
         self.goAwayDebugData = goAwayDebugData
     }

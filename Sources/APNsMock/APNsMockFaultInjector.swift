@@ -51,12 +51,12 @@ public final class APNsMockFaultInjector: Sendable {
     /// Decides the fault for one valid request to `token` (hex digits in any case), and the added latency. Token
     /// lists are checked first, then one random draw picks among drop, stall, 429, 500, 503 (cumulative
     /// probabilities). Without faults it returns at once: no lock, no draw.
-    func decide(token: Substring) -> (outcome: Outcome, delaySeconds: Double, goAwayAfterStreams: Int?) {
-        if quiet.load(ordering: .relaxed) { return (.none, 0, nil) }
+    func decide(token: Substring) -> (outcome: Outcome, delay: Duration, goAwayAfterStreams: Int?) {
+        if quiet.load(ordering: .relaxed) { return (.none, .zero, nil) }
         return state.withLock { state in
             let faults = state.faults
-            var delay = faults.latencySeconds
-            if faults.latencyJitterSeconds > 0 { delay += faults.latencyJitterSeconds * state.random.unit() }
+            var delay = faults.latency
+            if faults.latencyJitter > .zero { delay += faults.latencyJitter * state.random.unit() }
             let draw = state.random.unit()
             var outcome = Outcome.none
             let listed = faults.badTokens.isEmpty && faults.unregisteredTokens.isEmpty ? nil : token.lowercased()
@@ -79,7 +79,7 @@ public final class APNsMockFaultInjector: Sendable {
                     }
                 }
             }
-            return (outcome, max(0, delay), faults.goAwayAfterStreams)
+            return (outcome, max(.zero, delay), faults.goAwayAfterStreams)
         }
     }
 }

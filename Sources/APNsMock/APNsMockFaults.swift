@@ -13,11 +13,10 @@ public struct APNsMockFaults: Sendable, Hashable {
     public var internalServerErrorProbability: Double
     /// Chance of `503 ServiceUnavailable`. Default: 0.
     public var serviceUnavailableProbability: Double
-    /// Latency added to every answer: uniform in `latencySeconds ... latencySeconds + latencyJitterSeconds`.
-    /// Default: 0.
-    public var latencySeconds: Double
-    /// Default: 0.
-    public var latencyJitterSeconds: Double
+    /// Latency added to every answer: uniform in `latency ... latency + latencyJitter`. Default: zero.
+    public var latency: Duration
+    /// Default: zero.
+    public var latencyJitter: Duration
     /// Send GOAWAY after this many streams on a connection. Default: nil (never).
     public var goAwayAfterStreams: Int?
     /// Chance of closing the connection without answering. Default: 0.
@@ -32,8 +31,8 @@ public struct APNsMockFaults: Sendable, Hashable {
         tooManyRequestsProbability: Double = 0,
         internalServerErrorProbability: Double = 0,
         serviceUnavailableProbability: Double = 0,
-        latencySeconds: Double = 0,
-        latencyJitterSeconds: Double = 0,
+        latency: Duration = .zero,
+        latencyJitter: Duration = .zero,
         goAwayAfterStreams: Int? = nil,
         dropConnectionProbability: Double = 0,
         stallProbability: Double = 0
@@ -44,8 +43,8 @@ public struct APNsMockFaults: Sendable, Hashable {
         self.tooManyRequestsProbability = tooManyRequestsProbability
         self.internalServerErrorProbability = internalServerErrorProbability
         self.serviceUnavailableProbability = serviceUnavailableProbability
-        self.latencySeconds = latencySeconds
-        self.latencyJitterSeconds = latencyJitterSeconds
+        self.latency = latency
+        self.latencyJitter = latencyJitter
         self.goAwayAfterStreams = goAwayAfterStreams
         self.dropConnectionProbability = dropConnectionProbability
         self.stallProbability = stallProbability

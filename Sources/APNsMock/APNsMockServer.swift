@@ -202,7 +202,7 @@ public final class APNsMockServer: Sendable {
                 connection: entry.apns)
             if !authenticated { authenticate(entry) }
             // Streams answered on this turn of the loop never count as active; delayed, stalled and dropped ones do.
-            var answersNow = decision.delaySeconds == 0
+            var answersNow = decision.delay == .zero
             if case .respond = decision.action {} else { answersNow = false }
             let streamID = request.streamID
             if !answersNow || decision.sendGoAwayAfter {
@@ -211,8 +211,8 @@ public final class APNsMockServer: Sendable {
                     if decision.sendGoAwayAfter { entry.goAwayLastStreamID = streamID }
                 }
             }
-            if decision.delaySeconds > 0 {
-                request.connection.loop.execute(after: .seconds(decision.delaySeconds)) { [self] in
+            if decision.delay > .zero {
+                request.connection.loop.execute(after: decision.delay) { [self] in
                     carryOut(decision, streamID: streamID, entry: entry, responder: responder, counted: true)
                 }
             } else {

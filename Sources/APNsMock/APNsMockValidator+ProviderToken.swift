@@ -1,6 +1,7 @@
 internal import APNs
 internal import Crypto
 internal import Foundation
+internal import Telemetry
 
 extension APNsMockValidator {
     /// Checks `authorization` as APNs does for token auth and updates the connection's token state. Returns nil
@@ -16,7 +17,7 @@ extension APNsMockValidator {
         connection: APNsMockConnectionState
     ) -> Rejection? {
         guard let authorization, !authorization.isEmpty else { return Rejection(403, .missingProviderToken) }
-        let now = configuration.clock.now()
+        let now = configuration.clock.now().seconds
         let known = connection.state.withLock { state -> (verified: Bool, rejection: Rejection?) in
             guard let verified = state.verifiedToken, verified.authorization == authorization else { return (false, nil) }
             return (true, applyTokenRules(authorization, keyID: verified.keyID, issuedAt: verified.issuedAt, now: now,
@@ -71,13 +72,13 @@ extension APNsMockValidator {
         _ authorization: String, keyID: String, issuedAt: Int64, now: Double, state: inout APNsMockConnectionState.State
     ) -> Rejection? {
         let age = now - Double(issuedAt)
-        guard age >= -configuration.maximumTokenClockSkewSeconds else { return Rejection(403, .invalidProviderToken) }
-        guard age <= configuration.maximumTokenAgeSeconds else { return Rejection(403, .expiredProviderToken) }
+        guard age >= -configuration.maximumTokenClockSkew.inSeconds else { return Rejection(403, .invalidProviderToken) }
+        guard age <= configuration.maximumTokenAge.inSeconds else { return Rejection(403, .expiredProviderToken) }
         if configuration.bindsKeyToConnection, let bound = state.boundKeyID, bound != keyID {
             return Rejection(403, .unrelatedKeyIdInToken)
         }
         if let current = state.currentToken, current != authorization {
-            guard now - state.currentTokenSince >= configuration.minimumTokenUpdateIntervalSeconds else {
+            guard now - state.currentTokenSince >= configuration.minimumTokenUpdateInterval.inSeconds else {
                 return Rejection(429, .tooManyProviderTokenUpdates)
             }
             state.tokenUpdates += 1

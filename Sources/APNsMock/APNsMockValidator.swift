@@ -74,12 +74,12 @@ public final class APNsMockValidator: Sendable {
             decision = APNsMockDecision(action: .respond(response(rejection, apnsID: apnsID)))
         case .success(let validToken):
             let fault = faults.decide(token: validToken)
-            decision = APNsMockDecision(action: .respond(success(apnsID: apnsID)), delaySeconds: fault.delaySeconds)
+            decision = APNsMockDecision(action: .respond(success(apnsID: apnsID)), delay: fault.delay)
             switch fault.outcome {
             case .none: break
             case .badDeviceToken: decision.action = .respond(response(.init(400, .badDeviceToken), apnsID: apnsID))
             case .unregistered(let timestamp):
-                let milliseconds = timestamp ?? Int64((configuration.clock.now() * 1000).rounded(.down))
+                let milliseconds = timestamp ?? configuration.clock.now().milliseconds
                 decision.action = .respond(response(.init(410, .unregistered, timestamp: milliseconds), apnsID: apnsID))
             case .tooManyRequests: decision.action = .respond(response(.init(429, .tooManyRequests), apnsID: apnsID))
             case .internalServerError:

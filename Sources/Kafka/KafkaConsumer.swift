@@ -167,14 +167,6 @@ public final class KafkaConsumer: Sendable {
         hold(message, until: .now + delay)
     }
 
-    /// Like ``hold(_:until:)`` with a wall-clock due time in milliseconds since the Unix epoch (e.g. an
-    /// `x-not-before` header); a time in the past redelivers on the next poll-loop turn.
-    @discardableResult
-    public func hold(_ message: KafkaMessage, untilUnixMilliseconds dueMilliseconds: Int64) -> Bool {
-        let nowMilliseconds = Int64((Date().timeIntervalSince1970 * 1000).rounded())
-        return hold(message, until: .now + .milliseconds(max(0, dueMilliseconds - nowMilliseconds)))
-    }
-
     /// The partitions currently assigned to this member.
     public var assignment: [KafkaTopicPartition] {
         state.withLock { state in state.partitions.filter { !$0.value.revoked }.map(\.key) }

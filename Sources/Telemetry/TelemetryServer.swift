@@ -136,7 +136,7 @@ public final class TelemetryServer: Sendable {
                 evictions.increment()
             }
             accepted += 1
-            connections[fd] = Connection(fd: fd, deadline: now + configuration.requestTimeoutSeconds, sequence: accepted)
+            connections[fd] = Connection(fd: fd, deadline: now + configuration.requestTimeout.inSeconds, sequence: accepted)
         }
     }
 

@@ -8,7 +8,7 @@ public struct TelemetryServerConfiguration: Sendable {
     public var maximumRequestBytes: Int = 8192
     /// A client that has not sent a full request head within this time gets 408 and is closed,
     /// so slow clients cannot hold the server. Default: 5 s.
-    public var requestTimeoutSeconds: Double = 5
+    public var requestTimeout: Duration = .seconds(5)
     /// Connections held at once. A new connection beyond it evicts the oldest one still waiting for its request
     /// (idle or half-sent; if none, the oldest being answered), so held-open connections cannot starve probes.
     /// Default: 64.

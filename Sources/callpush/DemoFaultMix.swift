@@ -9,8 +9,8 @@ enum DemoFaultMix: String, CaseIterable {
         var faults = APNsMockFaults.none
         guard self != .none else { return faults }
         faults.unregisteredTokens = CallTrafficGenerator.deadTokens
-        faults.latencySeconds = 0.002
-        faults.latencyJitterSeconds = 0.003
+        faults.latency = .milliseconds(2)
+        faults.latencyJitter = .milliseconds(3)
         switch self {
         case .none:
             break

@@ -219,8 +219,8 @@ struct MockAPNsCommand: Command {
         case "rate-429": faults.tooManyRequestsProbability = number
         case "rate-500": faults.internalServerErrorProbability = number
         case "rate-503": faults.serviceUnavailableProbability = number
-        case "latency-ms": faults.latencySeconds = number / 1000
-        case "jitter-ms": faults.latencyJitterSeconds = number / 1000
+        case "latency-ms": faults.latency = .milliseconds(number)
+        case "jitter-ms": faults.latencyJitter = .milliseconds(number)
         case "goaway-after": faults.goAwayAfterStreams = number > 0 ? Int(number) : nil
         case "drop-rate": faults.dropConnectionProbability = number
         case "stall-rate": faults.stallProbability = number

@@ -27,12 +27,12 @@ final class APNsClientFixture: Sendable {
         connections: Int = 1,
         requestTimeout: Duration = .seconds(5),
         faults: APNsMockFaults = .none,
-        clientClock: any APNsClock = APNsSystemClock(),
-        mockClock: any APNsClock = APNsSystemClock(),
+        clientClock: any WallClock = SystemWallClock(),
+        mockClock: any WallClock = SystemWallClock(),
         signingKey: ES256PrivateKey? = nil,
         unauthenticatedLimit: Int = 1,
         maximumPayloadBytes: Int? = nil,
-        minimumTokenUpdateIntervalSeconds: Double = 1200,
+        minimumTokenUpdateInterval: Duration = .seconds(1200),
         maximumTransparentResends: Int = 3,
         eventLoops: Int = 1
     ) throws {
@@ -42,7 +42,7 @@ final class APNsClientFixture: Sendable {
         server = try APNsMockServer(configuration: APNsMockServerConfiguration(
             apns: APNsMockConfiguration(
                 authentication: authentication, allowedBundleIDs: [Self.bundleID],
-                minimumTokenUpdateIntervalSeconds: minimumTokenUpdateIntervalSeconds, clock: mockClock,
+                minimumTokenUpdateInterval: minimumTokenUpdateInterval, clock: mockClock,
                 maximumPayloadBytes: maximumPayloadBytes),
             faults: faults,
             unauthenticatedMaxConcurrentStreams: unauthenticatedLimit))

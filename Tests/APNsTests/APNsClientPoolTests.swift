@@ -20,7 +20,7 @@ import Testing
         // and are re-sent on the replacement connections.
         let fixture = try Fixture(
             connections: 2, requestTimeout: .seconds(30),
-            faults: APNsMockFaults(latencySeconds: 0.002, goAwayAfterStreams: 200), maximumTransparentResends: 1000)
+            faults: APNsMockFaults(latency: .milliseconds(2), goAwayAfterStreams: 200), maximumTransparentResends: 1000)
         defer { fixture.shutdown() }
         let results = try await fixture.sendAll(try Self.requests(2000), timeout: .seconds(40))
         #expect(results.count == 2000)
@@ -55,7 +55,7 @@ import Testing
 
     @Test func firstRequestGoesAloneThenConcurrencyRises() async throws {
         // A server that would allow 1000 streams at once: the client itself must send one until authenticated.
-        let fixture = try Fixture(faults: APNsMockFaults(latencySeconds: 0.02), unauthenticatedLimit: 1000)
+        let fixture = try Fixture(faults: APNsMockFaults(latency: .milliseconds(20)), unauthenticatedLimit: 1000)
         defer { fixture.shutdown() }
         let results = try await fixture.sendAll(try Self.requests(300))
         #expect(results.allSatisfy { $0.disposition == .delivered })
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func serverLimitOfOneIsRaisedAfterTheFirstValidToken() async throws {
-        let fixture = try Fixture(faults: APNsMockFaults(latencySeconds: 0.01))
+        let fixture = try Fixture(faults: APNsMockFaults(latency: .milliseconds(10)))
         defer { fixture.shutdown() }
         let results = try await fixture.sendAll(try Self.requests(200))
         #expect(results.allSatisfy { $0.disposition == .delivered })
@@ -107,7 +107,7 @@ import Testing
             connections: 3, requestTimeout: .seconds(2),
             faults: APNsMockFaults(
                 tooManyRequestsProbability: 0.02, internalServerErrorProbability: 0.03,
-                serviceUnavailableProbability: 0.03, latencyJitterSeconds: 0.005, goAwayAfterStreams: 500,
+                serviceUnavailableProbability: 0.03, latencyJitter: .milliseconds(5), goAwayAfterStreams: 500,
                 dropConnectionProbability: 0.0005, stallProbability: 0.001))
         defer { fixture.shutdown() }
         let results = try await fixture.sendAll(try Self.requests(4000), timeout: .seconds(40))

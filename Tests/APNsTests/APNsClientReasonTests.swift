@@ -1,3 +1,5 @@
+import Telemetry
+import TestSupport
 import APNs
 import APNsMock
 import Crypto
@@ -96,15 +98,15 @@ import Testing
     }
 
     @Test func expiredProviderTokenIsRemintedAndResentTransparently() async throws {
-        let clientClock = APNsManualClock(start: 1_764_489_600)
-        let mockClock = APNsManualClock(start: 1_764_489_600)
+        let clientClock = ManualWallClock()
+        let mockClock = ManualWallClock()
         let fixture = try Fixture(clientClock: clientClock, mockClock: mockClock)
         defer { fixture.shutdown() }
         #expect(await fixture.send(try Fixture.alert()).disposition == .delivered)
         let first = try #require(fixture.client.tokenCache?.currentToken)
         // Our clock is 40 minutes behind APNs': our 22-minute-old token is 62 minutes old for APNs.
-        clientClock.advance(by: 1320)
-        mockClock.advance(by: 3720)
+        clientClock.advance(by: .seconds(1320))
+        mockClock.advance(by: .seconds(3720))
         let result = await fixture.send(try Fixture.alert())
         #expect(result.disposition == .delivered)
         #expect(fixture.server.recorder.count("ExpiredProviderToken") == 1)
@@ -117,13 +119,13 @@ import Testing
 
     @Test func expiredTwiceSurfacesAsFixCredentials() async throws {
         // APNs' clock is far ahead: even the fresh token is expired.
-        let clientClock = APNsManualClock(start: 1_764_489_600)
-        let mockClock = APNsManualClock(start: 1_764_489_600)
+        let clientClock = ManualWallClock()
+        let mockClock = ManualWallClock()
         let fixture = try Fixture(clientClock: clientClock, mockClock: mockClock)
         defer { fixture.shutdown() }
         #expect(await fixture.send(try Fixture.alert()).disposition == .delivered)
-        clientClock.advance(by: 1300)
-        mockClock.advance(by: 100_000)
+        clientClock.advance(by: .seconds(1300))
+        mockClock.advance(by: .seconds(100_000))
         let result = await fixture.send(try Fixture.alert())
         #expect(result.reason == "ExpiredProviderToken")
         #expect(result.disposition == .fixCredentials)
@@ -131,11 +133,11 @@ import Testing
     }
 
     @Test func tooManyProviderTokenUpdatesMovesToAFreshConnection() async throws {
-        let clock = APNsManualClock(start: 1_764_489_600)
-        let fixture = try Fixture(clientClock: clock, mockClock: clock, minimumTokenUpdateIntervalSeconds: 1_000_000)
+        let clock = ManualWallClock()
+        let fixture = try Fixture(clientClock: clock, mockClock: clock, minimumTokenUpdateInterval: .seconds(1_000_000))
         defer { fixture.shutdown() }
         #expect(await fixture.send(try Fixture.alert()).disposition == .delivered)
-        clock.advance(by: 3001)  // the cache mints a new token; this connection must not see it... but APNs says no
+        clock.advance(by: .seconds(3001))  // the cache mints a new token; this connection must not see it... but APNs says no
         let result = await fixture.send(try Fixture.alert())
         #expect(fixture.server.recorder.count("TooManyProviderTokenUpdates") == 1)
         #expect(result.disposition == .delivered)
@@ -143,16 +145,16 @@ import Testing
     }
 
     @Test func jwtRefreshFollowsTheInjectedClock() async throws {
-        let clock = APNsManualClock(start: 1_764_489_600)
+        let clock = ManualWallClock()
         let fixture = try Fixture(clientClock: clock, mockClock: clock)
         defer { fixture.shutdown() }
         let refreshes = { fixture.registry.counter(APNsClientMetrics.jwtRefreshes, help: "").value }
         #expect(await fixture.send(try Fixture.alert()).disposition == .delivered)
         #expect(refreshes() == 1)
-        clock.advance(by: 1500)
+        clock.advance(by: .seconds(1500))
         #expect(await fixture.send(try Fixture.alert()).disposition == .delivered)
         #expect(refreshes() == 1)
-        clock.advance(by: 1501)  // 50 minutes: refresh
+        clock.advance(by: .seconds(1501))  // 50 minutes: refresh
         #expect(await fixture.send(try Fixture.alert()).disposition == .delivered)
         #expect(refreshes() == 2)
         let current = try #require(fixture.client.tokenCache?.currentToken)

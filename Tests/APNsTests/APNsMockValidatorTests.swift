@@ -1,3 +1,5 @@
+import Telemetry
+import TestSupport
 import APNs
 import APNsMock
 import Crypto
@@ -9,7 +11,7 @@ import Testing
     static let keyID = "ABC123DEFG"
     static let teamID = "DEF123GHIJ"
 
-    let clock = APNsManualClock()
+    let clock = ManualWallClock()
     let key: ES256PrivateKey
     let signer: JWTSigner
     let validator: APNsMockValidator
@@ -27,7 +29,7 @@ import Testing
     }
 
     func jwt(issuedAt: Int64? = nil, signer: JWTSigner? = nil) throws -> String {
-        try (signer ?? self.signer).makeToken(issuedAt: issuedAt ?? Int64(clock.now())).jwt
+        try (signer ?? self.signer).makeToken(issuedAt: issuedAt ?? clock.now().wholeSeconds).jwt
     }
 
     /// A valid alert request with `changes` applied to its headers (nil value removes the header).
@@ -132,7 +134,7 @@ import Testing
         #expect(answer(try request(set: ["authorization": "bearer a.b.c"])) == (403, APNsReason.invalidProviderToken.rawValue))
         let anyKey = JWTSigner(privateKey: try ES256PrivateKey.generate(), keyID: "ANYKEY1234", teamID: "ANYTEAM123")
         #expect(answer(try request(set: ["authorization": "bearer " + (try jwt(signer: anyKey))])) == (200, nil))
-        let old = try jwt(issuedAt: Int64(clock.now()) - 3660, signer: anyKey)
+        let old = try jwt(issuedAt: clock.now().wholeSeconds - 3660, signer: anyKey)
         #expect(answer(try request(set: ["authorization": "bearer " + old])) == (403, APNsReason.expiredProviderToken.rawValue))
         // The open mode accepts anything.
         let open = APNsMockValidator(configuration: APNsMockConfiguration(authentication: .acceptAnyToken, clock: clock))
@@ -204,7 +206,7 @@ import Testing
         let wrongKey = JWTSigner(privateKey: otherKey, keyID: Self.keyID, teamID: Self.teamID)
         let unknownKid = JWTSigner(privateKey: key, keyID: "ZZZZZZZZZZ", teamID: Self.teamID)
         let wrongTeam = JWTSigner(privateKey: key, keyID: Self.keyID, teamID: "WRONGTEAM1")
-        let now = Int64(clock.now())
+        let now = clock.now().wholeSeconds
         // Change one character inside the signature (not its last one, whose low bits a decoder may ignore).
         var tampered = Array(try jwt())
         let inside = tampered.count - 10
@@ -238,7 +240,7 @@ import Testing
         let connection = APNsMockConnectionState(id: 1)
         let first = try jwt()
         #expect(answer(try request(set: ["authorization": "bearer " + first]), connection: connection).0 == 200)
-        clock.advance(by: 5 * 60)
+        clock.advance(by: .seconds(5 * 60))
         let second = try jwt()
         #expect(second != first)
         let (status, reason) = answer(try request(set: ["authorization": "bearer " + second]), connection: connection)
@@ -248,7 +250,7 @@ import Testing
         #expect(answer(try request(set: ["authorization": "bearer " + first]), connection: connection).0 == 200)
         #expect(answer(try request(set: ["authorization": "bearer " + second]), connection: APNsMockConnectionState(id: 2)).0 == 200)
         // 20 minutes after the first token, the switch is accepted.
-        clock.advance(by: 15 * 60)
+        clock.advance(by: .seconds(15 * 60))
         #expect(answer(try request(set: ["authorization": "bearer " + second]), connection: connection).0 == 200)
         #expect(connection.tokenUpdateCount == 1)
         // Another key ID on the same connection is unrelated.
@@ -261,7 +263,7 @@ import Testing
         )
         let bound = APNsMockConnectionState()
         #expect(twoKeys.handle(try request(), connection: bound).response?.status == 200)
-        let other = try JWTSigner(privateKey: otherKey, keyID: "KEY2KEY2KE", teamID: Self.teamID).makeToken(issuedAt: Int64(clock.now()))
+        let other = try JWTSigner(privateKey: otherKey, keyID: "KEY2KEY2KE", teamID: Self.teamID).makeToken(issuedAt: clock.now().wholeSeconds)
         let answer = twoKeys.handle(try request(set: ["authorization": other.authorizationValue]), connection: bound).response
         #expect(answer?.status == 403)
         #expect(answer?.reason == APNsReason.unrelatedKeyIdInToken.rawValue)
@@ -279,7 +281,7 @@ import Testing
             let injector = APNsMockFaultInjector(
                 faults: APNsMockFaults(
                     tooManyRequestsProbability: 0.1, internalServerErrorProbability: 0.1,
-                    serviceUnavailableProbability: 0.1, latencySeconds: 0.01, latencyJitterSeconds: 0.02,
+                    serviceUnavailableProbability: 0.1, latency: .milliseconds(10), latencyJitter: .milliseconds(20),
                     dropConnectionProbability: 0.05, stallProbability: 0.05
                 ),
                 seed: seed
@@ -289,7 +291,7 @@ import Testing
             var outcomes: [String] = []
             for _ in 0..<400 {
                 let decision = mock.handle(try request(set: ["authorization": nil]), connection: connection)
-                #expect(decision.delaySeconds >= 0.01 && decision.delaySeconds <= 0.03)
+                #expect(decision.delay >= .milliseconds(10) && decision.delay <= .milliseconds(30))
                 switch decision.action {
                 case .respond(let response): outcomes.append(response.reason ?? "Success")
                 case .stall: outcomes.append("Stalled")
@@ -323,7 +325,7 @@ import Testing
         let result = APNsResult(status: unregistered.status, headers: unregistered.headers.map { ($0.name, $0.value) }, body: unregistered.body)
         #expect(result.status == 410)
         #expect(result.disposition == .tokenInvalid)
-        #expect(result.timestampMilliseconds == Int64(clock.now() * 1000))
+        #expect(result.timestampMilliseconds == clock.now().milliseconds)
         let badAnswer = mock.handle(try request(path: "/3/device/\(bad)", set: ["authorization": nil]), connection: connection)
         #expect(badAnswer.response?.reason == "BadDeviceToken")
         #expect(!badAnswer.sendGoAwayAfter)

@@ -1,9 +1,11 @@
+import Telemetry
+import TestSupport
 import APNs
 import Crypto
 import Testing
 
 @Suite struct APNsTokenCacheTests {
-    let clock = APNsManualClock()
+    let clock = ManualWallClock()
     let cache: APNsTokenCache
 
     init() throws {
@@ -13,33 +15,33 @@ import Testing
 
     @Test func sharesOneTokenUntilRefreshDue() throws {
         let first = try cache.token()
-        #expect(first.issuedAt == Int64(clock.now()))
+        #expect(first.issuedAt == clock.now().wholeSeconds)
         for _ in 0..<10 {
-            clock.advance(by: 60 * 4.9)  // up to 49 minutes
+            clock.advance(by: .seconds(60 * 4.9))  // up to 49 minutes
             #expect(try cache.token() == first)
         }
         #expect(cache.mintCount == 1)
-        clock.advance(by: 60 + 1)  // 50 minutes and 1 second
+        clock.advance(by: .seconds(60 + 1))  // 50 minutes and 1 second
         let second = try cache.token()
         #expect(second != first)
-        #expect(second.issuedAt == Int64(clock.now()))
+        #expect(second.issuedAt == clock.now().wholeSeconds)
         #expect(cache.mintCount == 2)
     }
 
     @Test func refreshWindowIsClampedBetween20And60Minutes() throws {
         let signer = JWTSigner(privateKey: try ES256PrivateKey.generate(), keyID: "K", teamID: "T")
-        let eager = APNsTokenCache(signer: signer, configuration: .init(refreshAfterSeconds: 60), clock: clock)
-        #expect(eager.configuration.effectiveRefreshAfterSeconds == 1200)
+        let eager = APNsTokenCache(signer: signer, configuration: .init(refreshAfter: .seconds(60)), clock: clock)
+        #expect(eager.configuration.effectiveRefreshAfter == .seconds(1200))
         let first = try eager.token()
-        clock.advance(by: 1199)
+        clock.advance(by: .seconds(1199))
         #expect(try eager.token() == first)  // never before 20 minutes
-        clock.advance(by: 1)
+        clock.advance(by: .seconds(1))
         #expect(try eager.token() != first)
 
-        let lazy = APNsTokenCache(signer: signer, configuration: .init(refreshAfterSeconds: 7200), clock: clock)
-        #expect(lazy.configuration.effectiveRefreshAfterSeconds == 3540)
+        let lazy = APNsTokenCache(signer: signer, configuration: .init(refreshAfter: .seconds(7200)), clock: clock)
+        #expect(lazy.configuration.effectiveRefreshAfter == .seconds(3540))
         let old = try lazy.token()
-        clock.advance(by: 3540)
+        clock.advance(by: .seconds(3540))
         #expect(try lazy.token() != old)  // always before 60 minutes
     }
 
@@ -58,7 +60,7 @@ import Testing
         let first = try cache.token()
         #expect(cache.invalidate(ifMatches: first) == .tooRecent)
         #expect(try cache.token() == first)
-        clock.advance(by: 25 * 60)
+        clock.advance(by: .seconds(25 * 60))
         #expect(cache.invalidate(ifMatches: first) == .willRemint)
         #expect(cache.invalidate(ifMatches: first) == .alreadyReplaced)  // many streams report the same token
         let second = try cache.token()
@@ -70,7 +72,7 @@ import Testing
 
     @Test func clockGoingBackwardsRemints() throws {
         let first = try cache.token()
-        clock.advance(by: -3600)
+        clock.advance(by: .seconds(-3600))
         #expect(try cache.token() != first)
     }
 }

@@ -11,7 +11,7 @@ import Testing
         var configuration = TelemetryServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
-        configuration.requestTimeoutSeconds = timeout
+        configuration.requestTimeout = .seconds(timeout)
         let registry = MetricsRegistry()
         let readiness = ReadinessFlag(ready: ready)
         let server = try TelemetryServer(configuration: configuration, registry: registry, readiness: readiness)

@@ -1,8 +1,10 @@
+import Telemetry
+import TestSupport
 import Testing
 @testable import Worker
 
 @Suite struct CallTrackerTests {
-    let clock = ManualWorkerClock(milliseconds: 1_000_000)
+    let clock = ManualWallClock(millisecondsSinceEpoch: 1_000_000)
 
     func entry(_ item: String, _ type: CallEventType, call: String = "c1", deadline: Int64 = 1_030_000)
         -> CallTracker<String>.Entry
@@ -32,7 +34,7 @@ import Testing
         #expect(tracker.admit(entry("ok", .incoming, deadline: 1_000_001)).decision == .sendNow)
         // A waiting incoming that expires while queued is released as expired.
         #expect(tracker.admit(entry("queued", .incoming, deadline: 1_005_000)).decision == .queued)
-        clock.advance(by: 5_000)
+        clock.advance(by: .milliseconds(5_000))
         let releases = tracker.complete(callID: "c1")
         #expect(releases.map(\.decision) == [.expired])
         #expect(tracker.counts.activeCalls == 0)
@@ -58,7 +60,7 @@ import Testing
         let tracker = CallTracker<String>(clock: clock)
         #expect(tracker.admit(entry("hup", .missed)).decision == .sendNow)
         _ = tracker.complete(callID: "c1")
-        clock.advance(by: 5_000)
+        clock.advance(by: .milliseconds(5_000))
         #expect(tracker.admit(entry("retry", .incoming)).decision == .cancelled)
         #expect(tracker.admit(entry("other", .incoming, call: "c9")).decision == .sendNow)
     }
@@ -74,14 +76,14 @@ import Testing
         #expect(!tracker.hasEnded(callID: "c0"))
         #expect(!tracker.hasEnded(callID: "c1"))
         #expect(tracker.hasEnded(callID: "c4"))
-        clock.advance(by: 10_000)
+        clock.advance(by: .milliseconds(10_000))
         #expect(!tracker.hasEnded(callID: "c4"))
         #expect(tracker.counts.endedCalls == 0)
         // Re-ending a call refreshes it.
         tracker.markEnded(callID: "a")
-        clock.advance(by: 6_000)
+        clock.advance(by: .milliseconds(6_000))
         tracker.markEnded(callID: "a")
-        clock.advance(by: 6_000)
+        clock.advance(by: .milliseconds(6_000))
         #expect(tracker.hasEnded(callID: "a"))
     }
 

@@ -1,3 +1,4 @@
+import TestSupport
 import APNs
 import Foundation
 import Synchronization
@@ -76,7 +77,7 @@ final class Outcomes: Sendable {
 }
 
 @Suite struct DispatcherTests {
-    let clock = ManualWorkerClock(milliseconds: 1_764_489_600_123 + 1_000)
+    let clock = ManualWallClock(millisecondsSinceEpoch: 1_764_489_600_123 + 1_000)
 
     func record(_ json: String, topic: String = "calls", offset: Int64 = 0, headers: [RecordHeader] = []) -> InboundRecord {
         InboundRecord(topic: topic, partition: 0, offset: offset, key: Array("c-42".utf8), value: Array(json.utf8),
@@ -114,7 +115,7 @@ final class Outcomes: Sendable {
         let outcomes = Outcomes()
         let dispatcher = dispatcher(sender, RecordingProducer(), registry: registry)
         dispatcher.handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
-        clock.advance(by: 7)  // 7 ms in flight: between the 5 ms and 7.5 ms buckets
+        clock.advance(by: .milliseconds(7))  // 7 ms in flight: between the 5 ms and 7.5 ms buckets
         #expect(dispatcher.oldestInFlightAgeSeconds == 0.007)
         sender.release(0)
         #expect(outcomes["a"] == [.invalidated])
@@ -239,7 +240,7 @@ final class Outcomes: Sendable {
     @Test func expiredIncomingIsNotSent() {
         let sender = ScriptedSender()
         let outcomes = Outcomes()
-        clock.advance(by: 31_000)
+        clock.advance(by: .milliseconds(31_000))
         dispatcher(sender, RecordingProducer()).handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
         #expect(outcomes["a"] == [.expired])
         #expect(sender.sent.isEmpty)

@@ -37,12 +37,12 @@ import Testing
         deinit { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    static func mock(trusting keys: Keys, teams: [String: String], latencySeconds: Double = 0) throws -> APNsMockServer {
+    static func mock(trusting keys: Keys, teams: [String: String], latency: Duration = .zero) throws -> APNsMockServer {
         var apns = APNsMockConfiguration(authentication: .providerToken(
             keys: Dictionary(uniqueKeysWithValues: teams.keys.map { ($0, keys.keys[$0]!.publicKey) }), teamID: team1))
         apns.keyTeams = teams
         var faults = APNsMockFaults.none
-        faults.latencySeconds = latencySeconds
+        faults.latency = latency
         return try APNsMockServer(configuration: APNsMockServerConfiguration(apns: apns, faults: faults, recorderCapacity: 100_000))
     }
 
@@ -142,7 +142,7 @@ import Testing
     @Test func aCredentialAtItsBoundIsRetriedLaterInsteadOfFillingTheWindow() async throws {
         let keys = try Keys(["KEY0000001", "KEY0000002"])
         // Every answer takes 2 s: at most 2 pushes of each credential may wait for one.
-        let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1, "KEY0000002": Self.team2], latencySeconds: 2)
+        let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1, "KEY0000002": Self.team2], latency: .seconds(2))
         let registry = MetricsRegistry()
         let router = try APNsAppRouter(
             configuration: Self.apps([("com.example.main", "KEY0000001", Self.team1), ("com.brand.app", "KEY0000002", Self.team2)],
@@ -173,7 +173,7 @@ import Testing
 
     @Test func aReloadWithARotatedKeyMidTrafficLosesNothingAndSendsNothingTwice() async throws {
         let keys = try Keys(["KEY0000001", "KEY0000009"])
-        let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1, "KEY0000009": Self.team1], latencySeconds: 0.2)
+        let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1, "KEY0000009": Self.team1], latency: .milliseconds(200))
         let registry = MetricsRegistry()
         let before = Self.apps([("com.example.main", "KEY0000001", Self.team1)], keys: keys, server: server)
         let router = try APNsAppRouter(configuration: before, registry: registry)

@@ -98,7 +98,7 @@ enum ReferenceEventDecoder {
                 throw Failure("missing_field:created_at")
             }
             guard createdAt >= 0 else { throw Failure("bad_created_at") }
-            var ringTimeout = configuration.defaultRingTimeoutSeconds
+            var ringTimeout = Int(configuration.defaultRingTimeout.components.seconds)
             if let value = try integer(object["ring_timeout_s"], "ring_timeout_s") {
                 guard value >= Int64(configuration.ringTimeoutRange.lowerBound),
                     value <= Int64(configuration.ringTimeoutRange.upperBound)

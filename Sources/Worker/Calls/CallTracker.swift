@@ -1,3 +1,4 @@
+import Telemetry
 import Synchronization
 
 /// Per-call ordering and cancellation: the dispatcher's memory of which calls have a push in flight, which
@@ -83,17 +84,17 @@ final class CallTracker<Item: Sendable>: Sendable {
     }
 
     let configuration: Configuration
-    private let clock: any WorkerClock
+    private let clock: any WallClock
     private let state = Mutex(State())
 
-    init(configuration: Configuration = Configuration(), clock: any WorkerClock = SystemWorkerClock()) {
+    init(configuration: Configuration = Configuration(), clock: any WallClock = SystemWallClock()) {
         self.configuration = configuration
         self.clock = clock
     }
 
     /// Decides whether `entry` may be sent now.
     func admit(_ entry: Entry) -> Admission {
-        let now = clock.nowMilliseconds()
+        let now = clock.now().milliseconds
         return state.withLock { state in
             Self.evict(&state, now: now, configuration: configuration)
             var cancelled: [Item] = []
@@ -130,7 +131,7 @@ final class CallTracker<Item: Sendable>: Sendable {
     /// The in-flight event of `callID` has its final outcome. Returns the waiting events now decided, in order:
     /// at most one `sendNow` (the new in-flight event), preceded by any that expired or were cancelled meanwhile.
     func complete(callID: String) -> [Release] {
-        let now = clock.nowMilliseconds()
+        let now = clock.now().milliseconds
         return state.withLock { state in
             guard var call = state.calls[callID] else { return [] }
             call.inFlight = false
@@ -154,7 +155,7 @@ final class CallTracker<Item: Sendable>: Sendable {
 
     /// Whether a stop-ringing event of `callID` was seen recently (a retry of its incoming must be cancelled).
     func hasEnded(callID: String) -> Bool {
-        let now = clock.nowMilliseconds()
+        let now = clock.now().milliseconds
         return state.withLock { state in
             Self.evict(&state, now: now, configuration: configuration)
             return state.ended[callID] != nil
@@ -163,7 +164,7 @@ final class CallTracker<Item: Sendable>: Sendable {
 
     /// Records that `callID` ended without an event passing through ``admit(_:)`` (e.g. learned elsewhere).
     func markEnded(callID: String) {
-        let now = clock.nowMilliseconds()
+        let now = clock.now().milliseconds
         state.withLock { state in
             Self.evict(&state, now: now, configuration: configuration)
             Self.remember(callID, now: now, in: &state)

@@ -57,7 +57,7 @@ final class Dispatcher: Sendable {
     private let sender: any PushSender
     private let producer: any RecordProducer
     private let metrics: WorkerMetrics
-    private let clock: any WorkerClock
+    private let clock: any WallClock
     private let logger: Logger
     /// The retry tier topics, to tell a retry record among an outcome's records.
     private let retryTopics: Set<String>
@@ -69,7 +69,7 @@ final class Dispatcher: Sendable {
         sender: any PushSender,
         producer: any RecordProducer,
         metrics: WorkerMetrics,
-        clock: any WorkerClock = SystemWorkerClock(),
+        clock: any WallClock = SystemWallClock(),
         logger: Logger = .disabled
     ) {
         self.configuration = configuration
@@ -96,7 +96,7 @@ final class Dispatcher: Sendable {
 
     /// How long the oldest event handed to ``handle(_:done:)`` has waited for its outcome, in seconds (0 if none).
     var oldestInFlightAgeSeconds: Double {
-        ledger.oldestStart.map { Double(max(0, clock.nowMicroseconds() - $0)) / 1_000_000 } ?? 0
+        ledger.oldestStart.map { Double(max(0, clock.now().microseconds - $0)) / 1_000_000 } ?? 0
     }
 
     /// Maps events consumed from now on with `mapping` (per-app texts after a configuration reload).
@@ -149,11 +149,11 @@ final class Dispatcher: Sendable {
         let record = consumed.record
         metrics.consumed(topic: record.topic)
         metrics.inFlight.set(inFlight.add(1, ordering: .relaxed).newValue)
-        let ticket = ledger.begin(at: clock.nowMicroseconds())
+        let ticket = ledger.begin(at: clock.now().microseconds)
         // `finished`: the event reached its outcome (its processing time is observed); else it was given back.
         let leave: @Sendable (Bool) -> Void = { [self] finished in
             if let start = ledger.end(ticket), finished {
-                metrics.processing.observe(Double(max(0, clock.nowMicroseconds() - start)) / 1_000_000)
+                metrics.processing.observe(Double(max(0, clock.now().microseconds - start)) / 1_000_000)
             }
             metrics.inFlight.set(inFlight.subtract(1, ordering: .relaxed).newValue)
         }
@@ -259,7 +259,7 @@ final class Dispatcher: Sendable {
     private func send(_ pending: Pending) {
         let environment = pending.event.environment
         sender.send(pending.request, environment: environment) { [self] result in
-            let now = clock.nowMilliseconds()
+            let now = clock.now().milliseconds
             let latency = max(0, now - pending.event.createdAtMilliseconds)
             if result.status != nil { metrics.endToEndLatency.observe(Double(latency) / 1000) }
             let callID = pending.event.callID
@@ -283,7 +283,7 @@ final class Dispatcher: Sendable {
         done: @escaping @Sendable (Outcome) -> Void
     ) {
         let decision = router.route(
-            record: record, event: event, input: input, now: clock.nowMilliseconds(), callEnded: callEnded,
+            record: record, event: event, input: input, now: clock.now().milliseconds, callEnded: callEnded,
             latencyMilliseconds: latencyMilliseconds
         )
         let retryTier = decision.records.first { retryTopics.contains($0.topic) }?.topic

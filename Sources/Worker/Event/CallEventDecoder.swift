@@ -9,7 +9,7 @@ import APNs
 ///   absent or `null` → `missing_field:<name>`, not a string → `wrong_type:<name>`, `event_id`/`call_id`/`topic`
 ///   empty → `empty_field:<name>`.
 /// - `created_at` (required) and `ring_timeout_s` (optional, default
-///   ``Configuration/defaultRingTimeoutSeconds``): whole numbers (`30`, `30.0`, `3e1` alike) of magnitude ≤ 2^53.
+///   ``Configuration/defaultRingTimeout``): whole numbers (`30`, `30.0`, `3e1` alike) of magnitude ≤ 2^53.
 /// - optional: `caller {name,id}`, `alert {title,subtitle,body}`, `category`, `sound`, `custom {}`; `null` is the
 ///   same as absent; unknown keys inside `caller`/`alert` are ignored.
 /// - `custom` is kept as raw JSON members (validated), duplicates resolved last-wins.
@@ -24,8 +24,8 @@ public struct CallEventDecoder: Sendable {
         public var maximumNestingDepth: Int = 32
         /// Accepted `ring_timeout_s` values. Default: 1...600.
         public var ringTimeoutRange: ClosedRange<Int> = 1...600
-        /// Used when `ring_timeout_s` is absent or null. Default: 30.
-        public var defaultRingTimeoutSeconds: Int = 30
+        /// Used when `ring_timeout_s` is absent or null (whole seconds). Default: 30 seconds.
+        public var defaultRingTimeout: Duration = .seconds(30)
 
         public init() {}
     }
@@ -218,7 +218,7 @@ public struct CallEventDecoder: Sendable {
         guard case .absent = fields.createdAt else {
             let createdAt = try Self.integer(fields.createdAt, "created_at")
             guard createdAt >= 0 else { throw EventDecodingError(.badCreatedAt, "created_at must not be negative") }
-            var ringTimeout = configuration.defaultRingTimeoutSeconds
+            var ringTimeout = Int(configuration.defaultRingTimeout.components.seconds)
             if case .absent = fields.ringTimeout {
             } else {
                 let value = try Self.integer(fields.ringTimeout, "ring_timeout_s")

@@ -58,9 +58,9 @@ public struct MappingConfiguration: Sendable, Hashable {
     /// Incoming pushes expire at the ring deadline (`created_at/1000 + ring_timeout_s`), so a phone that comes
     /// online after the call ended never rings. When false, no `apns-expiration` header. Default: true.
     public var expireAtRingDeadline: Bool = true
-    /// Lifetime of stop-ringing pushes (hangup/missed/answered_elsewhere) after `created_at`, in seconds, so the
-    /// "Call ended" banner can still replace a stored incoming one. nil: no `apns-expiration`. Default: 600.
-    public var stopPushLifetimeSeconds: Int? = 600
+    /// Lifetime of stop-ringing pushes (hangup/missed/answered_elsewhere) after `created_at` (whole seconds), so
+    /// the "Call ended" banner can still replace a stored incoming one. nil: no `apns-expiration`. Default: 10 minutes.
+    public var stopPushLifetime: Duration? = .seconds(600)
     /// Put `apns-collapse-id = call_id` on alert pushes (the hang-up banner replaces the incoming one). Default: true.
     public var collapseAlertsByCallID: Bool = true
     /// Use `event_id` as `apns-id` when it is a UUID (lowercased). Default: true.

@@ -14,7 +14,7 @@ import APNs
 ///
 /// Expiration: incoming → the ring deadline (`created_at/1000 + ring_timeout_s`) when
 /// ``MappingConfiguration/expireAtRingDeadline``; stop-ringing → `created_at/1000 +`
-/// ``MappingConfiguration/stopPushLifetimeSeconds``.
+/// ``MappingConfiguration/stopPushLifetime``.
 ///
 /// Thread-safe: an immutable value.
 public struct PushMapper: Sendable {
@@ -52,8 +52,8 @@ public struct PushMapper: Sendable {
         if event.type == .incoming {
             expiration =
                 configuration.expireAtRingDeadline ? .at(secondsSinceEpoch: createdAtSeconds + Int64(event.ringTimeoutSeconds)) : .none
-        } else if let lifetime = configuration.stopPushLifetimeSeconds {
-            expiration = .at(secondsSinceEpoch: createdAtSeconds + Int64(lifetime))
+        } else if let lifetime = configuration.stopPushLifetime {
+            expiration = .at(secondsSinceEpoch: createdAtSeconds + lifetime.components.seconds)
         } else {
             expiration = .none
         }

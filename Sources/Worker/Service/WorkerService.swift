@@ -15,7 +15,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     let dispatcher: Dispatcher
     private let producer: KafkaProducer
     private let consumerBox = Mutex<KafkaConsumer?>(nil)
-    private let clock: any WorkerClock
+    private let clock: any WallClock
     private let logger: Logger
     private let readiness: ReadinessFlag
     private let registry: MetricsRegistry
@@ -33,7 +33,7 @@ public final class WorkerService: KafkaConsumerDelegate {
         registry: MetricsRegistry,
         readiness: ReadinessFlag = ReadinessFlag(),
         logger: Logger,
-        clock: any WorkerClock = SystemWorkerClock(),
+        clock: any WallClock = SystemWallClock(),
         onFatalError: @escaping @Sendable (KafkaError) -> Void = { _ in }
     ) throws(KafkaError) {
         self.configuration = configuration
@@ -111,7 +111,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     /// Hands retry-tier records that are not due back to the consumer (with every later record of their partition
     /// in the batch, which stays behind them), and the rest to the dispatcher as one batch.
     public func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
-        let now = clock.nowMilliseconds()
+        let now = clock.now().milliseconds
         var heldUntil: [KafkaTopicPartition: Int64] = [:]
         var batch: [ConsumedRecord] = []
         batch.reserveCapacity(messages.count)

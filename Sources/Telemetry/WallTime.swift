@@ -1,0 +1,38 @@
+/// A point in wall-clock time: nanoseconds since the UNIX epoch (UTC).
+public struct WallTime: Comparable, Hashable, Sendable {
+    public var nanosecondsSinceEpoch: Int64
+
+    public init(nanosecondsSinceEpoch: Int64) { self.nanosecondsSinceEpoch = nanosecondsSinceEpoch }
+    public init(secondsSinceEpoch: Double) { nanosecondsSinceEpoch = Int64((secondsSinceEpoch * 1e9).rounded()) }
+    public init(millisecondsSinceEpoch: Int64) { nanosecondsSinceEpoch = millisecondsSinceEpoch &* 1_000_000 }
+
+    /// Seconds since the epoch, with the fraction.
+    public var seconds: Double { Double(nanosecondsSinceEpoch) / 1e9 }
+    /// Whole seconds since the epoch (rounded down), as JWT `iat` counts them.
+    public var wholeSeconds: Int64 { nanosecondsSinceEpoch.floorDivided(by: 1_000_000_000) }
+    /// Whole milliseconds since the epoch (rounded down), as event times and Kafka timestamps count them.
+    public var milliseconds: Int64 { nanosecondsSinceEpoch.floorDivided(by: 1_000_000) }
+    /// Whole microseconds since the epoch (rounded down).
+    public var microseconds: Int64 { nanosecondsSinceEpoch.floorDivided(by: 1000) }
+
+    public static func < (lhs: WallTime, rhs: WallTime) -> Bool {
+        lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch
+    }
+
+    public static func + (lhs: WallTime, rhs: Duration) -> WallTime {
+        let (seconds, attoseconds) = rhs.components
+        return WallTime(nanosecondsSinceEpoch: lhs.nanosecondsSinceEpoch &+ seconds &* 1_000_000_000
+            &+ attoseconds / 1_000_000_000)
+    }
+
+    public static func - (lhs: WallTime, rhs: Duration) -> WallTime {
+        lhs + (.zero - rhs)
+    }
+}
+
+extension Int64 {
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor < 0) ? quotient - 1 : quotient
+    }
+}
