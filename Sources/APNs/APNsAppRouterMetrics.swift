@@ -14,13 +14,13 @@ import Synchronization
 /// - `callpush_apns_certificate_expiry_timestamp_seconds{credential}`: each certificate credential's `notAfter`.
 /// - `callpush_apns_config_reloads_total{result}`: apps configurations applied (`ok`) or refused (`failed`).
 public final class APNsAppRouterMetrics: Sendable {
-    public static let appRequests = "callpush_apns_app_requests_total"
-    public static let appInFlight = "callpush_apns_app_requests_in_flight"
-    public static let appInFlightLimited = "callpush_apns_app_in_flight_limited_total"
-    public static let unknownAppRequests = "callpush_apns_unknown_app_requests_total"
-    public static let credentialLoaded = "callpush_apns_credential_loaded_timestamp_seconds"
-    public static let certificateExpiry = "callpush_apns_certificate_expiry_timestamp_seconds"
-    public static let configReloads = "callpush_apns_config_reloads_total"
+    static let appRequests = "callpush_apns_app_requests_total"
+    static let appInFlight = "callpush_apns_app_requests_in_flight"
+    static let appInFlightLimited = "callpush_apns_app_in_flight_limited_total"
+    static let unknownAppRequests = "callpush_apns_unknown_app_requests_total"
+    static let credentialLoaded = "callpush_apns_credential_loaded_timestamp_seconds"
+    static let certificateExpiry = "callpush_apns_certificate_expiry_timestamp_seconds"
+    static let configReloads = "callpush_apns_config_reloads_total"
 
     /// One app's series, looked up once per configuration.
     final class App: Sendable {
@@ -89,7 +89,7 @@ public final class APNsAppRouterMetrics: Sendable {
     }
 
     /// The answers counted so far for one app and disposition.
-    public func answerCount(bundleID: String, disposition: APNsDisposition) -> Double {
+    func answerCount(bundleID: String, disposition: APNsDisposition) -> Double {
         registry.counter(Self.appRequests, help: "APNs answers per app, by disposition.",
                          labels: ["bundle_id": bundleID, "disposition": disposition.rawValue]).value
     }

@@ -49,7 +49,7 @@ public struct APNsAppsConfiguration: Sendable {
 
     /// The distinct credentials, in the order they first appear, each with its apps and its metric label: the key id
     /// for token credentials, `certificate:<first bundle id>` for certificates.
-    public var credentialGroups: [(label: String, credentials: APNsCredentials, apps: [APNsAppConfiguration])] {
+    var credentialGroups: [(label: String, credentials: APNsCredentials, apps: [APNsAppConfiguration])] {
         var groups: [(label: String, credentials: APNsCredentials, apps: [APNsAppConfiguration])] = []
         for app in apps {
             if let index = groups.firstIndex(where: { $0.credentials == app.credentials }) {

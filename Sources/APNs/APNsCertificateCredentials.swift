@@ -12,7 +12,7 @@ public struct APNsCertificateCredentials: Sendable, Hashable {
     public struct PEM: Sendable, Hashable {
         public let certificatePEM: String
         public let privateKeyPEM: String
-        public let chainPEM: String
+        let chainPEM: String
     }
 
     public let source: Source

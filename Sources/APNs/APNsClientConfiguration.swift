@@ -121,7 +121,7 @@ public struct APNsClientConfiguration: Sendable {
     }
 
     /// The reconnect delay after `failures` consecutive failed connects (1 → initial, doubling, capped).
-    public func reconnectDelay(afterFailures failures: Int) -> Duration {
+    func reconnectDelay(afterFailures failures: Int) -> Duration {
         guard failures > 0 else { return .zero }
         var delay = reconnectBackoffInitial
         for _ in 1..<min(failures, 32) {

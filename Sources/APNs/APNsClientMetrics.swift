@@ -12,16 +12,16 @@ import Synchronization
 /// - `callpush_apns_jwt_refreshes_total`: provider tokens minted.
 /// - `callpush_apns_connection_events_total{endpoint,event}`: `opened`, `goaway`, `failed`, `replaced`.
 public final class APNsClientMetrics: Sendable {
-    public static let requestsTotal = "callpush_apns_requests_total"
+    static let requestsTotal = "callpush_apns_requests_total"
     public static let requestDuration = "callpush_apns_request_duration_seconds"
     public static let connections = "callpush_apns_connections"
-    public static let streamsInFlight = "callpush_apns_streams_in_flight"
-    public static let streamLimit = "callpush_apns_stream_limit"
-    public static let jwtRefreshes = "callpush_apns_jwt_refreshes_total"
-    public static let connectionEvents = "callpush_apns_connection_events_total"
+    static let streamsInFlight = "callpush_apns_streams_in_flight"
+    static let streamLimit = "callpush_apns_stream_limit"
+    static let jwtRefreshes = "callpush_apns_jwt_refreshes_total"
+    static let connectionEvents = "callpush_apns_connection_events_total"
 
     /// Connection event kinds.
-    public enum ConnectionEvent: String, Sendable, CaseIterable {
+    enum ConnectionEvent: String, Sendable, CaseIterable {
         case opened, goaway, failed, replaced
     }
 
@@ -85,7 +85,7 @@ public final class APNsClientMetrics: Sendable {
     }
 
     /// The answers counted so far for one status/reason pair.
-    public func requestCount(status: String, reason: String) -> Double {
+    func requestCount(status: String, reason: String) -> Double {
         registry.counter(Self.requestsTotal, help: "APNs answers by status and reason (status none: no answer).",
                          labels: labelled(["status": status, "reason": reason])).value
     }

@@ -1,4 +1,4 @@
-public import Crypto
+internal import Crypto
 internal import Foundation
 
 /// How callpush authenticates to APNs: a provider token (`.p8` key, preferred) or a TLS client certificate.
@@ -33,7 +33,7 @@ public struct APNsCredentials: Sendable, Hashable {
     }
 
     /// Whether requests carry an `authorization` header.
-    public var usesProviderToken: Bool {
+    var usesProviderToken: Bool {
         if case .token = kind { return true }
         return false
     }

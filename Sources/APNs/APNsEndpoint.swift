@@ -26,9 +26,9 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether this is Apple's production host.
-    public var isProduction: Bool { host == Self.production.host }
+    var isProduction: Bool { host == Self.production.host }
     /// Whether this is Apple's sandbox host (or its legacy alias `api.development.push.apple.com`).
-    public var isSandbox: Bool { host == Self.sandbox.host || host == "api.development.push.apple.com" }
+    var isSandbox: Bool { host == Self.sandbox.host || host == "api.development.push.apple.com" }
 
     /// The `:authority` pseudo-header: the host, with `:port` unless it is 443.
     public var authority: String { port == 443 ? host : "\(host):\(port)" }

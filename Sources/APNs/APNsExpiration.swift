@@ -8,7 +8,7 @@ public enum APNsExpiration: Hashable, Sendable {
     case at(secondsSinceEpoch: Int64)
 
     /// The header value, or nil when the header is omitted.
-    public var headerValue: String? {
+    var headerValue: String? {
         switch self {
         case .none: nil
         case .immediately: "0"

@@ -8,7 +8,7 @@ public struct APNsPoolStatus: Sendable, Hashable {
     /// Requests waiting for a connection or a free stream.
     public let queued: Int
     /// Each slot's stream limit (0: no connection; 1: not yet authenticated).
-    public let streamLimits: [Int]
+    let streamLimits: [Int]
     /// Why the last connection attempt failed (TLS, DNS, refused…); nil once a connection succeeds.
     public let lastConnectError: String?
 }

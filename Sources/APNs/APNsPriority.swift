@@ -11,7 +11,7 @@ public struct APNsPriority: RawRepresentable, Hashable, Sendable, CustomStringCo
 
     public static let immediate = Self(unchecked: 10)
     public static let conservePower = Self(unchecked: 5)
-    public static let doNotAwaken = Self(unchecked: 1)
+    static let doNotAwaken = Self(unchecked: 1)
 
     public var description: String { String(rawValue) }
 }

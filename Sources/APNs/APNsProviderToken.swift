@@ -20,7 +20,7 @@ public struct APNsProviderToken: Hashable, Sendable, CustomStringConvertible {
     public var authorizationValue: String { "bearer " + jwt }
 
     /// Age in seconds at `now`.
-    public func age(at now: Double) -> Double { now - Double(issuedAt) }
+    func age(at now: Double) -> Double { now - Double(issuedAt) }
 
     /// Never prints the signature: the token is a credential for up to an hour.
     public var description: String { "APNsProviderToken(kid: \(keyID), iss: \(teamID), iat: \(issuedAt))" }

@@ -8,13 +8,13 @@ public struct APNsPushType: RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let background = Self(rawValue: "background")
     public static let voip = Self(rawValue: "voip")
     public static let location = Self(rawValue: "location")
-    public static let complication = Self(rawValue: "complication")
-    public static let fileprovider = Self(rawValue: "fileprovider")
+    static let complication = Self(rawValue: "complication")
+    static let fileprovider = Self(rawValue: "fileprovider")
     public static let mdm = Self(rawValue: "mdm")
-    public static let liveactivity = Self(rawValue: "liveactivity")
-    public static let pushtotalk = Self(rawValue: "pushtotalk")
-    public static let widgets = Self(rawValue: "widgets")
-    public static let controls = Self(rawValue: "controls")
+    static let liveactivity = Self(rawValue: "liveactivity")
+    static let pushtotalk = Self(rawValue: "pushtotalk")
+    static let widgets = Self(rawValue: "widgets")
+    static let controls = Self(rawValue: "controls")
 
     /// Every push type APNs documents.
     public static let all: [Self] = [

@@ -15,27 +15,27 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let badTopic = Self("BadTopic")
     public static let deviceTokenNotForTopic = Self("DeviceTokenNotForTopic")
     public static let duplicateHeaders = Self("DuplicateHeaders")
-    public static let idleTimeout = Self("IdleTimeout")
+    static let idleTimeout = Self("IdleTimeout")
     public static let invalidPushType = Self("InvalidPushType")
     public static let missingDeviceToken = Self("MissingDeviceToken")
     public static let missingTopic = Self("MissingTopic")
     public static let payloadEmpty = Self("PayloadEmpty")
     public static let topicDisallowed = Self("TopicDisallowed")
     // MARK: - 403
-    public static let badCertificate = Self("BadCertificate")
-    public static let badCertificateEnvironment = Self("BadCertificateEnvironment")
+    static let badCertificate = Self("BadCertificate")
+    static let badCertificateEnvironment = Self("BadCertificateEnvironment")
     public static let expiredProviderToken = Self("ExpiredProviderToken")
-    public static let forbidden = Self("Forbidden")
+    static let forbidden = Self("Forbidden")
     public static let invalidProviderToken = Self("InvalidProviderToken")
     public static let missingProviderToken = Self("MissingProviderToken")
     public static let unrelatedKeyIdInToken = Self("UnrelatedKeyIdInToken")
-    public static let badEnvironmentKeyIdInToken = Self("BadEnvironmentKeyIdInToken")
+    static let badEnvironmentKeyIdInToken = Self("BadEnvironmentKeyIdInToken")
     /// Not in Apple's table but observed from APNs (APNSwift PR #229).
-    public static let badEnvironmentKeyInToken = Self("BadEnvironmentKeyInToken")
+    static let badEnvironmentKeyInToken = Self("BadEnvironmentKeyInToken")
     // MARK: - 404, 405, 410, 413, 429, 5xx
     public static let badPath = Self("BadPath")
     public static let methodNotAllowed = Self("MethodNotAllowed")
-    public static let expiredToken = Self("ExpiredToken")
+    static let expiredToken = Self("ExpiredToken")
     public static let unregistered = Self("Unregistered")
     public static let payloadTooLarge = Self("PayloadTooLarge")
     public static let tooManyProviderTokenUpdates = Self("TooManyProviderTokenUpdates")
@@ -45,15 +45,15 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let shutdown = Self("Shutdown")
 
     // MARK: - Broadcast / channel management only (A-BERR)
-    public static let featureNotEnabled = Self("FeatureNotEnabled")
-    public static let missingChannelId = Self("MissingChannelId")
-    public static let badChannelId = Self("BadChannelId")
-    public static let channelNotRegistered = Self("ChannelNotRegistered")
-    public static let badRequestParams = Self("BadRequestParams")
-    public static let badRequestPayload = Self("BadRequestPayload")
-    public static let missingPushType = Self("MissingPushType")
-    public static let cannotCreateChannelConfig = Self("CannotCreateChannelConfig")
-    public static let topicMismatch = Self("TopicMismatch")
+    static let featureNotEnabled = Self("FeatureNotEnabled")
+    static let missingChannelId = Self("MissingChannelId")
+    static let badChannelId = Self("BadChannelId")
+    static let channelNotRegistered = Self("ChannelNotRegistered")
+    static let badRequestParams = Self("BadRequestParams")
+    static let badRequestPayload = Self("BadRequestPayload")
+    static let missingPushType = Self("MissingPushType")
+    static let cannotCreateChannelConfig = Self("CannotCreateChannelConfig")
+    static let topicMismatch = Self("TopicMismatch")
 
     // MARK: - Transport (callpush's own; APNs never sends these)
     /// The deadline passed before a response arrived. Delivery is unknown.
@@ -71,7 +71,7 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let appInFlightLimit = Self("AppInFlightLimit")
 
     /// Every reason APNs documents or has been seen sending for device pushes (facts §6).
-    public static let allDevicePushReasons: [Self] = [
+    static let allDevicePushReasons: [Self] = [
         .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
         .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken, .missingTopic,
         .payloadEmpty, .topicDisallowed, .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden,
@@ -81,22 +81,22 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     ]
 
     /// Reasons only the broadcast/channel APIs send.
-    public static let allBroadcastReasons: [Self] = [
+    static let allBroadcastReasons: [Self] = [
         .featureNotEnabled, .missingChannelId, .badChannelId, .channelNotRegistered, .badRequestParams,
         .badRequestPayload, .missingPushType, .cannotCreateChannelConfig, .topicMismatch,
     ]
 
     /// Transport reasons callpush uses when no response arrived.
-    public static let allTransportReasons: [Self] = [.timeout, .connectionLost, .notProcessed]
+    static let allTransportReasons: [Self] = [.timeout, .connectionLost, .notProcessed]
 
     /// Whether this string is one of the reasons above.
-    public var isKnown: Bool {
+    var isKnown: Bool {
         Self.allDevicePushReasons.contains(self) || Self.allBroadcastReasons.contains(self)
             || Self.allTransportReasons.contains(self)
     }
 
     /// The status APNs sends with this reason (nil for transport reasons and unknown strings).
-    public var documentedStatus: Int? {
+    var documentedStatus: Int? {
         switch self {
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken,
@@ -117,14 +117,14 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// APNs rejected the provider token as too old: mint a new one (``APNsTokenCache/invalidate(ifMatches:)``) and
     /// retry once.
-    public var needsTokenRefresh: Bool { self == .expiredProviderToken }
+    var needsTokenRefresh: Bool { self == .expiredProviderToken }
 
     /// The connection that got this answer should be replaced (drained, then closed; new pushes go to a new
     /// connection): `InternalServerError` (connections can get stuck returning 500), `Shutdown`, `IdleTimeout`,
     /// `UnrelatedKeyIdInToken` (the connection is bound to another key), `TooManyProviderTokenUpdates` (unusable
     /// until 20 min pass) and `ExpiredProviderToken` (APNs may wedge the connection); also the transport reasons
     /// `ConnectionLost` and `Timeout`.
-    public var needsNewConnection: Bool {
+    var needsNewConnection: Bool {
         switch self {
         case .internalServerError, .shutdown, .idleTimeout, .unrelatedKeyIdInToken, .tooManyProviderTokenUpdates,
             .expiredProviderToken, .connectionLost, .timeout:

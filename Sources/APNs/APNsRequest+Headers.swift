@@ -1,6 +1,6 @@
 /// One HTTP/2 header field for the transport: name, value, and whether HPACK must never index it
 /// (`NGHTTP2_NV_FLAG_NO_INDEX`).
-public typealias APNsHeaderField = (name: String, value: String, neverIndex: Bool)
+typealias APNsHeaderField = (name: String, value: String, neverIndex: Bool)
 
 extension APNsRequest {
     /// The HTTP/2 header list for this request, in order: `:method`, `:scheme`, `:path`, `:authority`, then
@@ -12,7 +12,7 @@ extension APNsRequest {
     /// - Parameters:
     ///   - authority: `:authority`, usually ``APNsEndpoint/authority``.
     ///   - bearerToken: the JWT (without `bearer `), or nil for certificate auth.
-    public func headerFields(authority: String, bearerToken: String?) -> [APNsHeaderField] {
+    func headerFields(authority: String, bearerToken: String?) -> [APNsHeaderField] {
         var fields: [APNsHeaderField] = [
             (":method", "POST", false),
             (":scheme", "https", false),
@@ -33,7 +33,7 @@ extension APNsRequest {
     }
 
     /// ``headerFields(authority:bearerToken:)`` for `endpoint` and an optional provider token.
-    public func headerFields(endpoint: APNsEndpoint, token: APNsProviderToken?) -> [APNsHeaderField] {
+    func headerFields(endpoint: APNsEndpoint, token: APNsProviderToken?) -> [APNsHeaderField] {
         headerFields(authority: endpoint.authority, bearerToken: token?.jwt)
     }
 }

@@ -11,8 +11,8 @@ public struct APNsRequestError: Error, Hashable, Sendable, CustomStringConvertib
         public static let badTopic = Self(rawValue: "BadTopic")
         public static let badPriority = Self(rawValue: "BadPriority")
         public static let badCollapseID = Self(rawValue: "BadCollapseId")
-        public static let badExpiration = Self(rawValue: "BadExpirationDate")
-        public static let badMessageID = Self(rawValue: "BadMessageId")
+        static let badExpiration = Self(rawValue: "BadExpirationDate")
+        static let badMessageID = Self(rawValue: "BadMessageId")
         public static let payloadEmpty = Self(rawValue: "PayloadEmpty")
         public static let payloadTooLarge = Self(rawValue: "PayloadTooLarge")
 

@@ -37,7 +37,7 @@ extension APNsResult {
 
     /// A push that got no response: ``APNsReason/timeout``, ``APNsReason/connectionLost`` or
     /// ``APNsReason/notProcessed``. Always ``APNsDisposition/retryLater``, with no status.
-    public static func transportFailure(reason: APNsReason, apnsID: String? = nil) -> APNsResult {
+    static func transportFailure(reason: APNsReason, apnsID: String? = nil) -> APNsResult {
         APNsResult(disposition: .retryLater, status: nil, reason: reason.rawValue, apnsID: apnsID?.lowercased())
     }
 
@@ -45,10 +45,10 @@ extension APNsResult {
     public var apnsReason: APNsReason? { reason.map(APNsReason.init(rawValue:)) }
 
     /// See ``APNsReason/needsTokenRefresh``.
-    public var needsTokenRefresh: Bool { apnsReason?.needsTokenRefresh ?? false }
+    var needsTokenRefresh: Bool { apnsReason?.needsTokenRefresh ?? false }
 
     /// See ``APNsReason/needsNewConnection``; also true for a 500 without a reason.
-    public var needsNewConnection: Bool {
+    var needsNewConnection: Bool {
         if let reason = apnsReason { return reason.needsNewConnection }
         return status == 500
     }

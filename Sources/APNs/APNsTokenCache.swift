@@ -32,7 +32,7 @@ public final class APNsTokenCache: Sendable {
         }
 
         /// ``refreshAfter`` clamped into the window APNs allows.
-        public var effectiveRefreshAfter: Duration {
+        var effectiveRefreshAfter: Duration {
             min(max(refreshAfter, minimumAge), max(minimumAge, maximumAge - .seconds(60)))
         }
     }
@@ -78,7 +78,7 @@ public final class APNsTokenCache: Sendable {
     ///
     /// Only the current token can be invalidated, and only once it is at least the minimum age old; so when many
     /// streams report the same expired token, exactly one new token is minted.
-    public func invalidate(ifMatches token: APNsProviderToken) -> APNsTokenInvalidation {
+    func invalidate(ifMatches token: APNsProviderToken) -> APNsTokenInvalidation {
         let now = clock.now().seconds
         return state.withLock { state in
             guard let current = state.current, current == token, !state.forceRefresh else { return .alreadyReplaced }
@@ -89,7 +89,7 @@ public final class APNsTokenCache: Sendable {
     }
 
     /// How many tokens this cache has minted (for the JWT-refresh metric and tests).
-    public var mintCount: Int { state.withLock { $0.mintCount } }
+    var mintCount: Int { state.withLock { $0.mintCount } }
 
     /// The current token without minting, if any.
     public var currentToken: APNsProviderToken? { state.withLock { $0.current } }

@@ -1,4 +1,4 @@
-public import Crypto
+internal import Crypto
 
 /// Token-based authentication: a P-256 `.p8` key, its 10-character key ID and the 10-character team ID.
 public struct APNsTokenCredentials: Sendable, Hashable {
@@ -21,7 +21,7 @@ public struct APNsTokenCredentials: Sendable, Hashable {
 
     /// Loads the key and returns a signer for it.
     /// - Throws: ``CryptoError`` when the key cannot be read or is not P-256.
-    public func makeSigner() throws(CryptoError) -> JWTSigner {
+    func makeSigner() throws(CryptoError) -> JWTSigner {
         let privateKey: ES256PrivateKey
         switch key {
         case .file(let path): privateKey = try ES256PrivateKey(pemFile: path)
@@ -31,7 +31,7 @@ public struct APNsTokenCredentials: Sendable, Hashable {
     }
 
     /// Never prints the key.
-    public var redactedDescription: String {
+    var redactedDescription: String {
         switch key {
         case .file(let path): "token(keyPath: \(path), keyID: \(keyID), teamID: \(teamID))"
         case .pem: "token(keyPEM: <redacted>, keyID: \(keyID), teamID: \(teamID))"

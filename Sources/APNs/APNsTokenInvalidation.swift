@@ -1,5 +1,5 @@
 /// What ``APNsTokenCache/invalidate(ifMatches:)`` did.
-public enum APNsTokenInvalidation: Hashable, Sendable {
+enum APNsTokenInvalidation: Hashable, Sendable {
     /// The token was current; the next ``APNsTokenCache/token()`` mints a new one.
     case willRemint
     /// Another caller already replaced (or invalidated) that token: just use the current one.

@@ -26,9 +26,9 @@ public final class APNsMockConnectionState: Sendable {
     public init(id: Int = 0) { self.id = id }
 
     /// Streams handled so far on this connection.
-    public var streamCount: Int { state.withLock { $0.streams } }
+    var streamCount: Int { state.withLock { $0.streams } }
     /// The `kid` bound to this connection by its first authenticated push.
-    public var boundKeyID: String? { state.withLock { $0.boundKeyID } }
+    var boundKeyID: String? { state.withLock { $0.boundKeyID } }
     /// How many times the connection switched to a new token after the first.
-    public var tokenUpdateCount: Int { state.withLock { $0.tokenUpdates } }
+    var tokenUpdateCount: Int { state.withLock { $0.tokenUpdates } }
 }

@@ -30,7 +30,7 @@ public struct APNsMockDecision: Sendable {
     }
 
     /// The response, when the action is `.respond`.
-    public var response: APNsMockResponse? {
+    var response: APNsMockResponse? {
         if case .respond(let response) = action { return response }
         return nil
     }

@@ -46,7 +46,7 @@ public final class APNsMockFaultInjector: Sendable {
     }
 
     /// Restarts the generator (for reproducible runs).
-    public func reseed(_ seed: UInt64) { state.withLock { $0.random = APNsMockRandom(seed: seed) } }
+    func reseed(_ seed: UInt64) { state.withLock { $0.random = APNsMockRandom(seed: seed) } }
 
     /// Decides the fault for one valid request to `token` (hex digits in any case), and the added latency. Token
     /// lists are checked first, then one random draw picks among drop, stall, 429, 500, 503 (cumulative

@@ -10,7 +10,7 @@ public struct APNsMockRandom: RandomNumberGenerator, Sendable {
     }
 
     /// A double in 0..<1.
-    public mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
+    mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 
     static let increment: UInt64 = 0x9E37_79B9_7F4A_7C15
 

@@ -6,7 +6,7 @@ import Synchronization
 public final class APNsMockRecorder: Sendable {
     /// One handled stream.
     public struct Entry: Sendable {
-        public let connectionID: Int
+        let connectionID: Int
         public let method: String
         public let path: String
         public let headers: [HTTP2Header]

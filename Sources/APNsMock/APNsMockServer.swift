@@ -117,7 +117,7 @@ public final class APNsMockServer: Sendable {
     // MARK: - Run-time control
 
     /// Replaces the fault plan.
-    public func setFaults(_ faults: APNsMockFaults) { validator.faults.faults = faults }
+    func setFaults(_ faults: APNsMockFaults) { validator.faults.faults = faults }
 
     /// Changes SETTINGS_MAX_CONCURRENT_STREAMS on every live connection (and for new ones).
     public func setMaxConcurrentStreams(_ value: Int) { server.setMaxConcurrentStreams(value) }
@@ -134,7 +134,7 @@ public final class APNsMockServer: Sendable {
     public var acceptedConnections: Int { core.state.withLock { $0.accepted } }
 
     /// Per-connection statistics, by connection id.
-    public func connectionStats() -> [APNsMockConnectionStats] {
+    func connectionStats() -> [APNsMockConnectionStats] {
         core.state.withLock { state in
             state.connections.values.map { entry in
                 APNsMockConnectionStats(

@@ -76,7 +76,7 @@ public struct APNsMockServerConfiguration: Sendable {
 
     /// True when the APNs rules use provider tokens (verified or not): connections then start at
     /// ``unauthenticatedMaxConcurrentStreams``.
-    public var usesProviderTokens: Bool {
+    var usesProviderTokens: Bool {
         switch apns.authentication {
         case .providerToken, .unverifiedProviderToken: true
         case .certificate, .acceptAnyToken: false

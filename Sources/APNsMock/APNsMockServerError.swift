@@ -12,7 +12,7 @@ public struct APNsMockServerError: Error, Sendable, CustomStringConvertible {
         /// The address could not be bound.
         public static let bind = Code(.bind)
         /// Event loops could not be started.
-        public static let eventLoop = Code(.eventLoop)
+        static let eventLoop = Code(.eventLoop)
         /// A benchmark run produced no usable result (e.g. unexpected h2load output).
         public static let measurement = Code(.measurement)
 

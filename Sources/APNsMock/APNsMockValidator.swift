@@ -107,7 +107,7 @@ public final class APNsMockValidator: Sendable {
     // MARK: - Validation
 
     /// A rejection: status, reason, and the 410 timestamp.
-    public struct Rejection: Error, Sendable, Hashable {
+    struct Rejection: Error, Sendable, Hashable {
         public let status: Int
         public let reason: APNsReason
         public let timestampMilliseconds: Int64?
@@ -121,7 +121,7 @@ public final class APNsMockValidator: Sendable {
 
     /// Validation only (no faults, no recording): the device token (lowercase hex) when the request is valid.
     /// Updates `connection`'s token state as APNs would.
-    public func validate(_ request: APNsMockRequest, connection: APNsMockConnectionState) -> Result<String, Rejection> {
+    func validate(_ request: APNsMockRequest, connection: APNsMockConnectionState) -> Result<String, Rejection> {
         check(request, APNsMockHeaderFields(request.headers), connection: connection).map { $0.lowercased() }
     }
 

@@ -39,5 +39,5 @@ public struct ES256PrivateKey: Sendable {
     }
 
     /// Signs SHA-256(`message`) and returns OpenSSL's native DER signature (what `openssl dgst -sign` writes).
-    public func derSignature(for message: [UInt8]) throws(CryptoError) -> [UInt8] { try key.signSHA256(message) }
+    func derSignature(for message: [UInt8]) throws(CryptoError) -> [UInt8] { try key.signSHA256(message) }
 }

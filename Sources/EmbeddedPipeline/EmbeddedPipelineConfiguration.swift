@@ -17,7 +17,7 @@ public struct EmbeddedPipelineConfiguration: Sendable {
     /// HTTP/2 connections per APNs pool. Default: 2.
     public var apnsConnections: Int = 2
     /// APNs request deadline. Default: 5 s.
-    public var apnsRequestTimeout: Duration = .seconds(5)
+    var apnsRequestTimeout: Duration = .seconds(5)
     /// Worker settings; bootstrap servers are filled in at start. Default: ``EmbeddedPipelineConfiguration/demoWorker``.
     public var worker: WorkerConfiguration = Self.demoWorker
 
@@ -25,7 +25,7 @@ public struct EmbeddedPipelineConfiguration: Sendable {
 
     /// The worker tuned for an embedded run: retry tiers of 1 s, 3 s and 6 s (`calls.retry.1s`, …), receipts on,
     /// fast group membership and offset storage.
-    public static var demoWorker: WorkerConfiguration {
+    static var demoWorker: WorkerConfiguration {
         var worker = WorkerConfiguration()
         worker.dispatcher.routing.retry.tiers = [(1_000, "1s"), (3_000, "3s"), (6_000, "6s")].map {
             .init(topic: "calls.retry.\($0.1)", delay: .milliseconds($0.0))

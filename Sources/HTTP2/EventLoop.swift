@@ -80,7 +80,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// True when called on this loop's thread.
-    public var inEventLoop: Bool {
+    var inEventLoop: Bool {
         started.load(ordering: .acquiring) && pthread_equal(pthread_self(), threadID) != 0
     }
 

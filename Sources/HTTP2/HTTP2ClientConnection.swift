@@ -209,9 +209,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// The effective concurrent-stream limit: `min(local cap, peer SETTINGS_MAX_CONCURRENT_STREAMS)`; 0 before ready.
     public var maxConcurrentStreams: Int { limitValue.load(ordering: .relaxed) }
     /// Streams open on the wire now.
-    public var activeStreams: Int { activeValue.load(ordering: .relaxed) }
+    var activeStreams: Int { activeValue.load(ordering: .relaxed) }
     /// Requests waiting locally for a free stream.
-    public var queuedRequests: Int { queuedValue.load(ordering: .relaxed) }
+    var queuedRequests: Int { queuedValue.load(ordering: .relaxed) }
     /// GOAWAY's last-stream-id once one was received, else `nil`.
     public var goAwayLastStreamID: Int32? {
         let value = lastStreamValue.load(ordering: .relaxed)

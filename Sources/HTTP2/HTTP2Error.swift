@@ -71,7 +71,7 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
     }
 
     /// The HTTP/2 REFUSED_STREAM error code (0x7).
-    public static let refusedStreamErrorCode: UInt32 = 0x7
+    static let refusedStreamErrorCode: UInt32 = 0x7
 
     /// True when re-sending the request is safe because the peer did not process it: it was never sent, it was above
     /// GOAWAY's last stream id, or the peer refused the stream (REFUSED_STREAM). A timeout or a connection that closed

@@ -10,9 +10,9 @@ internal import COpenSSL
 ///   in `deinit`.
 public final class TLSContext: @unchecked Sendable {
     /// Client or server.
-    public enum Role: Sendable { case client, server }
+    enum Role: Sendable { case client, server }
 
-    public let role: Role
+    let role: Role
     let context: OpaquePointer
     /// Wire-format ALPN list the server selects from (length-prefixed), kept alive for the select callback.
     let serverProtocols: [[UInt8]]

@@ -168,7 +168,7 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// The partitions currently assigned to this member.
-    public var assignment: [KafkaTopicPartition] {
+    var assignment: [KafkaTopicPartition] {
         state.withLock { state in state.partitions.filter { !$0.value.revoked }.map(\.key) }
     }
 
@@ -177,7 +177,7 @@ public final class KafkaConsumer: Sendable {
 
     /// Partitions currently paused by this consumer, with the reason (`"backpressure"`, `"retry_due"` or
     /// `"rebalance"`).
-    public var pausedPartitions: [KafkaTopicPartition: String] {
+    var pausedPartitions: [KafkaTopicPartition: String] {
         state.withLock { state in
             var result: [KafkaTopicPartition: String] = [:]
             for (partition, entry) in state.partitions where entry.libraryPaused {

@@ -11,13 +11,13 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// Client id; make it unique per process. Default: `"callpush-consumer"`.
     public var clientID: String = "callpush-consumer"
     /// Where to start when the group has no committed offset. Default: `.earliest`.
-    public var autoOffsetReset: AutoOffsetReset = .earliest
+    var autoOffsetReset: AutoOffsetReset = .earliest
     /// Group session timeout. Default: `.seconds(45)`.
     public var sessionTimeout: Duration = .seconds(45)
     /// Group heartbeat interval. Default: `.seconds(3)`.
     public var heartbeatInterval: Duration = .seconds(3)
     /// Maximum time between `rd_kafka_consumer_poll` calls before the member is evicted. Default: `.seconds(300)`.
-    public var maxPollInterval: Duration = .seconds(300)
+    var maxPollInterval: Duration = .seconds(300)
     /// How often librdkafka commits the stored offsets. Default: `.seconds(1)`.
     public var autoCommitInterval: Duration = .seconds(1)
     /// librdkafka statistics interval; `.zero` turns statistics off. Default: `.seconds(15)`.
@@ -26,15 +26,15 @@ public struct KafkaConsumerConfiguration: Sendable {
     ///
     /// Lowering it bounds prefetch memory but on 2.0.2 it throttles fetching hard: with `10000` the in-process
     /// consume rate fell about tenfold in measurements against the mock cluster.
-    public var queuedMinMessages: Int = 100_000
+    var queuedMinMessages: Int = 100_000
     /// Longest time a broker holds a fetch waiting for data (`fetch.wait.max.ms`). Low, because an incoming call
     /// must ring now: librdkafka's 500 ms would add up to half a second to every idle partition. Default: `.milliseconds(10)`.
-    public var fetchWaitMax: Duration = .milliseconds(10)
+    var fetchWaitMax: Duration = .milliseconds(10)
     /// How long one `rd_kafka_consumer_poll` may block. Default: `.milliseconds(100)`.
-    public var pollTimeout: Duration = .milliseconds(100)
+    var pollTimeout: Duration = .milliseconds(100)
     /// Most messages handed to the delegate in one batch: one poll-loop turn takes what librdkafka has already
     /// fetched, without waiting for more, up to this many. Default: `500`.
-    public var deliveryBatchSize: Int = 500
+    var deliveryBatchSize: Int = 500
     /// How often the poll thread stores the committable offsets. Default: `.milliseconds(100)`.
     public var offsetStoreInterval: Duration = .milliseconds(100)
     /// Back-pressure limits. Default: `BackPressure()`.
@@ -55,18 +55,18 @@ public struct KafkaConsumerConfiguration: Sendable {
         /// Delivered but not completed messages over all partitions before all are paused. Default: `10000`.
         public var maxInFlight: Int = 10_000
         /// Paused partitions resume when in-flight counts fall to this fraction of the limits. Default: `0.5`.
-        public var resumeFraction: Double = 0.5
+        var resumeFraction: Double = 0.5
 
         public init() {}
     }
 
     /// `auto.offset.reset`.
-    public struct AutoOffsetReset: Hashable, Sendable {
+    struct AutoOffsetReset: Hashable, Sendable {
         let value: String
         /// Start from the oldest retained message.
-        public static let earliest = AutoOffsetReset(value: "earliest")
+        static let earliest = AutoOffsetReset(value: "earliest")
         /// Start from the end (only messages produced after joining).
-        public static let latest = AutoOffsetReset(value: "latest")
+        static let latest = AutoOffsetReset(value: "latest")
     }
 
     /// Every property librdkafka refuses (unknown name, invalid value), checked without creating a client: one

@@ -14,22 +14,22 @@ public final class KafkaMockCluster: Sendable {
         public init(rawValue: Int16) { self.rawValue = rawValue }
 
         public static let produce = APIKey(rawValue: 0)
-        public static let fetch = APIKey(rawValue: 1)
-        public static let listOffsets = APIKey(rawValue: 2)
+        static let fetch = APIKey(rawValue: 1)
+        static let listOffsets = APIKey(rawValue: 2)
         public static let metadata = APIKey(rawValue: 3)
-        public static let offsetCommit = APIKey(rawValue: 8)
-        public static let offsetFetch = APIKey(rawValue: 9)
-        public static let findCoordinator = APIKey(rawValue: 10)
-        public static let joinGroup = APIKey(rawValue: 11)
-        public static let heartbeat = APIKey(rawValue: 12)
-        public static let syncGroup = APIKey(rawValue: 14)
-        public static let initProducerID = APIKey(rawValue: 22)
+        static let offsetCommit = APIKey(rawValue: 8)
+        static let offsetFetch = APIKey(rawValue: 9)
+        static let findCoordinator = APIKey(rawValue: 10)
+        static let joinGroup = APIKey(rawValue: 11)
+        static let heartbeat = APIKey(rawValue: 12)
+        static let syncGroup = APIKey(rawValue: 14)
+        static let initProducerID = APIKey(rawValue: 22)
     }
 
     /// The cluster's `host:port,…` bootstrap list.
     public let bootstrapServers: String
     /// Broker ids are `1...brokerCount`.
-    public let brokerCount: Int
+    let brokerCount: Int
     private let owner: Mutex<Owner>
 
     /// The single owner of the mock cluster and the handle it runs on; destroys the cluster first.
@@ -68,7 +68,7 @@ public final class KafkaMockCluster: Sendable {
 
     /// Makes the next `errors.count` requests of `apiKey`, cluster-wide, fail with these errors in order.
     /// `KafkaError.Code.transport` makes the broker drop the connection.
-    public func pushRequestErrors(_ apiKey: APIKey, _ errors: [KafkaError.Code]) {
+    func pushRequestErrors(_ apiKey: APIKey, _ errors: [KafkaError.Code]) {
         withCluster { cluster in
             var codes = errors.map { rd_kafka_resp_err_t(rawValue: $0.rawValue) }
             codes.withUnsafeMutableBufferPointer { buffer in
@@ -78,27 +78,27 @@ public final class KafkaMockCluster: Sendable {
     }
 
     /// Takes a broker down (its connections close and it refuses new ones). Leadership does not move.
-    public func setBrokerDown(_ brokerID: Int32) throws(KafkaError) {
+    func setBrokerDown(_ brokerID: Int32) throws(KafkaError) {
         try check { rd_kafka_mock_broker_set_down($0, brokerID) }
     }
 
     /// Brings a broker back up.
-    public func setBrokerUp(_ brokerID: Int32) throws(KafkaError) {
+    func setBrokerUp(_ brokerID: Int32) throws(KafkaError) {
         try check { rd_kafka_mock_broker_set_up($0, brokerID) }
     }
 
     /// Adds round-trip latency to a broker's responses.
-    public func setRoundTripTime(_ brokerID: Int32, _ rtt: Duration) throws(KafkaError) {
+    func setRoundTripTime(_ brokerID: Int32, _ rtt: Duration) throws(KafkaError) {
         try check { rd_kafka_mock_broker_set_rtt($0, brokerID, Int32(clamping: rtt.inMilliseconds)) }
     }
 
     /// Moves a partition's leadership (use with ``setBrokerDown(_:)`` to simulate failover).
-    public func setPartitionLeader(topic: String, partition: Int32, brokerID: Int32) throws(KafkaError) {
+    func setPartitionLeader(topic: String, partition: Int32, brokerID: Int32) throws(KafkaError) {
         try check { rd_kafka_mock_partition_set_leader($0, topic, partition, brokerID) }
     }
 
     /// Makes a broker the group coordinator for `groupID`.
-    public func setGroupCoordinator(groupID: String, brokerID: Int32) throws(KafkaError) {
+    func setGroupCoordinator(groupID: String, brokerID: Int32) throws(KafkaError) {
         try check { rd_kafka_mock_coordinator_set($0, "group", groupID, brokerID) }
     }
 

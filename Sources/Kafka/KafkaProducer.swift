@@ -226,7 +226,7 @@ public final class KafkaProducer: Sendable {
 
 
     /// Records enqueued and still waiting for their delivery report.
-    public var outstandingCount: Int { state.withLock { $0.pending.count } }
+    var outstandingCount: Int { state.withLock { $0.pending.count } }
 
     /// Stops accepting records, waits up to `timeout` for outstanding delivery reports, fails the rest with
     /// `purgeQueue`/`purgeInflight` (or `.closed`), and destroys the handle. Idempotent.

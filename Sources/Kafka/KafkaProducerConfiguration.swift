@@ -17,9 +17,9 @@ public struct KafkaProducerConfiguration: Sendable {
     /// librdkafka statistics interval; `.zero` turns statistics off. Default: `.zero`.
     public var statisticsInterval: Duration = .zero
     /// How long the producer thread's `rd_kafka_queue_poll` may block. Default: `.milliseconds(100)`.
-    public var pollTimeout: Duration = .milliseconds(100)
+    var pollTimeout: Duration = .milliseconds(100)
     /// ``KafkaProducer/send(_:)`` retries a full local queue this long before failing. Default: `.seconds(10)`.
-    public var queueFullTimeout: Duration = .seconds(10)
+    var queueFullTimeout: Duration = .seconds(10)
     /// Extra librdkafka properties, applied last (they win). Default: `[:]`.
     public var additionalProperties: [String: String] = [:]
 

@@ -17,7 +17,7 @@ public enum KafkaSensitiveProperty {
     }
 
     /// `text` with every occurrence of `value` replaced by ``placeholder`` when `name` is sensitive.
-    public static func scrub(_ text: String, name: String, value: String) -> String {
+    static func scrub(_ text: String, name: String, value: String) -> String {
         guard isSensitive(name), !value.isEmpty else { return text }
         return text.replacing(value, with: placeholder)
     }

@@ -40,7 +40,7 @@ public final class Histogram: Sendable {
     }
 
     public var count: UInt64 { cumulativeCounts.last ?? 0 }
-    public var sum: Double { total.doubleValue }
+    var sum: Double { total.doubleValue }
 
     /// The value below which `quantile` (0…1) of observations fall, interpolated linearly inside the bucket
     /// as Prometheus' `histogram_quantile` does. Nil when empty.

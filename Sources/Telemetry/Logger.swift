@@ -67,7 +67,7 @@ public struct Logger: Sendable {
 
     /// Masks a device token for logs: the first and last 4 characters survive, e.g. `a1b2…e9f0`.
     /// Tokens of 8 characters or fewer are fully masked.
-    public static func mask(token: String) -> String {
+    static func mask(token: String) -> String {
         guard token.count > 8 else { return String(repeating: "*", count: token.count) }
         return "\(token.prefix(4))…\(token.suffix(4))"
     }

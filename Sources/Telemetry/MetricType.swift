@@ -1,4 +1,4 @@
 /// The Prometheus metric types this registry exposes.
-public enum MetricType: String, Sendable {
+enum MetricType: String, Sendable {
     case counter, gauge, histogram
 }

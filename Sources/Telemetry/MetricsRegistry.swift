@@ -97,7 +97,7 @@ public final class MetricsRegistry: Sendable {
     // MARK: - Exposition
 
     /// The content type of ``exposition()``.
-    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     /// Renders every family in registration order, series sorted by labels, in text format 0.0.4.
     public func exposition() -> String {

@@ -5,14 +5,14 @@ public struct TelemetryServerConfiguration: Sendable {
     /// Port to bind; 0 picks a free one. Default: 9464.
     public var port: Int = 9464
     /// Largest request head (request line + headers) accepted; larger gets 431. Default: 8192 bytes.
-    public var maximumRequestBytes: Int = 8192
+    var maximumRequestBytes: Int = 8192
     /// A client that has not sent a full request head within this time gets 408 and is closed,
     /// so slow clients cannot hold the server. Default: 5 s.
     public var requestTimeout: Duration = .seconds(5)
     /// Connections held at once. A new connection beyond it evicts the oldest one still waiting for its request
     /// (idle or half-sent; if none, the oldest being answered), so held-open connections cannot starve probes.
     /// Default: 64.
-    public var maximumConnections: Int = 64
+    var maximumConnections: Int = 64
 
     public init() {}
 }

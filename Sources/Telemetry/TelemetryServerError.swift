@@ -3,7 +3,7 @@ public struct TelemetryServerError: Error, CustomStringConvertible, Sendable {
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public static let invalidAddress = Self(rawValue: "invalidAddress")
+        static let invalidAddress = Self(rawValue: "invalidAddress")
         public static let bindFailed = Self(rawValue: "bindFailed")
         public var description: String { rawValue }
     }

@@ -1,9 +1,9 @@
-import APNs
-import APNsMock
-import Crypto
+@testable import APNs
+@testable import APNsMock
+@testable import Crypto
 import Foundation
 import Synchronization
-import Telemetry
+@testable import Telemetry
 import TestSupport
 import Testing
 

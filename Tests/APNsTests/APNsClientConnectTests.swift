@@ -1,7 +1,7 @@
-import APNs
-import APNsMock
+@testable import APNs
+@testable import APNsMock
 import Foundation
-import Telemetry
+@testable import Telemetry
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct APNsClientConnectTests {

@@ -1,10 +1,10 @@
-import APNs
-import APNsMock
-import Crypto
+@testable import APNs
+@testable import APNsMock
+@testable import Crypto
 import Foundation
-import HTTP2
+@testable import HTTP2
 import Synchronization
-import Telemetry
+@testable import Telemetry
 import Testing
 
 /// A mock APNs server and a client pointed at it, over real TLS on 127.0.0.1.

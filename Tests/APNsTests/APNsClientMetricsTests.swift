@@ -1,8 +1,8 @@
 import BenchSupport
-import APNs
-import APNsMock
+@testable import APNs
+@testable import APNsMock
 import Foundation
-import Telemetry
+@testable import Telemetry
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct APNsClientMetricsTests {

@@ -1,9 +1,9 @@
-import APNs
-import APNsMock
-import Crypto
+@testable import APNs
+@testable import APNsMock
+@testable import Crypto
 import Foundation
 import Synchronization
-import Telemetry
+@testable import Telemetry
 import Testing
 
 /// Pool behaviour against the mock: GOAWAY storms, the 1→1000 stream limit, drops, stalls, a fault mix, routing,

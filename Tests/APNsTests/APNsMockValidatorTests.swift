@@ -1,8 +1,8 @@
-import Telemetry
+@testable import Telemetry
 import TestSupport
-import APNs
-import APNsMock
-import Crypto
+@testable import APNs
+@testable import APNsMock
+@testable import Crypto
 import Foundation
 import Testing
 

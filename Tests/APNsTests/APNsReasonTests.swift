@@ -1,4 +1,4 @@
-import APNs
+@testable import APNs
 import Testing
 
 @Suite struct APNsReasonTests {

@@ -1,7 +1,7 @@
-import Telemetry
+@testable import Telemetry
 import TestSupport
-import APNs
-import Crypto
+@testable import APNs
+@testable import Crypto
 import Testing
 
 @Suite struct APNsTokenCacheTests {

@@ -1,6 +1,6 @@
 import BenchSupport
 import Foundation
-import HTTP2
+@testable import HTTP2
 import Testing
 
 /// Throughput comparison with h2load / nghttpd. Off by default; run with

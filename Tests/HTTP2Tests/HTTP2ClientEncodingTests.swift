@@ -1,5 +1,5 @@
 import Foundation
-import HTTP2
+@testable import HTTP2
 import Testing
 
 /// The client's request-header cache and raw response-header storage: every request must go out with exactly its own

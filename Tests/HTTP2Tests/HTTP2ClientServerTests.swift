@@ -1,6 +1,6 @@
 import Foundation
 import TestSupport
-import HTTP2
+@testable import HTTP2
 import Testing
 
 @Suite("HTTP2 client ↔ server over TLS on 127.0.0.1", .serialized)

@@ -1,5 +1,5 @@
 import Foundation
-import HTTP2
+@testable import HTTP2
 import Testing
 
 @Suite("HTTP2 TLS failures, PING, and interop with nghttp2 tools", .serialized)

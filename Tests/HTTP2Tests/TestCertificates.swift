@@ -1,5 +1,5 @@
 import Foundation
-import HTTP2
+@testable import HTTP2
 
 /// A self-signed P-256 certificate for `localhost` / 127.0.0.1, generated once per test process with the
 /// `openssl` CLI into a temporary directory.

@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import Telemetry
+@testable import Telemetry
 import Testing
 
 @testable import Kafka

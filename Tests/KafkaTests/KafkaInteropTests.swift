@@ -1,7 +1,7 @@
 import Foundation
 import TestSupport
 import Synchronization
-import Telemetry
+@testable import Telemetry
 import Testing
 
 @testable import Kafka

@@ -2,7 +2,7 @@ import BenchSupport
 import Foundation
 import Testing
 
-import Kafka
+@testable import Kafka
 
 /// Throughput measurement (no timing assertions). Run in release:
 /// `CALLPUSH_MEASURE=1 swift test -c release -Xswiftc -enable-testing --filter KafkaThroughputTests`

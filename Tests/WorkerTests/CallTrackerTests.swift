@@ -1,4 +1,4 @@
-import Telemetry
+@testable import Telemetry
 import TestSupport
 import Testing
 @testable import Worker

@@ -1,8 +1,8 @@
 import TestSupport
-import APNs
+@testable import APNs
 import Foundation
 import Synchronization
-import Telemetry
+@testable import Telemetry
 import Testing
 
 @testable import Worker

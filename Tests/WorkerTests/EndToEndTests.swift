@@ -1,9 +1,9 @@
-import APNs
-import APNsMock
-import EmbeddedPipeline
+@testable import APNs
+@testable import APNsMock
+@testable import EmbeddedPipeline
 import Foundation
-import Kafka
-import Telemetry
+@testable import Kafka
+@testable import Telemetry
 import Testing
 
 @testable import Worker

@@ -1,9 +1,9 @@
-import APNs
-import APNsMock
-import Crypto
+@testable import APNs
+@testable import APNsMock
+@testable import Crypto
 import Foundation
-import Kafka
-import Telemetry
+@testable import Kafka
+@testable import Telemetry
 import Testing
 
 @testable import Worker

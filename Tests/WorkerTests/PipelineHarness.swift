@@ -1,9 +1,9 @@
-import APNs
-import EmbeddedPipeline
+@testable import APNs
+@testable import EmbeddedPipeline
 import Foundation
 @testable import Kafka
 import Synchronization
-import Telemetry
+@testable import Telemetry
 import TestSupport
 
 @testable import Worker

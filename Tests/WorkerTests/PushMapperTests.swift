@@ -1,4 +1,4 @@
-import APNs
+@testable import APNs
 import Foundation
 import Testing
 @testable import Worker

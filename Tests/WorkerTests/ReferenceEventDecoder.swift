@@ -1,4 +1,4 @@
-import APNs
+@testable import APNs
 import Foundation
 @testable import Worker
 

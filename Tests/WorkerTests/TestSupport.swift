@@ -1,5 +1,5 @@
-import APNs
-import APNsMock
+@testable import APNs
+@testable import APNsMock
 import Foundation
 @testable import Worker
 

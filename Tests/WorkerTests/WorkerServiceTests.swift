@@ -1,8 +1,8 @@
-import APNs
+@testable import APNs
 import Foundation
 import Synchronization
-import Kafka
-import Telemetry
+@testable import Kafka
+@testable import Telemetry
 import Testing
 
 @testable import Worker

@@ -1,16 +1,16 @@
 /// Limits of reading ahead through a newly assigned partition's backlog before its incoming calls ring.
-public struct ReadAheadConfiguration: Sendable, Hashable {
+struct ReadAheadConfiguration: Sendable, Hashable {
     /// Hold back nothing (every event passes at once). Default: false.
-    public var disabled = false
+    var disabled = false
     /// Events one lane holds before it lets them go. Keep it below the consumer's per-partition in-flight limit,
     /// which would otherwise pause the partition the read-ahead is waiting on. Default: 500.
-    public var maxHeldPerPartition = 500
+    var maxHeldPerPartition = 500
     /// Events all lanes hold together before they let them go. Default: 5000.
-    public var maxHeld = 5_000
+    var maxHeld = 5_000
     /// How long a lane holding events waits for its calls partition to deliver anything before it gives up reading
     /// ahead and lets them go. Reading ahead normally ends in milliseconds (when the backlog is read); this bounds
     /// the delay when it cannot (a stalled broker, a paused partition). Default: 5 s.
-    public var timeout: Duration = .seconds(5)
+    var timeout: Duration = .seconds(5)
 
-    public init() {}
+    init() {}
 }

@@ -1,7 +1,7 @@
 /// Everything the dispatcher decides with; each part documents its own defaults.
 public struct DispatcherConfiguration: Sendable {
     /// Event size and field limits. Default: ``CallEventDecoder/Configuration/init()``.
-    public var decoder = CallEventDecoder.Configuration()
+    var decoder = CallEventDecoder.Configuration()
     /// Event → APNs request mapping. Default: ``MappingConfiguration/init()``.
     public var mapping = MappingConfiguration()
     /// Topics, retry tiers and receipts. Default: ``RoutingConfiguration/init()``.
@@ -10,12 +10,12 @@ public struct DispatcherConfiguration: Sendable {
     public var calls = CallMemoryConfiguration()
     /// Reading ahead through a newly assigned partition's backlog before ringing. Default:
     /// ``ReadAheadConfiguration/init()`` (``WorkerService`` keeps its bounds below the consumer's in-flight limits).
-    public var readAhead = ReadAheadConfiguration()
+    var readAhead = ReadAheadConfiguration()
     /// First wait before re-producing a record whose delivery failed; doubles up to ``produceRetryMaximum``.
     /// Default: 0.1 s.
     public var produceRetryInitial: Duration = .milliseconds(100)
     /// Longest wait between produce attempts. Default: 5 s.
-    public var produceRetryMaximum: Duration = .seconds(5)
+    var produceRetryMaximum: Duration = .seconds(5)
 
     public init() {}
 }

@@ -74,7 +74,7 @@ public struct WorkerMetrics: Sendable {
 
     /// `callpush_produce_failures_total{topic}`: produce attempts that failed and were retried.
     @discardableResult
-    public func produceFailures(topic: String) -> Counter {
+    func produceFailures(topic: String) -> Counter {
         registry.counter("callpush_produce_failures_total", help: "Produce attempts that failed and were retried, by topic.",
                          labels: ["topic": topic])
     }

@@ -81,7 +81,7 @@ public struct CallEvent: Sendable, Hashable {
     }
 
     /// `created_at + ring_timeout_s`, in milliseconds since the epoch: after this the push is useless.
-    public var ringDeadlineMilliseconds: Int64 {
+    var ringDeadlineMilliseconds: Int64 {
         createdAtMilliseconds &+ Int64(ringTimeoutSeconds) &* 1000
     }
 }

@@ -19,13 +19,13 @@ public struct CallEventDecoder: Sendable {
     /// Decoder limits.
     public struct Configuration: Sendable, Hashable {
         /// Largest record value accepted, in bytes. Default: 16384.
-        public var maximumEventSize: Int = 16384
+        var maximumEventSize: Int = 16384
         /// Deepest nesting accepted (the event object is depth 1). Default: 32.
-        public var maximumNestingDepth: Int = 32
+        var maximumNestingDepth: Int = 32
         /// Accepted `ring_timeout_s` values. Default: 1...600.
-        public var ringTimeoutRange: ClosedRange<Int> = 1...600
+        var ringTimeoutRange: ClosedRange<Int> = 1...600
         /// Used when `ring_timeout_s` is absent or null (whole seconds). Default: 30 seconds.
-        public var defaultRingTimeout: Duration = .seconds(30)
+        var defaultRingTimeout: Duration = .seconds(30)
 
         public init() {}
     }

@@ -21,14 +21,14 @@ public struct CallEventType: RawRepresentable, Hashable, Sendable, CustomStringC
     /// The caller hung up: stop ringing.
     public static let hangup = Self(unchecked: "hangup")
     /// The call timed out unanswered: stop ringing.
-    public static let missed = Self(unchecked: "missed")
+    static let missed = Self(unchecked: "missed")
     /// Another device of the callee answered: stop ringing.
-    public static let answeredElsewhere = Self(unchecked: "answered_elsewhere")
+    static let answeredElsewhere = Self(unchecked: "answered_elsewhere")
 
     public static let all: [Self] = [.incoming, .hangup, .missed, .answeredElsewhere]
 
     /// True for every type that ends the ringing (hangup, missed, answered_elsewhere).
-    public var stopsRinging: Bool { self != .incoming }
+    var stopsRinging: Bool { self != .incoming }
 
     public var description: String { rawValue }
 }

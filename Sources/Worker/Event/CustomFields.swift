@@ -40,7 +40,7 @@ public struct CustomFields: Sendable, Hashable {
     }
 
     /// The members as one JSON object text.
-    public var jsonText: String {
+    var jsonText: String {
         var writer = JSONWriter()
         writer.appendByte(UInt8(ascii: "{"))
         for (index, member) in members.enumerated() {

@@ -7,32 +7,32 @@ public struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvert
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// Not JSON (RFC 8259), or not UTF-8.
-        public static let invalidJSON = Self(rawValue: "invalid_json")
+        static let invalidJSON = Self(rawValue: "invalid_json")
         /// JSON, but the top level is not an object.
-        public static let notAnObject = Self(rawValue: "not_an_object")
+        static let notAnObject = Self(rawValue: "not_an_object")
         /// Nested deeper than ``CallEventDecoder/Configuration/maximumNestingDepth``.
-        public static let nestingTooDeep = Self(rawValue: "nesting_too_deep")
+        static let nestingTooDeep = Self(rawValue: "nesting_too_deep")
         /// Larger than ``CallEventDecoder/Configuration/maximumEventSize``; not parsed at all.
-        public static let eventTooLarge = Self(rawValue: "event_too_large")
+        static let eventTooLarge = Self(rawValue: "event_too_large")
         /// `device_token` is not an even number of hex digits in APNs' accepted length range.
         public static let badDeviceToken = Self(rawValue: "bad_device_token")
         /// `type` is not incoming, hangup, missed or answered_elsewhere.
-        public static let unknownType = Self(rawValue: "unknown_type")
+        static let unknownType = Self(rawValue: "unknown_type")
         /// `push` is not alert or voip.
-        public static let unknownPush = Self(rawValue: "unknown_push")
+        static let unknownPush = Self(rawValue: "unknown_push")
         /// `environment` is not production or sandbox.
-        public static let unknownEnvironment = Self(rawValue: "unknown_environment")
+        static let unknownEnvironment = Self(rawValue: "unknown_environment")
         /// `ring_timeout_s` is outside the configured range.
-        public static let badRingTimeout = Self(rawValue: "bad_ring_timeout")
+        static let badRingTimeout = Self(rawValue: "bad_ring_timeout")
         /// `created_at` is negative.
-        public static let badCreatedAt = Self(rawValue: "bad_created_at")
+        static let badCreatedAt = Self(rawValue: "bad_created_at")
 
         /// A required field is absent or null.
-        public static func missingField(_ path: String) -> Self { Self(rawValue: "missing_field:" + path) }
+        static func missingField(_ path: String) -> Self { Self(rawValue: "missing_field:" + path) }
         /// A field has the wrong JSON type (integers must be whole numbers with magnitude ≤ 2^53).
         public static func wrongType(_ path: String) -> Self { Self(rawValue: "wrong_type:" + path) }
         /// A required string field is empty.
-        public static func emptyField(_ path: String) -> Self { Self(rawValue: "empty_field:" + path) }
+        static func emptyField(_ path: String) -> Self { Self(rawValue: "empty_field:" + path) }
 
         public var description: String { rawValue }
     }

@@ -5,5 +5,5 @@ public struct MappedPush: Sendable {
     /// Ready to send; already checked against APNs' shape rules and size limits.
     public let request: APNsRequest
     /// `custom` keys that were dropped because the mapper writes them itself (count them, log them).
-    public let skippedCustomKeys: [String]
+    let skippedCustomKeys: [String]
 }

@@ -5,7 +5,7 @@ public struct MappingConfiguration: Sendable, Hashable {
     /// Default alert content for one event type.
     public struct AlertDefaults: Sendable, Hashable {
         /// Use the caller's name as the title when the event has one. Default: true.
-        public var titleFromCallerName: Bool = true
+        var titleFromCallerName: Bool = true
         /// The title when there is no caller name (or ``titleFromCallerName`` is false).
         /// Default: per type (see ``MappingConfiguration/init()``).
         public var title: String
@@ -19,7 +19,7 @@ public struct MappingConfiguration: Sendable, Hashable {
         public var locKey: String? = nil
         /// Add `loc-args: [caller name]` (and `title-loc-args`) when a loc key is set and the caller has a name.
         /// Default: true.
-        public var callerNameAsLocArgs: Bool = true
+        var callerNameAsLocArgs: Bool = true
         /// `interruption-level`. Default: "time-sensitive" for incoming, nil for the stop-ringing types.
         public var interruptionLevel: String?
         /// `category` in `aps` (the event's `category` wins). Default: "INCOMING_CALL" / "CALL_ENDED".
@@ -57,20 +57,20 @@ public struct MappingConfiguration: Sendable, Hashable {
     public var sound: String? = nil
     /// Incoming pushes expire at the ring deadline (`created_at/1000 + ring_timeout_s`), so a phone that comes
     /// online after the call ended never rings. When false, no `apns-expiration` header. Default: true.
-    public var expireAtRingDeadline: Bool = true
+    var expireAtRingDeadline: Bool = true
     /// Lifetime of stop-ringing pushes (hangup/missed/answered_elsewhere) after `created_at` (whole seconds), so
     /// the "Call ended" banner can still replace a stored incoming one. nil: no `apns-expiration`. Default: 10 minutes.
-    public var stopPushLifetime: Duration? = .seconds(600)
+    var stopPushLifetime: Duration? = .seconds(600)
     /// Put `apns-collapse-id = call_id` on alert pushes (the hang-up banner replaces the incoming one). Default: true.
-    public var collapseAlertsByCallID: Bool = true
+    var collapseAlertsByCallID: Bool = true
     /// Use `event_id` as `apns-id` when it is a UUID (lowercased). Default: true.
-    public var eventIDAsAPNsID: Bool = true
+    var eventIDAsAPNsID: Bool = true
     /// Custom keys that collide with keys the mapper writes are skipped (and reported) when false, or make the
     /// event fail with `reserved_custom_key` when true. Default: false (skip: a stray key must not stop a call).
-    public var rejectReservedCustomKeys: Bool = false
+    var rejectReservedCustomKeys: Bool = false
     /// Add an empty `aps` dictionary to VoIP payloads (PushKit hands the whole dictionary to the app and needs
     /// none). Default: false.
-    public var voipIncludesEmptyAps: Bool = false
+    var voipIncludesEmptyAps: Bool = false
 
     public init() {}
 

@@ -25,9 +25,9 @@ public struct PushMapper: Sendable {
     }
 
     /// Keys written at the top level of alert payloads; `custom` may not use them.
-    public static let reservedAlertKeys: Set<String> = ["aps", "pushType", "callId", "caller"]
+    static let reservedAlertKeys: Set<String> = ["aps", "pushType", "callId", "caller"]
     /// Keys written at the top level of VoIP payloads; `custom` may not use them.
-    public static let reservedVoIPKeys: Set<String> = [
+    static let reservedVoIPKeys: Set<String> = [
         "aps", "pushType", "type", "callId", "eventId", "createdAt", "ringDeadline", "caller",
     ]
 
@@ -133,7 +133,7 @@ public struct PushMapper: Sendable {
     }
 
     /// The VoIP payload bytes for `event`.
-    public func voipPayload(_ event: CallEvent) -> [UInt8] { voipPayload(event, reserved: Self.reservedVoIPKeys) }
+    func voipPayload(_ event: CallEvent) -> [UInt8] { voipPayload(event, reserved: Self.reservedVoIPKeys) }
 
     private func voipPayload(_ event: CallEvent, reserved: Set<String>) -> [UInt8] {
         var writer = JSONWriter(capacity: 384)

@@ -7,9 +7,9 @@ public struct PushMappingError: Error, Hashable, Sendable, CustomStringConvertib
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The bundle id is not in ``MappingConfiguration/allowedBundleIDs``.
-        public static let topicNotAllowed = Self(rawValue: "topic_not_allowed")
+        static let topicNotAllowed = Self(rawValue: "topic_not_allowed")
         /// `custom` uses a key the mapper writes, and ``MappingConfiguration/rejectReservedCustomKeys`` is set.
-        public static let reservedCustomKey = Self(rawValue: "reserved_custom_key")
+        static let reservedCustomKey = Self(rawValue: "reserved_custom_key")
         /// Over 4096 bytes (5120 for VoIP).
         public static let payloadTooLarge = Self(rawValue: "payload_too_large")
         /// `call_id` longer than 64 bytes cannot be an `apns-collapse-id`.

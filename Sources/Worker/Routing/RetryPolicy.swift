@@ -28,16 +28,16 @@ public struct RetryPolicy: Sendable, Hashable {
     public var maximumAttempts: Int = 4
     /// Retry deadline of stop-ringing events after `created_at` (incoming events use their ring deadline).
     /// Default: 10 minutes.
-    public var stopEventRetryWindow: Duration = .seconds(600)
+    var stopEventRetryWindow: Duration = .seconds(600)
 
     public init() {}
 
     /// The tier whose topic is `topic`, if any.
-    public func tierIndex(forTopic topic: String) -> Int? { tiers.firstIndex { $0.topic == topic } }
+    func tierIndex(forTopic topic: String) -> Int? { tiers.firstIndex { $0.topic == topic } }
 
     /// The tier a failed attempt `attempt` goes to (the last one once the tiers are used up), or nil when the
     /// attempt budget is spent or there are no tiers.
-    public func tierIndex(afterFailedAttempt attempt: Int) -> Int? {
+    func tierIndex(afterFailedAttempt attempt: Int) -> Int? {
         guard attempt >= 1, attempt < maximumAttempts, !tiers.isEmpty else { return nil }
         return min(attempt - 1, tiers.count - 1)
     }

@@ -1,3 +1,3 @@
-public import APNs
+internal import APNs
 
 extension APNsClient: PushSender {}

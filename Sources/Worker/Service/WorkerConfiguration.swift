@@ -24,14 +24,14 @@ public struct WorkerConfiguration: Sendable {
     /// Decoding, mapping, retry tiers, output topics. Default: ``DispatcherConfiguration/init()``.
     public var dispatcher = DispatcherConfiguration()
     /// How long shutdown waits for the producer to deliver what is queued. Default: 10 s.
-    public var producerFlushTimeout: Duration = .seconds(10)
+    var producerFlushTimeout: Duration = .seconds(10)
     /// How long the topic check at start (and after each assignment) waits for the cluster's metadata. Default: 10 s.
-    public var metadataTimeout: Duration = .seconds(10)
+    var metadataTimeout: Duration = .seconds(10)
 
     public init() {}
 
     /// The main topic followed by every retry tier: the consumer's subscription.
-    public var subscribedTopics: [String] { [callsTopic] + dispatcher.routing.retry.tiers.map(\.topic) }
+    var subscribedTopics: [String] { [callsTopic] + dispatcher.routing.retry.tiers.map(\.topic) }
 
     /// Every topic the worker reads or writes, for creating them in a test or demo cluster.
     public var allTopics: [String] {
