@@ -147,7 +147,7 @@ public final class APNsAppRouter: Sendable {
     }
 
     /// Async form of ``send(_:environment:completion:)``.
-    public func send(_ request: APNsRequest, environment: APNsEnvironment = .production) async -> APNsResult {
+    func send(_ request: APNsRequest, environment: APNsEnvironment = .production) async -> APNsResult {
         await withCheckedContinuation { continuation in
             send(request, environment: environment) { continuation.resume(returning: $0) }
         }
@@ -196,7 +196,7 @@ public final class APNsAppRouter: Sendable {
     public var configuration: APNsAppsConfiguration? { table.withLock { $0.configuration } }
 
     /// The client serving `bundleID` now (for status and tests).
-    public func client(for bundleID: String) -> APNsClient? { table.withLock { $0.route(for: bundleID)?.slot.client } }
+    func client(for bundleID: String) -> APNsClient? { table.withLock { $0.route(for: bundleID)?.slot.client } }
 
     private func makeTable(_ configuration: APNsAppsConfiguration) throws(APNsClientError) -> Table {
         let problems = configuration.problems

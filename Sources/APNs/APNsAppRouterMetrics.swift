@@ -51,7 +51,7 @@ public final class APNsAppRouterMetrics: Sendable {
     let unknownApp: Counter
     private let apps = Mutex<[String: App]>([:])
 
-    public init(registry: MetricsRegistry) {
+    init(registry: MetricsRegistry) {
         self.registry = registry
         unknownApp = registry.counter(Self.unknownAppRequests, help: "APNs pushes for a bundle id no configured app serves.")
         for result in ["ok", "failed"] { reloadCounter(result) }

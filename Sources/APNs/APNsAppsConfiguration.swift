@@ -6,12 +6,12 @@ public struct APNsAppsConfiguration: Sendable {
     /// Endpoints, timers and pool size of every credential's client; its `credentials` are replaced by each
     /// credential's own.
     /// Default: none; required.
-    public var client: APNsClientConfiguration
+    var client: APNsClientConfiguration
     /// Pushes one credential may have in flight when more than one credential is configured; past it a push is
     /// answered at once with `AppInFlightLimit` (retry later), so one app's stuck connections cannot fill the
     /// worker's in-flight window and stall the other apps. nil: no bound.
     /// Default: 5000 (half of `callpush run`'s default `worker.max-in-flight`).
-    public var maximumInFlightPerCredential: Int?
+    var maximumInFlightPerCredential: Int?
 
     public init(apps: [APNsAppConfiguration], client: APNsClientConfiguration, maximumInFlightPerCredential: Int? = 5000) {
         self.apps = apps

@@ -3,7 +3,7 @@ internal import Foundation
 
 /// Certificate-based authentication (mutual TLS).
 public struct APNsCertificateCredentials: Sendable, Hashable {
-    public enum Source: Sendable, Hashable {
+    enum Source: Sendable, Hashable {
         case pemFiles(certificatePath: String, privateKeyPath: String)
         case pkcs12(path: String, password: String)
     }
@@ -15,9 +15,9 @@ public struct APNsCertificateCredentials: Sendable, Hashable {
         let chainPEM: String
     }
 
-    public let source: Source
+    let source: Source
 
-    public init(source: Source) { self.source = source }
+    init(source: Source) { self.source = source }
 
     /// Reads the files (converting a `.p12` in memory) and returns PEM text.
     /// - Throws: ``CryptoError`` (`fileUnreadable`, `invalidPKCS12`).

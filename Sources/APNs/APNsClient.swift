@@ -17,7 +17,7 @@ public final class APNsClient: Sendable {
     public let configuration: APNsClientConfiguration
     public let metrics: APNsClientMetrics
     /// The shared provider-token cache (token auth), for inspection.
-    public let tokenCache: APNsTokenCache?
+    let tokenCache: APNsTokenCache?
     let group: EventLoopGroup
     let ownsGroup: Bool
     let pools: [APNsEndpoint: APNsConnectionPool]

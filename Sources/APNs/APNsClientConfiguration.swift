@@ -7,13 +7,13 @@ public struct APNsClientConfiguration: Sendable {
     public var credentials: APNsCredentials
     /// Endpoint for pushes whose environment is `.production`.
     /// Default: ``APNsEndpoint/production`` (`api.push.apple.com:443`).
-    public var productionEndpoint: APNsEndpoint
+    var productionEndpoint: APNsEndpoint
     /// Endpoint for pushes whose environment is `.sandbox`.
     /// Default: ``APNsEndpoint/sandbox`` (`api.sandbox.push.apple.com:443`).
-    public var sandboxEndpoint: APNsEndpoint
+    var sandboxEndpoint: APNsEndpoint
     /// When set, every push goes here whatever its environment (a mock, a proxy, a staging server).
     /// Default: `nil`.
-    public var customEndpoint: APNsEndpoint?
+    var customEndpoint: APNsEndpoint?
     /// HTTP/2 connections per pool; there is one pool per endpoint in use. They are spread round-robin over every
     /// address (IPv4 and IPv6) the endpoint's host resolves to, as Apple advises; the host is resolved again for
     /// every new connection, and a connection whose address refuses falls back to the next one.
@@ -23,7 +23,7 @@ public struct APNsClientConfiguration: Sendable {
     /// `getaddrinfo`), asked again before every new connection. The host still names the server for SNI,
     /// certificate verification and `:authority`. For tests and for pinned egress addresses.
     /// Default: `nil` (resolve the endpoint's host).
-    public var addressResolver: (@Sendable (APNsEndpoint) -> [String])?
+    var addressResolver: (@Sendable (APNsEndpoint) -> [String])?
     /// Time from `send` to an answer, including waiting for a connection or a free stream and transparent resends.
     /// Past it the push is answered with `Timeout` (retry later).
     /// Default: 10 s.
@@ -33,42 +33,42 @@ public struct APNsClientConfiguration: Sendable {
     public var pingInterval: Duration?
     /// A PING not acknowledged within this closes the connection (its streams end with `ConnectionLost`).
     /// Default: 5 s.
-    public var pingTimeout: Duration
+    var pingTimeout: Duration
     /// TCP connect + TLS handshake + first SETTINGS.
     /// Default: 10 s.
     public var connectTimeout: Duration
     /// First delay after a failed connect; doubles after each further failure.
     /// Default: 1 s.
-    public var reconnectBackoffInitial: Duration
+    var reconnectBackoffInitial: Duration
     /// Ceiling for the reconnect delay.
     /// Default: 60 s.
-    public var reconnectBackoffMaximum: Duration
+    var reconnectBackoffMaximum: Duration
     /// A connection older than this is replaced gracefully (new one opened, old one drained then closed);
     /// `nil` keeps connections forever.
     /// Default: 12 h.
-    public var maximumConnectionAge: Duration?
+    var maximumConnectionAge: Duration?
     /// Event-loop threads (each connection lives on one).
     /// Default: 1.
-    public var eventLoops: Int
+    var eventLoops: Int
     /// Local cap on concurrent streams per connection (the effective limit is `min(this, server's SETTINGS)`).
     /// Default: 1000.
-    public var maxConcurrentStreamsPerConnection: Int
+    var maxConcurrentStreamsPerConnection: Int
     /// How many times a request the server did not process (GOAWAY, REFUSED_STREAM, local queue) is re-sent
     /// before it is answered with `NotProcessed`.
     /// Default: 3.
-    public var maximumTransparentResends: Int
+    var maximumTransparentResends: Int
     /// Provider-token refresh timing (token auth only).
     /// Default: `APNsTokenCache.Configuration()` (refresh at 50 min, never before 20 min).
-    public var tokenCache: APNsTokenCache.Configuration
+    var tokenCache: APNsTokenCache.Configuration
     /// Clock for provider tokens (`iat`, ages). Tests inject a manual clock.
     /// Default: `SystemWallClock`.
-    public var clock: any WallClock
+    var clock: any WallClock
     /// Verify the server's certificate chain and name. Turn off only in tests.
     /// Default: `true`.
-    public var verifyPeer: Bool
+    var verifyPeer: Bool
     /// How often the pool checks queued deadlines, connection ages and reconnect timers.
     /// Default: 50 ms.
-    public var maintenanceInterval: Duration
+    var maintenanceInterval: Duration
 
     public init(
         credentials: APNsCredentials,

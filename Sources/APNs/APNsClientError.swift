@@ -8,7 +8,7 @@ public struct APNsClientError: Error, Sendable, CustomStringConvertible {
         /// The key, certificate or PKCS#12 archive could not be loaded.
         public static let credentials = Code(.credentials)
         /// Event loops or the TLS context could not be set up.
-        public static let transport = Code(.transport)
+        static let transport = Code(.transport)
         /// The apps configuration is invalid (a repeated bundle id, a malformed key id, …).
         public static let configuration = Code(.configuration)
 
@@ -17,10 +17,10 @@ public struct APNsClientError: Error, Sendable, CustomStringConvertible {
 
     public let code: Code
     public let reason: String
-    public let file: String
-    public let line: Int
+    let file: String
+    let line: Int
 
-    public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
+    init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
         self.file = file

@@ -14,7 +14,7 @@ import Synchronization
 public final class APNsClientMetrics: Sendable {
     static let requestsTotal = "callpush_apns_requests_total"
     public static let requestDuration = "callpush_apns_request_duration_seconds"
-    public static let connections = "callpush_apns_connections"
+    static let connections = "callpush_apns_connections"
     static let streamsInFlight = "callpush_apns_streams_in_flight"
     static let streamLimit = "callpush_apns_stream_limit"
     static let jwtRefreshes = "callpush_apns_jwt_refreshes_total"
@@ -28,12 +28,12 @@ public final class APNsClientMetrics: Sendable {
     public let registry: MetricsRegistry
     /// Labels added to every series of this client, e.g. `credential` when several clients share a registry
     /// (``APNsAppRouter``). Default: none.
-    public let constantLabels: [String: String]
+    let constantLabels: [String: String]
     let duration: Histogram
     let jwtRefreshCounter: Counter
     private let requestCounters = Mutex<[String: Counter]>([:])
 
-    public init(registry: MetricsRegistry, constantLabels: [String: String] = [:]) {
+    init(registry: MetricsRegistry, constantLabels: [String: String] = [:]) {
         self.registry = registry
         self.constantLabels = constantLabels
         duration = registry.histogram(

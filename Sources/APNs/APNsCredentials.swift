@@ -10,7 +10,7 @@ public struct APNsCredentials: Sendable, Hashable {
 
     public let kind: Kind
 
-    public init(_ kind: Kind) { self.kind = kind }
+    init(_ kind: Kind) { self.kind = kind }
 
     /// Token auth with the `.p8` key file at `keyPath`.
     public static func token(keyPath: String, keyID: String, teamID: String) -> Self {

@@ -7,9 +7,9 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
     public let port: Int
     /// A PEM CA bundle to trust instead of the system store (e.g. the mock's self-signed certificate).
     /// Default: nil (system trust store, which must hold "USERTrust RSA Certification Authority" for Apple).
-    public let caFile: String?
+    let caFile: String?
 
-    public init(host: String, port: Int = 443, caFile: String? = nil) {
+    init(host: String, port: Int = 443, caFile: String? = nil) {
         self.host = host
         self.port = port
         self.caFile = caFile
@@ -31,7 +31,7 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
     var isSandbox: Bool { host == Self.sandbox.host || host == "api.development.push.apple.com" }
 
     /// The `:authority` pseudo-header: the host, with `:port` unless it is 443.
-    public var authority: String { port == 443 ? host : "\(host):\(port)" }
+    var authority: String { port == 443 ? host : "\(host):\(port)" }
 
     public var description: String { "\(host):\(port)" }
 }

@@ -6,7 +6,7 @@ public struct APNsPoolStatus: Sendable, Hashable {
     /// Requests on the wire.
     public let inFlight: Int
     /// Requests waiting for a connection or a free stream.
-    public let queued: Int
+    let queued: Int
     /// Each slot's stream limit (0: no connection; 1: not yet authenticated).
     let streamLimits: [Int]
     /// Why the last connection attempt failed (TLS, DNS, refused…); nil once a connection succeeds.

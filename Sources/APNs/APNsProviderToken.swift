@@ -1,15 +1,15 @@
 /// One APNs provider token: an ES256 JWT `{"alg":"ES256","kid":…}.{"iss":…,"iat":…}.signature`.
 public struct APNsProviderToken: Hashable, Sendable, CustomStringConvertible {
     /// The compact JWT.
-    public let jwt: String
+    let jwt: String
     /// The 10-character key ID (`kid`).
     public let keyID: String
     /// The 10-character team ID (`iss`).
     public let teamID: String
     /// `iat`: seconds since the epoch.
-    public let issuedAt: Int64
+    let issuedAt: Int64
 
-    public init(jwt: String, keyID: String, teamID: String, issuedAt: Int64) {
+    init(jwt: String, keyID: String, teamID: String, issuedAt: Int64) {
         self.jwt = jwt
         self.keyID = keyID
         self.teamID = teamID

@@ -7,7 +7,7 @@ public struct APNsPushType: RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let alert = Self(rawValue: "alert")
     public static let background = Self(rawValue: "background")
     public static let voip = Self(rawValue: "voip")
-    public static let location = Self(rawValue: "location")
+    static let location = Self(rawValue: "location")
     static let complication = Self(rawValue: "complication")
     static let fileprovider = Self(rawValue: "fileprovider")
     public static let mdm = Self(rawValue: "mdm")

@@ -4,7 +4,7 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public let rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    init(_ rawValue: String) { self.rawValue = rawValue }
 
     // MARK: - 400
     public static let badCollapseId = Self("BadCollapseId")

@@ -7,10 +7,10 @@ public struct APNsRequest: Sendable {
     public let pushType: APNsPushType
     /// The full `apns-topic`, suffix included (e.g. `com.example.app.voip`).
     public let topic: String
-    public let priority: APNsPriority
-    public let expiration: APNsExpiration
+    let priority: APNsPriority
+    let expiration: APNsExpiration
     /// `apns-collapse-id`, at most 64 bytes.
-    public let collapseID: String?
+    let collapseID: String?
     /// `apns-id`, a lowercase canonical UUID; APNs makes one up when nil.
     public let apnsID: String?
     /// The JSON payload bytes.

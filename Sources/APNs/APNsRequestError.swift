@@ -22,7 +22,7 @@ public struct APNsRequestError: Error, Hashable, Sendable, CustomStringConvertib
     public let code: Code
     public let message: String
 
-    public init(_ code: Code, _ message: String) {
+    init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }

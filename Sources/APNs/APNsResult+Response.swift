@@ -11,7 +11,7 @@ extension APNsResult {
     ///   - status: `:status`.
     ///   - headers: response headers; names compared case-insensitively.
     ///   - body: the DATA bytes (empty on success).
-    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+    init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
         var apnsID: String?
         var uniqueID: String?
         for header in headers {

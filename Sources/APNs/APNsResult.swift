@@ -12,7 +12,7 @@ public struct APNsResult: Sendable, Hashable {
     /// For 410: when APNs learned the token was invalid, in milliseconds since the epoch.
     public let timestampMilliseconds: Int64?
 
-    public init(
+    init(
         disposition: APNsDisposition,
         status: Int?,
         reason: String?,

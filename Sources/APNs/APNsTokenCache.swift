@@ -1,5 +1,5 @@
 public import Crypto
-public import Telemetry
+internal import Telemetry
 import Synchronization
 
 /// One provider token per key, shared by every connection that uses the key, refreshed on a schedule.
@@ -15,11 +15,11 @@ public final class APNsTokenCache: Sendable {
     public struct Configuration: Sendable, Hashable {
         /// Age at which the next token is minted. Clamped to `minimumAge...maximumAge - 60 s`.
         /// Default: 50 minutes.
-        public var refreshAfter: Duration
+        var refreshAfter: Duration
         /// A token is never replaced before this age. Default: 20 minutes (APNs' rule).
-        public var minimumAge: Duration
+        var minimumAge: Duration
         /// APNs' hard limit on a token's age. Default: 60 minutes.
-        public var maximumAge: Duration
+        var maximumAge: Duration
 
         public init(
             refreshAfter: Duration = .seconds(3000),
@@ -43,12 +43,12 @@ public final class APNsTokenCache: Sendable {
         var mintCount = 0
     }
 
-    public let signer: JWTSigner
+    let signer: JWTSigner
     public let configuration: Configuration
     private let clock: any WallClock
     private let state = Mutex(State())
 
-    public init(signer: JWTSigner, configuration: Configuration = Configuration(), clock: any WallClock = SystemWallClock()) {
+    init(signer: JWTSigner, configuration: Configuration = Configuration(), clock: any WallClock = SystemWallClock()) {
         self.signer = signer
         self.configuration = configuration
         self.clock = clock
@@ -92,5 +92,5 @@ public final class APNsTokenCache: Sendable {
     var mintCount: Int { state.withLock { $0.mintCount } }
 
     /// The current token without minting, if any.
-    public var currentToken: APNsProviderToken? { state.withLock { $0.current } }
+    var currentToken: APNsProviderToken? { state.withLock { $0.current } }
 }

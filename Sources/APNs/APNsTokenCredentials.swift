@@ -13,7 +13,7 @@ public struct APNsTokenCredentials: Sendable, Hashable {
     public let keyID: String
     public let teamID: String
 
-    public init(key: KeySource, keyID: String, teamID: String) {
+    init(key: KeySource, keyID: String, teamID: String) {
         self.key = key
         self.keyID = keyID
         self.teamID = teamID

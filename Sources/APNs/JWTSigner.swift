@@ -8,7 +8,7 @@ public import Telemetry
 ///
 /// - Important: immutable and safe to share between threads.
 public struct JWTSigner: Sendable {
-    public let privateKey: ES256PrivateKey
+    let privateKey: ES256PrivateKey
     public let keyID: String
     public let teamID: String
 

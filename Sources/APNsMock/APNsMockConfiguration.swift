@@ -1,4 +1,4 @@
-public import APNs
+internal import APNs
 public import Crypto
 public import Telemetry
 
@@ -32,24 +32,24 @@ public struct APNsMockConfiguration: Sendable {
     /// Default: empty.
     public var allowedBundleIDs: Set<String>
     /// A token whose `iat` is older than this gets `403 ExpiredProviderToken`. Default: 1 hour.
-    public var maximumTokenAge: Duration
+    var maximumTokenAge: Duration
     /// A token whose `iat` is further than this in the future gets `403 InvalidProviderToken`. Default: 5 minutes.
-    public var maximumTokenClockSkew: Duration
+    var maximumTokenClockSkew: Duration
     /// A new token on one connection less than this after the previous one gets `429 TooManyProviderTokenUpdates`.
     /// Default: 20 minutes.
-    public var minimumTokenUpdateInterval: Duration
+    var minimumTokenUpdateInterval: Duration
     /// Answer `403 UnrelatedKeyIdInToken` when a connection's tokens switch to another `kid`. Default: true.
-    public var bindsKeyToConnection: Bool
+    var bindsKeyToConnection: Bool
     /// Send `apns-unique-id` on success, as the sandbox does. Default: true.
     ///
     /// `apns-id` is always echoed exactly as the request sent it (APNs does; clients such as aioapns match the echo
     /// byte for byte); only a request without one gets a generated id, in uppercase as APNs generates them.
-    public var sendsUniqueID: Bool
+    var sendsUniqueID: Bool
     /// Time source for token ages and 410 timestamps. Default: the system clock.
-    public var clock: any WallClock
+    var clock: any WallClock
     /// A lower payload limit than Apple's (4096, 5120 for voip), to exercise `413 PayloadTooLarge` with requests a
     /// client would not refuse. Default: nil (Apple's limits).
-    public var maximumPayloadBytes: Int?
+    var maximumPayloadBytes: Int?
 
     public init(
         authentication: Authentication = .certificate,

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// A server creates one per accepted connection and passes it to every ``APNsMockValidator/handle(_:connection:)``
 /// call for that connection. Thread-safe.
-public final class APNsMockConnectionState: Sendable {
+final class APNsMockConnectionState: Sendable {
     struct State {
         var boundKeyID: String?
         /// The `authorization` value of the token the connection uses now, and since when.
@@ -23,7 +23,7 @@ public final class APNsMockConnectionState: Sendable {
     public let id: Int
     let state = Mutex(State())
 
-    public init(id: Int = 0) { self.id = id }
+    init(id: Int = 0) { self.id = id }
 
     /// Streams handled so far on this connection.
     var streamCount: Int { state.withLock { $0.streams } }

@@ -3,8 +3,8 @@
 /// In order: wait ``delay``; then perform ``action``; then, when ``sendGoAwayAfter`` is set, send GOAWAY
 /// (NO_ERROR, last stream id = this stream, debug data ``goAwayDebugData``) and stop accepting streams on the
 /// connection.
-public struct APNsMockDecision: Sendable {
-    public enum Action: Sendable {
+struct APNsMockDecision: Sendable {
+    enum Action: Sendable {
         /// Send this response (HEADERS, then DATA with END_STREAM when the body is not empty).
         case respond(APNsMockResponse)
         /// Never answer this stream (the client's deadline must fire). The handler may reset it when the
@@ -14,15 +14,15 @@ public struct APNsMockDecision: Sendable {
         case dropConnection
     }
 
-    public var action: Action
+    var action: Action
     /// Latency to add before acting. Default: zero.
     public var delay: Duration
     /// Send GOAWAY after this stream (the "GOAWAY after N streams" fault). Default: false.
-    public var sendGoAwayAfter: Bool
+    var sendGoAwayAfter: Bool
     /// GOAWAY debug data: JSON `{"reason":"Shutdown"}` as Apple describes.
-    public var goAwayDebugData: [UInt8]
+    var goAwayDebugData: [UInt8]
 
-    public init(action: Action, delay: Duration = .zero, sendGoAwayAfter: Bool = false, goAwayDebugData: [UInt8] = []) {
+    init(action: Action, delay: Duration = .zero, sendGoAwayAfter: Bool = false, goAwayDebugData: [UInt8] = []) {
         self.action = action
         self.delay = delay
         self.sendGoAwayAfter = sendGoAwayAfter

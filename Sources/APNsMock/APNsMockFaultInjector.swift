@@ -26,7 +26,7 @@ public final class APNsMockFaultInjector: Sendable {
     /// - Parameters:
     ///   - faults: the initial plan. Default: none.
     ///   - seed: the generator's seed. Default: 0x5EED.
-    public init(faults: APNsMockFaults = .none, seed: UInt64 = 0x5EED) {
+    init(faults: APNsMockFaults = .none, seed: UInt64 = 0x5EED) {
         state = Mutex(State(faults: faults, random: APNsMockRandom(seed: seed)))
         quiet = Atomic(faults == .none)
     }

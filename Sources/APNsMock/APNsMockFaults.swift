@@ -4,7 +4,7 @@ public struct APNsMockFaults: Sendable, Hashable {
     /// Tokens (lowercase hex) answered with `410 Unregistered` and a timestamp. Default: empty.
     public var unregisteredTokens: Set<String>
     /// The 410 timestamp in ms since the epoch. Default: nil (the clock's now).
-    public var unregisteredTimestampMilliseconds: Int64?
+    var unregisteredTimestampMilliseconds: Int64?
     /// Tokens (lowercase hex) answered with `400 BadDeviceToken`. Default: empty.
     public var badTokens: Set<String>
     /// Chance of `429 TooManyRequests`. Default: 0.
@@ -24,7 +24,7 @@ public struct APNsMockFaults: Sendable, Hashable {
     /// Chance of never answering a stream. Default: 0.
     public var stallProbability: Double
 
-    public init(
+    init(
         unregisteredTokens: Set<String> = [],
         unregisteredTimestampMilliseconds: Int64? = nil,
         badTokens: Set<String> = [],

@@ -14,7 +14,7 @@ public final class APNsMockRecorder: Sendable {
         /// nil when the stream was stalled or the connection dropped.
         public let status: Int?
         /// The reason answered, `"Success"` for 200, `"Stalled"` or `"Dropped"` for no answer.
-        public let outcome: String
+        let outcome: String
     }
 
     private struct State {
@@ -37,10 +37,10 @@ public final class APNsMockRecorder: Sendable {
     static let success = "Success"
 
     /// Entries kept; 0 keeps only the counts (`callpush mock-apns`, which shows only counts). Default: 10_000.
-    public let capacity: Int
+    let capacity: Int
     private let state = Mutex(State())
 
-    public init(capacity: Int = 10_000) { self.capacity = max(0, capacity) }
+    init(capacity: Int = 10_000) { self.capacity = max(0, capacity) }
 
     /// Counts `outcome` and keeps the entry `makeEntry` builds (built only when entries are kept).
     func record(outcome: String, _ makeEntry: () -> Entry) {

@@ -1,7 +1,7 @@
 public import HTTP2
 
 /// One request as the mock's HTTP/2 server received it.
-public struct APNsMockRequest: Sendable {
+struct APNsMockRequest: Sendable {
     /// `:method`.
     public var method: String
     /// `:path`.
@@ -12,19 +12,19 @@ public struct APNsMockRequest: Sendable {
     /// The DATA bytes.
     public var body: [UInt8]
 
-    public init(method: String = "POST", path: String, headers: [HTTP2Header], body: [UInt8]) {
+    init(method: String = "POST", path: String, headers: [HTTP2Header], body: [UInt8]) {
         self.method = method
         self.path = path
         self.headers = headers
         self.body = body
     }
 
-    public init(method: String = "POST", path: String, headers: [(name: String, value: String)], body: [UInt8]) {
+    init(method: String = "POST", path: String, headers: [(name: String, value: String)], body: [UInt8]) {
         self.init(method: method, path: path, headers: headers.map { HTTP2Header($0.name, $0.value) }, body: body)
     }
 
     /// The first value of `name` (ASCII case-insensitive; no allocation).
-    public func header(_ name: String) -> String? {
+    func header(_ name: String) -> String? {
         for header in headers where APNsMockBytes.equalIgnoringASCIICase(header.name, name) { return header.value }
         return nil
     }

@@ -1,7 +1,7 @@
 public import HTTP2
 
 /// An answer to send on the stream: `:status`, headers, body.
-public struct APNsMockResponse: Sendable, Hashable {
+struct APNsMockResponse: Sendable, Hashable {
     public var status: Int
     /// Regular headers (not `:status`) in the order they are sent: `apns-id`, then `apns-unique-id` or
     /// `content-type`.
@@ -10,7 +10,7 @@ public struct APNsMockResponse: Sendable, Hashable {
     /// The reason in the body, if any (nil on success).
     public var reason: String?
 
-    public init(status: Int, headers: [HTTP2Header], body: [UInt8], reason: String?) {
+    init(status: Int, headers: [HTTP2Header], body: [UInt8], reason: String?) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -18,7 +18,7 @@ public struct APNsMockResponse: Sendable, Hashable {
     }
 
     /// The first value of header `name`.
-    public func header(_ name: String) -> String? { headers.first(name: name) }
+    func header(_ name: String) -> String? { headers.first(name: name) }
 
     /// The `apns-id` header.
     public var apnsID: String? { header("apns-id") }

@@ -16,7 +16,7 @@ public import Telemetry
 ///   ``recorder`` and ``connectionStats()``.
 public final class APNsMockServer: Sendable {
     public let configuration: APNsMockServerConfiguration
-    public let validator: APNsMockValidator
+    let validator: APNsMockValidator
     /// The bound port.
     public let port: Int
     /// PEM certificate the server presents: trust it as a CA file in clients.

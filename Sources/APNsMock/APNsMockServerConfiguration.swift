@@ -16,7 +16,7 @@ public struct APNsMockServerConfiguration: Sendable {
     /// Where a generated certificate and key are written (`cert.pem`, `key.pem`); nil makes a new temporary
     /// directory, removed by ``APNsMockServer/stop()``.
     /// Default: nil.
-    public var certificateDirectory: String?
+    var certificateDirectory: String?
     /// Certificate mode: PEM CA file that client certificates must chain to (a self-signed client certificate can be
     /// its own CA). When set, every client must present a certificate.
     /// Default: nil (no client certificates requested).
@@ -36,13 +36,13 @@ public struct APNsMockServerConfiguration: Sendable {
     /// SETTINGS_MAX_CONCURRENT_STREAMS a token-auth connection starts with, until its first request with a valid
     /// provider token (APNs: 1).
     /// Default: 1.
-    public var unauthenticatedMaxConcurrentStreams: Int
+    var unauthenticatedMaxConcurrentStreams: Int
     /// SETTINGS_MAX_CONCURRENT_STREAMS after the first valid token, and from the start in certificate mode.
     /// Default: 1000.
     public var maxConcurrentStreams: Int
     /// Event-loop threads when the server creates its own group.
     /// Default: 1.
-    public var eventLoops: Int
+    var eventLoops: Int
 
     public init(
         host: String = "127.0.0.1",

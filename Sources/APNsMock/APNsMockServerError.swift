@@ -8,9 +8,9 @@ public struct APNsMockServerError: Error, Sendable, CustomStringConvertible {
         /// The certificate could not be generated or written.
         public static let certificate = Code(.certificate)
         /// The TLS context could not be built (unreadable certificate, key or CA file).
-        public static let tls = Code(.tls)
+        static let tls = Code(.tls)
         /// The address could not be bound.
-        public static let bind = Code(.bind)
+        static let bind = Code(.bind)
         /// Event loops could not be started.
         static let eventLoop = Code(.eventLoop)
         /// A benchmark run produced no usable result (e.g. unexpected h2load output).
@@ -21,8 +21,8 @@ public struct APNsMockServerError: Error, Sendable, CustomStringConvertible {
 
     public let code: Code
     public let reason: String
-    public let file: String
-    public let line: Int
+    let file: String
+    let line: Int
 
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: Int = #line) {
         self.code = code

@@ -1,4 +1,4 @@
-public import APNs
+internal import APNs
 import Glibc
 import HTTP2
 
@@ -33,7 +33,7 @@ import HTTP2
 ///     JSON object, else `400 PayloadEmpty`. Choice: Apple documents no reason for malformed JSON; `PayloadEmpty`
 ///     ("no usable payload") is the closest documented one.
 /// 14. Faults (``APNsMockFaults``): bad tokens, unregistered tokens, then random drop/stall/429/500/503.
-public final class APNsMockValidator: Sendable {
+final class APNsMockValidator: Sendable {
     public let configuration: APNsMockConfiguration
     public let faults: APNsMockFaultInjector
     public let recorder: APNsMockRecorder
@@ -42,7 +42,7 @@ public final class APNsMockValidator: Sendable {
     private let allowedTopics: [String: (suffix: String, wellFormed: Bool)]
     private let ids = APNsMockIDGenerator()
 
-    public init(
+    init(
         configuration: APNsMockConfiguration = APNsMockConfiguration(),
         faults: APNsMockFaultInjector = APNsMockFaultInjector(),
         recorder: APNsMockRecorder = APNsMockRecorder()
@@ -61,7 +61,7 @@ public final class APNsMockValidator: Sendable {
     }
 
     /// The full decision for one stream: validation, faults, latency, GOAWAY; recorded in ``recorder``.
-    public func handle(_ request: APNsMockRequest, connection: APNsMockConnectionState) -> APNsMockDecision {
+    func handle(_ request: APNsMockRequest, connection: APNsMockConnectionState) -> APNsMockDecision {
         let streamNumber = connection.state.withLock { state -> Int in
             state.streams += 1
             return state.streams
@@ -112,7 +112,7 @@ public final class APNsMockValidator: Sendable {
         public let reason: APNsReason
         public let timestampMilliseconds: Int64?
 
-        public init(_ status: Int, _ reason: APNsReason, timestamp: Int64? = nil) {
+        init(_ status: Int, _ reason: APNsReason, timestamp: Int64? = nil) {
             self.status = status
             self.reason = reason
             self.timestampMilliseconds = timestamp

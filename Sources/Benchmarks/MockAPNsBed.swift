@@ -44,7 +44,7 @@ struct MockAPNsBed {
         try Data(payload.utf8).write(to: URL(fileURLWithPath: bodyPath))
         let documentRoot = certificate.directory + "/apns-www"
         try FileManager.default.createDirectory(atPath: documentRoot + "/3/device", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: documentRoot + path, contents: Data())
+        _ = FileManager.default.createFile(atPath: documentRoot + path, contents: Data())
         let token = try JWTSigner(privateKey: key, keyID: keyID, teamID: teamID)
             .makeToken(issuedAt: Int64(Date().timeIntervalSince1970))
         return MockAPNsBed(certificate: certificate, keyPath: keyPath, bodyPath: bodyPath, documentRoot: documentRoot,

@@ -17,23 +17,23 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
         /// A key, certificate or archive file could not be opened or read.
         public static let fileUnreadable = Self(.fileUnreadable)
         /// A file could not be written (directory missing, permissions).
-        public static let fileUnwritable = Self(.fileUnwritable)
+        static let fileUnwritable = Self(.fileUnwritable)
         /// The text is not a PEM key or certificate OpenSSL can parse.
-        public static let invalidPEM = Self(.invalidPEM)
+        static let invalidPEM = Self(.invalidPEM)
         /// The key parsed but is not an EC P-256 key (ES256 needs P-256).
-        public static let unsupportedKey = Self(.unsupportedKey)
+        static let unsupportedKey = Self(.unsupportedKey)
         /// OpenSSL could not generate a key.
-        public static let keyGenerationFailed = Self(.keyGenerationFailed)
+        static let keyGenerationFailed = Self(.keyGenerationFailed)
         /// OpenSSL could not sign.
-        public static let signingFailed = Self(.signingFailed)
+        static let signingFailed = Self(.signingFailed)
         /// A signature is not 64 bytes of r‖s.
-        public static let invalidSignature = Self(.invalidSignature)
+        static let invalidSignature = Self(.invalidSignature)
         /// OpenSSL could not build or sign an X.509 certificate.
-        public static let certificateGenerationFailed = Self(.certificateGenerationFailed)
+        static let certificateGenerationFailed = Self(.certificateGenerationFailed)
         /// A PKCS#12 archive could not be parsed (corrupt, or wrong password).
-        public static let invalidPKCS12 = Self(.invalidPKCS12)
+        static let invalidPKCS12 = Self(.invalidPKCS12)
         /// Text is not base64url.
-        public static let invalidBase64 = Self(.invalidBase64)
+        static let invalidBase64 = Self(.invalidBase64)
 
         public var description: String { value.rawValue }
     }
@@ -42,9 +42,9 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A human-readable reason.
     public let reason: String
     /// OpenSSL's error queue (`ERR_get_error` + `ERR_error_string_n`), oldest first; empty when not from OpenSSL.
-    public let openSSLErrors: [String]
-    public let file: String
-    public let line: Int
+    let openSSLErrors: [String]
+    let file: String
+    let line: Int
 
     public init(
         _ code: Code,

@@ -3,7 +3,7 @@ internal import COpenSSL
 /// The thread-local OpenSSL error queue (every module that calls OpenSSL reads it through this one type).
 public enum OpenSSLErrorStack {
     /// Removes every queued error and returns their texts, oldest first.
-    public static func drain() -> [String] {
+    static func drain() -> [String] {
         var messages: [String] = []
         while true {
             let code = ERR_get_error()

@@ -12,7 +12,7 @@ public struct SelfSignedCertificate: Sendable {
     /// The private key, PKCS#8 PEM.
     public let privateKeyPEM: String
     /// The private key itself.
-    public let privateKey: ES256PrivateKey
+    let privateKey: ES256PrivateKey
 
     /// Paths written by ``write(toDirectory:certificateFileName:privateKeyFileName:)``.
     public struct Files: Sendable, Hashable {

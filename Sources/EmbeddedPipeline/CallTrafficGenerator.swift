@@ -7,7 +7,7 @@ import Telemetry
 /// Produces synthetic call traffic to the calls topic at a steady rate: incoming calls, some hang-ups a moment
 /// later, some to dead device tokens, some malformed, some already expired, alert and VoIP, production and sandbox.
 public final class CallTrafficGenerator: Sendable {
-    public let mix: CallTrafficMix
+    let mix: CallTrafficMix
     public let topic: String
     public let bundleID: String
     private let producer: KafkaProducer

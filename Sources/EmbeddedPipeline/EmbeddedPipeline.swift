@@ -1,4 +1,4 @@
-public import APNs
+internal import APNs
 public import APNsMock
 import Crypto
 import Foundation
@@ -13,7 +13,7 @@ public final class EmbeddedPipeline: Sendable {
     public let configuration: EmbeddedPipelineConfiguration
     public let cluster: KafkaMockCluster
     public let mock: APNsMockServer
-    public let client: APNsClient
+    let client: APNsClient
     /// The worker configuration with the cluster's bootstrap servers filled in.
     public let workerConfiguration: WorkerConfiguration
     public let registry: MetricsRegistry

@@ -1,5 +1,5 @@
 public import APNsMock
-public import Worker
+internal import Worker
 
 /// The embedded default: an in-process Kafka cluster, the mock APNs server and workers, wired together on
 /// 127.0.0.1 (used by `callpush demo`, the end-to-end tests and the benchmarks).
@@ -19,7 +19,7 @@ public struct EmbeddedPipelineConfiguration: Sendable {
     /// APNs request deadline. Default: 5 s.
     var apnsRequestTimeout: Duration = .seconds(5)
     /// Worker settings; bootstrap servers are filled in at start. Default: ``EmbeddedPipelineConfiguration/demoWorker``.
-    public var worker: WorkerConfiguration = Self.demoWorker
+    var worker: WorkerConfiguration = Self.demoWorker
 
     public init() {}
 

@@ -21,7 +21,7 @@ protocol EventLoopHandler: AnyObject {
 ///   loop swaps out once per turn, and one coalesced `eventfd` write wakes the loop however many tasks were added.
 public final class EventLoop: @unchecked Sendable {
     /// Index of this loop within its group (for logs).
-    public let index: Int
+    let index: Int
 
     private let epollFD: Int32
     private let wakeFD: Int32

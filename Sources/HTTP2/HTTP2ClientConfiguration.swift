@@ -5,10 +5,10 @@ public struct HTTP2ClientConfiguration: Sendable {
     public var maxConcurrentStreams: Int
     /// Requests waiting locally for a free stream beyond this are failed at once with `notProcessed`.
     /// Default: `100_000`.
-    public var maxQueuedRequests: Int
+    var maxQueuedRequests: Int
     /// SETTINGS_INITIAL_WINDOW_SIZE we advertise, and the connection receive window.
     /// Default: `1 << 20` (1 MiB).
-    public var initialWindowSize: Int
+    var initialWindowSize: Int
     /// TCP connect + TLS handshake + first SETTINGS must finish within this.
     /// Default: 10 s.
     public var connectTimeout: Duration
@@ -17,10 +17,10 @@ public struct HTTP2ClientConfiguration: Sendable {
     public var pingInterval: Duration?
     /// A PING not acknowledged within this closes the connection with `pingTimeout`.
     /// Default: 5 s.
-    public var pingTimeout: Duration
+    var pingTimeout: Duration
     /// Deadline applied to requests submitted without one; `nil` means no deadline.
     /// Default: `nil`.
-    public var defaultRequestTimeout: Duration?
+    var defaultRequestTimeout: Duration?
     /// How often deadlines are checked (their resolution).
     /// Default: 10 ms.
     public var deadlineCheckInterval: Duration

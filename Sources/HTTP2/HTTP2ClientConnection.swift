@@ -213,7 +213,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// Requests waiting locally for a free stream.
     var queuedRequests: Int { queuedValue.load(ordering: .relaxed) }
     /// GOAWAY's last-stream-id once one was received, else `nil`.
-    public var goAwayLastStreamID: Int32? {
+    var goAwayLastStreamID: Int32? {
         let value = lastStreamValue.load(ordering: .relaxed)
         return value == Int32.max ? nil : value
     }
@@ -275,7 +275,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     /// Async form of `submit`.
-    public func send(_ request: HTTP2Request, deadline: HTTP2Deadline? = nil) async throws(HTTP2Error) -> HTTP2Response {
+    func send(_ request: HTTP2Request, deadline: HTTP2Deadline? = nil) async throws(HTTP2Error) -> HTTP2Response {
         let result = await withCheckedContinuation { continuation in
             submit(request, deadline: deadline) { continuation.resume(returning: $0) }
         }
@@ -284,7 +284,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
 
     /// Sends a PING and reports the round-trip time; a missing ACK within `timeout` closes the connection
     /// (`pingTimeout`: the peer is considered dead) and fails everything pending.
-    public func ping(timeout: Duration? = nil, completion: @escaping @Sendable (Result<Duration, HTTP2Error>) -> Void) {
+    func ping(timeout: Duration? = nil, completion: @escaping @Sendable (Result<Duration, HTTP2Error>) -> Void) {
         let timeout = timeout ?? configuration.pingTimeout
         loop.execute { self.sendPing(timeout: timeout, completion: completion) }
     }

@@ -15,21 +15,21 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
         private init(_ value: Value) { self.value = value }
 
         /// TCP connect (or name resolution) failed.
-        public static let connectFailed = Code(.connectFailed)
+        static let connectFailed = Code(.connectFailed)
         /// The TLS handshake failed for a reason other than certificate verification.
-        public static let tlsHandshakeFailed = Code(.tlsHandshakeFailed)
+        static let tlsHandshakeFailed = Code(.tlsHandshakeFailed)
         /// The peer certificate did not verify against the trust store.
-        public static let certificateVerifyFailed = Code(.certificateVerifyFailed)
+        static let certificateVerifyFailed = Code(.certificateVerifyFailed)
         /// The peer certificate is valid but not for the requested host name.
-        public static let hostnameMismatch = Code(.hostnameMismatch)
+        static let hostnameMismatch = Code(.hostnameMismatch)
         /// The peer did not select ALPN `h2`.
-        public static let alpnMismatch = Code(.alpnMismatch)
+        static let alpnMismatch = Code(.alpnMismatch)
         /// A certificate, key or CA file could not be loaded.
-        public static let tlsConfiguration = Code(.tlsConfiguration)
+        static let tlsConfiguration = Code(.tlsConfiguration)
         /// The peer violated HTTP/2 or nghttp2 reported an error.
-        public static let protocolError = Code(.protocolError)
+        static let protocolError = Code(.protocolError)
         /// The connection received GOAWAY; the stream was at or below the last stream id but did not finish.
-        public static let goAway = Code(.goAway)
+        static let goAway = Code(.goAway)
         /// The request was not processed by the peer (queued locally, or above GOAWAY's last stream id).
         /// Always safe to retry.
         public static let notProcessed = Code(.notProcessed)
@@ -38,13 +38,13 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
         /// The request's deadline passed before a response arrived.
         public static let timeout = Code(.timeout)
         /// The connection closed (locally or by the peer) before the request completed.
-        public static let connectionClosed = Code(.connectionClosed)
+        static let connectionClosed = Code(.connectionClosed)
         /// A PING was not acknowledged in time: the peer is considered dead.
-        public static let pingTimeout = Code(.pingTimeout)
+        static let pingTimeout = Code(.pingTimeout)
         /// The request could not be encoded (for example an empty method).
-        public static let invalidRequest = Code(.invalidRequest)
+        static let invalidRequest = Code(.invalidRequest)
         /// The server could not bind or listen.
-        public static let bindFailed = Code(.bindFailed)
+        static let bindFailed = Code(.bindFailed)
         /// The event loop group is shutting down.
         public static let shutdown = Code(.shutdown)
 
@@ -56,13 +56,13 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
     /// The underlying reason (OpenSSL error stack, nghttp2 error text, errno text, GOAWAY debug data).
     public var reason: String
     /// The HTTP/2 error code from RST_STREAM or GOAWAY, when there was one.
-    public var errorCode: UInt32?
+    var errorCode: UInt32?
     /// Where the error was created.
-    public var file: String
+    var file: String
     /// Where the error was created.
-    public var line: Int
+    var line: Int
 
-    public init(_ code: Code, reason: String = "", errorCode: UInt32? = nil, file: String = #fileID, line: Int = #line) {
+    init(_ code: Code, reason: String = "", errorCode: UInt32? = nil, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
         self.errorCode = errorCode

@@ -5,9 +5,9 @@ public struct HTTP2Request: Sendable {
     /// The `:path` pseudo-header, e.g. `/3/device/<token>`.
     public var path: String
     /// The `:authority` pseudo-header (host).
-    public var authority: String
+    var authority: String
     /// Default: `"https"`.
-    public var scheme: String
+    var scheme: String
     /// Regular header fields, in order (lowercase names, no pseudo-headers).
     /// Default: `[]`.
     public var headers: [HTTP2Header]
@@ -16,7 +16,7 @@ public struct HTTP2Request: Sendable {
     public var body: [UInt8]
     /// Encode `:path` as never-indexed.
     /// Default: `true` (APNs guidance: per-request values stay out of the HPACK table).
-    public var neverIndexPath: Bool
+    var neverIndexPath: Bool
 
     public init(
         method: String = "POST",

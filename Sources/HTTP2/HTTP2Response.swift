@@ -17,7 +17,7 @@ public struct HTTP2Response: Sendable {
         case raw(HTTP2RawHeaderBlock)
     }
 
-    public init(status: Int, headers: [HTTP2Header] = [], body: [UInt8] = [], streamID: Int32 = 0) {
+    init(status: Int, headers: [HTTP2Header] = [], body: [UInt8] = [], streamID: Int32 = 0) {
         self.status = status
         self.storage = .decoded(headers)
         self.body = body
@@ -43,7 +43,7 @@ public struct HTTP2Response: Sendable {
     }
 
     /// The value of the first header field called `name` (lowercase), or `nil`. Does not decode the other fields.
-    public func header(_ name: String) -> String? {
+    func header(_ name: String) -> String? {
         switch storage {
         case .decoded(let headers): return headers.first(name: name)
         case .raw(let block): return block.first(name: name)

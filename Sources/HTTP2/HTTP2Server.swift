@@ -51,7 +51,7 @@ public final class HTTP2Server: Sendable {
     }
 
     /// Live connections.
-    public var connections: [HTTP2ServerConnection] {
+    var connections: [HTTP2ServerConnection] {
         state.withLock { Array($0.connections.values) }.sorted { $0.id < $1.id }
     }
 

@@ -11,17 +11,17 @@ public struct HTTP2ServerConfiguration: Sendable {
     public var maxConcurrentStreams: Int
     /// SETTINGS_INITIAL_WINDOW_SIZE, and the connection receive window.
     /// Default: `1 << 20`.
-    public var initialWindowSize: Int
+    var initialWindowSize: Int
     /// Send GOAWAY on a connection once it has received this many requests (last-stream-id = that request's
     /// stream); `nil` disables.
     /// Default: `nil`.
     public var goAwayAfterStreams: Int?
     /// Debug data carried by automatic GOAWAY frames.
     /// Default: `""`.
-    public var goAwayDebugData: String
+    var goAwayDebugData: String
     /// `listen(2)` backlog.
     /// Default: `1024`.
-    public var backlog: Int32
+    var backlog: Int32
 
     public init(
         host: String = "127.0.0.1",

@@ -2,8 +2,8 @@
 public struct HTTP2ServerRequest: Sendable {
     public var method: String
     public var path: String
-    public var authority: String
-    public var scheme: String
+    var authority: String
+    var scheme: String
     /// Regular header fields (no pseudo-headers), in arrival order.
     public var headers: [HTTP2Header]
     public var body: [UInt8]

@@ -2,7 +2,7 @@
 public struct TLSClientConfiguration: Sendable {
     /// PEM file of CA certificates to trust instead of the system store.
     /// Default: `nil` (the system trust store, `SSL_CTX_set_default_verify_paths`).
-    public var caFile: String?
+    var caFile: String?
     /// PEM certificate chain presented to the server (certificate-based APNs auth).
     /// Default: `nil` (no client certificate).
     public var certificateFile: String?
@@ -11,10 +11,10 @@ public struct TLSClientConfiguration: Sendable {
     public var privateKeyFile: String?
     /// Verify the server certificate chain and host name.
     /// Default: `true`. Turn off only in tests.
-    public var verifyPeer: Bool
+    var verifyPeer: Bool
     /// The name sent as SNI and checked against the certificate; `nil` means the host passed to `connect`.
     /// Default: `nil`.
-    public var serverName: String?
+    var serverName: String?
 
     public init(
         caFile: String? = nil,

@@ -6,7 +6,7 @@ public struct TLSServerConfiguration: Sendable {
     public var privateKeyFile: String
     /// ALPN protocols the server will select, in preference order.
     /// Default: `["h2"]`. Tests set `["http/1.1"]` to simulate a server without HTTP/2.
-    public var alpnProtocols: [String]
+    var alpnProtocols: [String]
     /// PEM CA file used to verify client certificates; when set, clients must present one.
     /// Default: `nil` (client certificates are not requested).
     public var clientCAFile: String?

@@ -18,7 +18,7 @@ public import Telemetry
 /// Close with ``close()`` (drain, store, leave the group) or, to simulate a crash in tests, ``abandon()``.
 public final class KafkaConsumer: Sendable {
     /// The subscribed topics.
-    public let topics: [String]
+    let topics: [String]
     let configuration: KafkaConsumerConfiguration
     let logger: Logger
     let metrics: KafkaConsumerMetrics

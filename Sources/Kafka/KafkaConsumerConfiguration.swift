@@ -57,7 +57,7 @@ public struct KafkaConsumerConfiguration: Sendable {
         /// Paused partitions resume when in-flight counts fall to this fraction of the limits. Default: `0.5`.
         var resumeFraction: Double = 0.5
 
-        public init() {}
+        init() {}
     }
 
     /// `auto.offset.reset`.

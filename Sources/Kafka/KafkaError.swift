@@ -8,16 +8,16 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
     /// A librdkafka error code (`rd_kafka_resp_err_t`), or one of this module's own codes (positive values above
     /// 100000).
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: Int32
+        let rawValue: Int32
 
-        public init(rawValue: Int32) { self.rawValue = rawValue }
+        init(rawValue: Int32) { self.rawValue = rawValue }
 
         // librdkafka local errors (negative) and broker errors (positive), by their rdkafka.h values.
         static let noError = Code(rawValue: 0)
         static let badMessage = Code(rawValue: -199)
         static let destroy = Code(rawValue: -197)
-        public static let fail = Code(rawValue: -196)
-        public static let transport = Code(rawValue: -195)
+        static let fail = Code(rawValue: -196)
+        static let transport = Code(rawValue: -195)
         static let allBrokersDown = Code(rawValue: -187)
         static let messageTimedOut = Code(rawValue: -192)
         static let unknownPartition = Code(rawValue: -190)
@@ -45,7 +45,7 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         /// A configuration value was rejected (by us or by librdkafka).
         public static let configuration = Code(rawValue: 100_001)
         /// The client is closed or closing.
-        public static let closed = Code(rawValue: 100_002)
+        static let closed = Code(rawValue: 100_002)
         /// librdkafka could not create a handle or object.
         static let creation = Code(rawValue: 100_003)
 
@@ -68,8 +68,8 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
     public let isFatal: Bool
     /// A retriable error may succeed if the operation is tried again.
     public let isRetriable: Bool
-    public let file: String
-    public let line: UInt
+    let file: String
+    let line: UInt
 
     public init(
         code: Code,

@@ -21,7 +21,7 @@ public struct KafkaMessage: Sendable {
     /// The assignment generation that delivered this message; completions from an older one are ignored.
     var generation: UInt64
 
-    public init(
+    init(
         topic: String,
         partition: Int32,
         offset: Int64,
@@ -66,7 +66,7 @@ public struct KafkaMessage: Sendable {
     public var topicPartition: KafkaTopicPartition { KafkaTopicPartition(topic: topic, partition: partition) }
 
     /// The value of the first header called `name`.
-    public func header(_ name: String) -> [UInt8]? {
+    func header(_ name: String) -> [UInt8]? {
         headers.first { $0.name == name }?.value
     }
 }

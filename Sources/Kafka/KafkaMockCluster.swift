@@ -9,14 +9,14 @@ import Synchronization
 /// - Important: librdkafka marks the mock API experimental; it is for tests, demos and benchmarks only.
 public final class KafkaMockCluster: Sendable {
     /// Kafka protocol API keys for ``pushRequestErrors(_:_:)``.
-    public struct APIKey: Hashable, Sendable {
-        public let rawValue: Int16
-        public init(rawValue: Int16) { self.rawValue = rawValue }
+    struct APIKey: Hashable, Sendable {
+        let rawValue: Int16
+        init(rawValue: Int16) { self.rawValue = rawValue }
 
         public static let produce = APIKey(rawValue: 0)
         static let fetch = APIKey(rawValue: 1)
         static let listOffsets = APIKey(rawValue: 2)
-        public static let metadata = APIKey(rawValue: 3)
+        static let metadata = APIKey(rawValue: 3)
         static let offsetCommit = APIKey(rawValue: 8)
         static let offsetFetch = APIKey(rawValue: 9)
         static let findCoordinator = APIKey(rawValue: 10)

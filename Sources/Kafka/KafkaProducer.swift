@@ -99,7 +99,7 @@ public final class KafkaProducer: Sendable {
 
     /// Produces a record and waits for its delivery report. While librdkafka's local queue is full it backs off
     /// (without blocking a thread) for up to `queueFullTimeout`.
-    public func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport {
+    func send(_ record: KafkaProducerRecord) async throws(KafkaError) -> KafkaDeliveryReport {
         let deadline = ContinuousClock.now + configuration.queueFullTimeout
         var backoff = Duration.milliseconds(1)
         while true {
@@ -222,7 +222,7 @@ public final class KafkaProducer: Sendable {
 
     /// The fatal error that made this producer unusable, if any (then flush, close and restart the process);
     /// ``produce(_:completion:)`` throws it too.
-    public var fatalError: KafkaError? { state.withLock { $0.fatal } }
+    var fatalError: KafkaError? { state.withLock { $0.fatal } }
 
 
     /// Records enqueued and still waiting for their delivery report.

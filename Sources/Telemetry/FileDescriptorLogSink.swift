@@ -3,7 +3,7 @@
 /// Writes lines to a file descriptor (stdout, 1, by default) with one `write(2)` per line, so lines from
 /// different threads never interleave.
 public struct FileDescriptorLogSink: LogSink {
-    public let fileDescriptor: Int32
+    let fileDescriptor: Int32
 
     public init(fileDescriptor: Int32 = 1) {
         self.fileDescriptor = fileDescriptor

@@ -1,7 +1,7 @@
 /// Minimal JSON string escaping (RFC 8259) shared by the log renderer and other hand-written JSON.
 public enum JSONText {
     /// Appends `value` as a quoted, escaped JSON string.
-    public static func appendString(_ value: String, to output: inout String) {
+    static func appendString(_ value: String, to output: inout String) {
         output.append("\"")
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -10,11 +10,11 @@ public struct Logger: Sendable {
     public typealias Metadata = [String: String]
 
     /// The component name, written as `label`.
-    public let label: String
+    let label: String
     /// Lines below this level are dropped before their message is built.
-    public var level: LogLevel
+    var level: LogLevel
     /// Metadata added to every line of this logger.
-    public var metadata: Metadata
+    var metadata: Metadata
     private let sink: any LogSink
 
     /// - Parameters:
@@ -43,7 +43,7 @@ public struct Logger: Sendable {
         sink.write(line: Self.render(time: Date(), level: level, label: label, message: message(), metadata: fields))
     }
 
-    public func trace(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
+    func trace(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
         log(.trace, message(), metadata: metadata())
     }
     public func debug(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {

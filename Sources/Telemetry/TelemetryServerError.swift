@@ -4,7 +4,7 @@ public struct TelemetryServerError: Error, CustomStringConvertible, Sendable {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
         static let invalidAddress = Self(rawValue: "invalidAddress")
-        public static let bindFailed = Self(rawValue: "bindFailed")
+        static let bindFailed = Self(rawValue: "bindFailed")
         public var description: String { rawValue }
     }
 

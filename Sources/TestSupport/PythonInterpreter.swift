@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// The Python that independent checks run under (PyJWT verifies our provider tokens, PyYAML parses the deployment
 /// assets, aioapns pushes through the mock). A fresh Debian 12 has the first two only as Debian packages for

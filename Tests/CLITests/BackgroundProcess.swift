@@ -19,7 +19,7 @@ final class BackgroundProcess: @unchecked Sendable {
         process.executableURL = CallpushProcess.executable
         process.arguments = arguments
         process.standardInput = stdin
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = FileHandle(forWritingAtPath: logPath) ?? FileHandle.nullDevice
         process.standardOutput = readFirstLine ? stdout : log
         process.standardError = log

@@ -7,7 +7,7 @@ public struct DispatcherConfiguration: Sendable {
     /// Topics, retry tiers and receipts. Default: ``RoutingConfiguration/init()``.
     public var routing = RoutingConfiguration()
     /// Memory of ended calls. Default: ``CallMemoryConfiguration/init()``.
-    public var calls = CallMemoryConfiguration()
+    var calls = CallMemoryConfiguration()
     /// Reading ahead through a newly assigned partition's backlog before ringing. Default:
     /// ``ReadAheadConfiguration/init()`` (``WorkerService`` keeps its bounds below the consumer's in-flight limits).
     var readAhead = ReadAheadConfiguration()
@@ -17,5 +17,5 @@ public struct DispatcherConfiguration: Sendable {
     /// Longest wait between produce attempts. Default: 5 s.
     var produceRetryMaximum: Duration = .seconds(5)
 
-    public init() {}
+    init() {}
 }

@@ -44,7 +44,7 @@ public struct WorkerMetrics: Sendable {
         })
     }
 
-    public func consumed(topic: String) {
+    func consumed(topic: String) {
         consumedByTopic.counter(for: topic) {
             registry.counter("callpush_events_consumed_total", help: "Events consumed, by topic.", labels: ["topic": topic])
         }.increment()
@@ -53,7 +53,7 @@ public struct WorkerMetrics: Sendable {
     public func outcomeCounter(_ outcome: Outcome) -> Counter { outcomes[outcome]! }
 
     /// Counts one final outcome and its detail: the retry tier topic, the dead-letter or invalidation reason.
-    public func record(outcome: Outcome, reason: String?, retryTier: String?) {
+    func record(outcome: Outcome, reason: String?, retryTier: String?) {
         outcomeCounter(outcome).increment()
         switch outcome {
         case .retried:

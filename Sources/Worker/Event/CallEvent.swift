@@ -17,30 +17,30 @@ public struct CallEvent: Sendable, Hashable {
     /// Optional per-event overrides of the alert texts.
     public struct AlertText: Sendable, Hashable {
         public var title: String?
-        public var subtitle: String?
+        var subtitle: String?
         public var body: String?
         public init(title: String? = nil, subtitle: String? = nil, body: String? = nil) {
             self.title = title
             self.subtitle = subtitle
             self.body = body
         }
-        public var isEmpty: Bool { title == nil && subtitle == nil && body == nil }
+        var isEmpty: Bool { title == nil && subtitle == nil && body == nil }
     }
 
     /// Unique per event; used as `apns-id` when it is a UUID.
-    public var eventID: String
+    var eventID: String
     public var type: CallEventType
     /// Ordering key and `apns-collapse-id`.
     public var callID: String
     public var deviceToken: DeviceToken
-    public var push: CallPushKind
+    var push: CallPushKind
     /// The bundle id (without `.voip`).
     public var topic: String
     public var environment: CallEnvironment
     /// Set by the producer, milliseconds since the epoch.
-    public var createdAtMilliseconds: Int64
+    var createdAtMilliseconds: Int64
     /// The call rings until `createdAt + ringTimeout`.
-    public var ringTimeoutSeconds: Int
+    var ringTimeoutSeconds: Int
     public var caller: Caller
     public var alert: AlertText
     public var category: String?

@@ -5,26 +5,26 @@
 /// does), so the merged payload never has duplicate keys.
 public struct CustomFields: Sendable, Hashable {
     /// One member: the decoded key and its value as raw, validated JSON text (UTF-8).
-    public struct Member: Sendable, Hashable {
+    struct Member: Sendable, Hashable {
         public var key: String
-        public var rawValue: [UInt8]
-        public init(key: String, rawValue: [UInt8]) {
+        var rawValue: [UInt8]
+        init(key: String, rawValue: [UInt8]) {
             self.key = key
             self.rawValue = rawValue
         }
     }
 
-    public private(set) var members: [Member]
+    private(set) var members: [Member]
 
     public init() { self.members = [] }
 
     /// Members with duplicates resolved (last one wins, at the position of the first).
-    public init(members: [Member]) {
+    init(members: [Member]) {
         self.members = []
         for member in members { set(member) }
     }
 
-    public var isEmpty: Bool { members.isEmpty }
+    var isEmpty: Bool { members.isEmpty }
 
     /// The raw JSON value for `key`, if present.
     public subscript(key: String) -> [UInt8]? {

@@ -30,7 +30,7 @@ public struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvert
         /// A required field is absent or null.
         static func missingField(_ path: String) -> Self { Self(rawValue: "missing_field:" + path) }
         /// A field has the wrong JSON type (integers must be whole numbers with magnitude ≤ 2^53).
-        public static func wrongType(_ path: String) -> Self { Self(rawValue: "wrong_type:" + path) }
+        static func wrongType(_ path: String) -> Self { Self(rawValue: "wrong_type:" + path) }
         /// A required string field is empty.
         static func emptyField(_ path: String) -> Self { Self(rawValue: "empty_field:" + path) }
 
@@ -41,7 +41,7 @@ public struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvert
     /// Human-readable detail (never contains the full device token).
     public let message: String
 
-    public init(_ code: Code, _ message: String) {
+    init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }

@@ -10,7 +10,7 @@ public struct MappingConfiguration: Sendable, Hashable {
         /// Default: per type (see ``MappingConfiguration/init()``).
         public var title: String
         /// Default: nil (no subtitle).
-        public var subtitle: String? = nil
+        var subtitle: String? = nil
         /// The body text. Default: per type, e.g. "Incoming call", "Call ended".
         public var body: String
         /// `title-loc-key`, looked up in the app's Localizable.strings. Default: nil.
@@ -21,11 +21,11 @@ public struct MappingConfiguration: Sendable, Hashable {
         /// Default: true.
         var callerNameAsLocArgs: Bool = true
         /// `interruption-level`. Default: "time-sensitive" for incoming, nil for the stop-ringing types.
-        public var interruptionLevel: String?
+        var interruptionLevel: String?
         /// `category` in `aps` (the event's `category` wins). Default: "INCOMING_CALL" / "CALL_ENDED".
         public var category: String?
 
-        public init(title: String, body: String, interruptionLevel: String? = nil, category: String? = nil) {
+        init(title: String, body: String, interruptionLevel: String? = nil, category: String? = nil) {
             self.title = title
             self.body = body
             self.interruptionLevel = interruptionLevel

@@ -15,7 +15,7 @@ public struct PushMappingError: Error, Hashable, Sendable, CustomStringConvertib
         /// `call_id` longer than 64 bytes cannot be an `apns-collapse-id`.
         public static let badCollapseID = Self(rawValue: "bad_collapse_id")
         /// Any other shape rule of ``APNsRequest`` (topic, priority, expiration, apns-id).
-        public static let invalidRequest = Self(rawValue: "invalid_request")
+        static let invalidRequest = Self(rawValue: "invalid_request")
 
         public var description: String { rawValue }
     }
@@ -25,7 +25,7 @@ public struct PushMappingError: Error, Hashable, Sendable, CustomStringConvertib
     /// The request-shape error behind it, when there is one.
     public let underlying: APNsRequestError?
 
-    public init(_ code: Code, _ message: String, underlying: APNsRequestError? = nil) {
+    init(_ code: Code, _ message: String, underlying: APNsRequestError? = nil) {
         self.code = code
         self.message = message
         self.underlying = underlying

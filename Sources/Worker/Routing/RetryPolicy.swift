@@ -30,7 +30,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// Default: 10 minutes.
     var stopEventRetryWindow: Duration = .seconds(600)
 
-    public init() {}
+    init() {}
 
     /// The tier whose topic is `topic`, if any.
     func tierIndex(forTopic topic: String) -> Int? { tiers.firstIndex { $0.topic == topic } }

@@ -11,5 +11,5 @@ public struct RoutingConfiguration: Sendable, Hashable {
     /// Produce one receipt per event to ``outcomesTopic``. Default: false.
     public var emitReceipts: Bool = false
 
-    public init() {}
+    init() {}
 }
