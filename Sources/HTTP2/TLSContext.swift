@@ -16,7 +16,8 @@ public final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
     /// Wire-format ALPN list the server selects from (length-prefixed), kept alive for the select callback.
     let serverProtocols: [[UInt8]]
-    /// Client-side verification enabled.
+    /// Client side: the server's certificate is verified. Server side: client certificates are requested and
+    /// verified (a client CA is configured).
     let verifyPeer: Bool
     /// SNI / verification name override.
     let serverName: String?
@@ -54,7 +55,8 @@ public final class TLSContext: @unchecked Sendable {
         }
     }
 
-    /// Loads a server context: certificate + key, TLS 1.2+, ALPN selection from `alpnProtocols`.
+    /// Loads a server context: certificate + key, TLS 1.2+, ALPN selection from `alpnProtocols`, and with a client
+    /// CA file, client certificates requested and verified (required, or optional).
     /// - Throws: `HTTP2Error.Code.tlsConfiguration` with the OpenSSL error stack.
     public init(server configuration: TLSServerConfiguration) throws(HTTP2Error) {
         role = .server
@@ -71,7 +73,10 @@ public final class TLSContext: @unchecked Sendable {
             if SSL_CTX_load_verify_locations(context, clientCAFile, nil) != 1 {
                 throw HTTP2Error(.tlsConfiguration, reason: "CA file \(clientCAFile): \(OpenSSLErrorStack.drainedDescription())")
             }
-            SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+            // Without FAIL_IF_NO_PEER_CERT a client may present no certificate; one it presents must still verify.
+            let mode = configuration.clientCertificateOptional
+                ? SSL_VERIFY_PEER : SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
+            SSL_CTX_set_verify(context, mode, nil)
         }
         SSL_CTX_set_alpn_select_cb(context, tlsALPNSelectCallback, Unmanaged.passUnretained(self).toOpaque())
     }
