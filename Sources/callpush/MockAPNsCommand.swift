@@ -26,7 +26,7 @@ struct MockAPNsCommand: Command {
                             and each certificate app's certificate (signed by --client-ca, or self-signed), which
                             may push to its own bundle id only (another topic: 400 TopicDisallowed; a certificate
                             no app has: 403 BadCertificate). Both kinds may share one mock.
-          neither           a request without 'authorization: bearer <JWT>' gets 403 MissingProviderToken; tokens
+          none of these     a request without 'authorization: bearer <JWT>' gets 403 MissingProviderToken; tokens
                             must be well-formed ES256 JWTs with valid ages, but with no key their signature is not
                             checked.
           --accept-any-token  open mode for load tests: requests are accepted with or without a token (real APNs
