@@ -77,6 +77,12 @@ public final class TLSContext: @unchecked Sendable {
             let mode = configuration.clientCertificateOptional
                 ? SSL_VERIFY_PEER : SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
             SSL_CTX_set_verify(context, mode, nil)
+            // A client resuming a session (ticket or id) would otherwise fail the handshake: OpenSSL refuses to resume
+            // a session that may carry a verified client certificate without a session id context.
+            let sessionContext = Array("callpush".utf8)
+            if SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count)) != 1 {
+                throw HTTP2Error(.tlsConfiguration, reason: "session id context: \(OpenSSLErrorStack.drainedDescription())")
+            }
         }
         SSL_CTX_set_alpn_select_cb(context, tlsALPNSelectCallback, Unmanaged.passUnretained(self).toOpaque())
     }

@@ -90,6 +90,23 @@ final class HTTP2ClientCertificateTests {
         #expect(probe.requests.load(ordering: .relaxed) == before)
     }
 
+    /// A client with a certificate that resumes its TLS session (OpenSSL's `s_client -reconnect`, TLS 1.2 session
+    /// ids) gets back in: OpenSSL refuses to resume a session that may carry a client certificate unless the
+    /// server set a session id context.
+    @Test func aClientWithACertificateResumesItsSession() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdown() }
+        let server = try server(optional: true, group: group, probe: Probe())
+        defer { server.stop() }
+        let result = try Subprocess.run(
+            ["openssl", "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-alpn", "h2",
+             "-cert", client.certificatePath, "-key", client.privateKeyPath, "-reconnect"],
+            timeoutSeconds: 20)
+        let handshakes = result.output.split(separator: "\n").filter { $0.hasPrefix("New, ") || $0.hasPrefix("Reused, ") }
+        #expect(handshakes.count == 6, "\(result.output)")
+        #expect(handshakes.dropFirst().allSatisfy { $0.hasPrefix("Reused, ") }, "\(handshakes)")
+    }
+
     @Test func aClientCAAloneRequiresACertificate() async throws {
         let group = try EventLoopGroup(numberOfThreads: 1)
         defer { group.shutdown() }
