@@ -28,6 +28,9 @@ public final class APNsAppRouter: Sendable {
         let limit: Int?
         /// The certificate's `notAfter` (seconds since the epoch); nil for a token credential.
         let notAfter: Int64?
+        /// Where the client's series are accounted for by ``label`` (nil when the client's series carry no
+        /// `credential` label): released once the client is shut down.
+        let credentialSeries: APNsAppRouterMetrics?
         /// Pushes sent through ``client`` and not answered yet; changed under the router's lock when sending.
         let inFlight = Atomic<Int>(0)
         let retired = Atomic<Bool>(false)
@@ -35,17 +38,22 @@ public final class APNsAppRouter: Sendable {
 
         var isClosed: Bool { closed.load(ordering: .acquiring) }
 
-        init(label: String, client: APNsClient, limit: Int?, notAfter: Int64?) {
+        init(label: String, client: APNsClient, limit: Int?, notAfter: Int64?, credentialSeries: APNsAppRouterMetrics?) {
             self.label = label
             self.client = client
             self.limit = limit
             self.notAfter = notAfter
+            self.credentialSeries = credentialSeries
         }
 
-        /// Shuts the client down off the event loops, once.
+        /// Shuts the client down off the event loops, once; then its series go unless another client carries its
+        /// label.
         func close() {
             guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            DispatchQueue.global().async { [client] in client.shutdown() }
+            DispatchQueue.global().async { [client, label, credentialSeries] in
+                client.shutdown()
+                credentialSeries?.releaseCredential(label, client: client.metrics)
+            }
         }
     }
 
@@ -205,28 +213,38 @@ public final class APNsAppRouter: Sendable {
         let labelled = configuration.apps.first?.bundleID != nil
         let limit = groups.count > 1 ? configuration.maximumInFlightPerCredential : nil
         var table = Table(configuration: configuration)
+        let credentialSeries = labelled ? metrics : nil
         for group in groups {
             var client = configuration.client
             client.credentials = group.credentials
+            credentialSeries?.retainCredential(group.label)
+            // Undoes this table: the clients made so far, and this group's.
+            func abandon(_ made: APNsClient?) {
+                made?.shutdown()
+                credentialSeries?.releaseCredential(group.label, client: made?.metrics)
+                for slot in table.slots { slot.close() }
+            }
             let made: APNsClient
-            var notAfter: Int64?
             do throws(APNsClientError) {
                 made = try APNsClient(
                     configuration: client, metrics: registry, group: self.group, logger: logger,
                     metricLabels: labelled ? ["credential": group.label] : [:])
-                if case .certificate(let certificate) = group.credentials.kind {
-                    do {
-                        notAfter = try CertificateValidity(pem: certificate.loadPEM().certificatePEM).notAfter
-                    } catch {
-                        made.shutdown()
-                        throw APNsClientError(.credentials, "cannot read the certificate's expiry: \(error.reason)")
-                    }
-                }
             } catch {
-                for slot in table.slots { slot.close() }
+                abandon(nil)
                 throw APNsClientError(error.code, "credential \(group.label): \(error.reason)")
             }
-            let slot = Slot(label: group.label, client: made, limit: limit, notAfter: notAfter)
+            var notAfter: Int64?
+            if case .certificate(let certificate) = group.credentials.kind {
+                do {
+                    notAfter = try CertificateValidity(pem: certificate.loadPEM().certificatePEM).notAfter
+                } catch {
+                    abandon(made)
+                    throw APNsClientError(
+                        .credentials, "credential \(group.label): cannot read the certificate's expiry: \(error.reason)")
+                }
+            }
+            let slot = Slot(label: group.label, client: made, limit: limit, notAfter: notAfter,
+                            credentialSeries: credentialSeries)
             table.slots.append(slot)
             for app in group.apps {
                 let route = Route(slot: slot, metrics: metrics.app(app.metricLabel))

@@ -13,6 +13,9 @@ import Synchronization
 /// - `callpush_apns_credential_loaded_timestamp_seconds{credential}`: when the credential's files were last read.
 /// - `callpush_apns_certificate_expiry_timestamp_seconds{credential}`: each certificate credential's `notAfter`.
 /// - `callpush_apns_config_reloads_total{result}`: apps configurations applied (`ok`) or refused (`failed`).
+///
+/// A credential's series (these and its client's `callpush_apns_*{credential}` ones) are removed once a reload has
+/// removed the credential and its last client is gone.
 public final class APNsAppRouterMetrics: Sendable {
     static let appRequests = "callpush_apns_app_requests_total"
     static let appInFlight = "callpush_apns_app_requests_in_flight"
@@ -50,6 +53,9 @@ public final class APNsAppRouterMetrics: Sendable {
     public let registry: MetricsRegistry
     let unknownApp: Counter
     private let apps = Mutex<[String: App]>([:])
+    /// Clients (in force or retiring) per credential label: a reload may make a new client of a label whose old
+    /// client is still answering, and the two share the label's series.
+    private let credentialClients = Mutex<[String: Int]>([:])
 
     init(registry: MetricsRegistry) {
         self.registry = registry
@@ -79,6 +85,29 @@ public final class APNsAppRouterMetrics: Sendable {
     /// Removes the series of a credential no longer configured (so no alert fires for a certificate not in use).
     func forgetCredential(_ label: String) {
         for name in [Self.credentialLoaded, Self.certificateExpiry] { registry.remove(name, labels: ["credential": label]) }
+    }
+
+    /// A client labelled `credential` is about to be made: the label's series stay until every such client is
+    /// released.
+    func retainCredential(_ label: String) {
+        credentialClients.withLock { $0[label, default: 0] += 1 }
+    }
+
+    /// A client labelled `credential` is gone (shut down after a reload, or never made because loading failed).
+    /// When no other client carries the label, every series labelled with it (the client's `callpush_apns_*`
+    /// series and the credential's own) is removed, and `client`'s late updates are kept out
+    /// (``APNsClientMetrics/retire()``), so a credential a reload removed leaves nothing behind in `/metrics`.
+    func releaseCredential(_ label: String, client: APNsClientMetrics?) {
+        credentialClients.withLock { counts in
+            let left = counts[label, default: 1] - 1
+            guard left <= 0 else {
+                counts[label] = left
+                return
+            }
+            counts[label] = nil
+            client?.retire()
+            registry.removeSeries(labelled: ["credential": label])
+        }
     }
 
     /// `callpush_apns_config_reloads_total{result}`: `ok` or `failed`.

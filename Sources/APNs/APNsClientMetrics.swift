@@ -31,7 +31,15 @@ public final class APNsClientMetrics: Sendable {
     let constantLabels: [String: String]
     let duration: Histogram
     let jwtRefreshCounter: Counter
-    private let requestCounters = Mutex<[String: Counter]>([:])
+    /// Answer counters by `status|reason`, and whether ``retire()`` took this client's series out of the registry
+    /// (lookups then hand out handles the registry does not hold). Registry lookups happen under this lock, so a
+    /// lookup racing ``retire()`` cannot put a series back.
+    private let state = Mutex(State())
+
+    private struct State {
+        var requestCounters: [String: Counter] = [:]
+        var retired = false
+    }
 
     init(registry: MetricsRegistry, constantLabels: [String: String] = [:]) {
         self.registry = registry
@@ -51,12 +59,12 @@ public final class APNsClientMetrics: Sendable {
         let status = result.status.map(String.init) ?? "none"
         let reason = result.reason ?? (result.status == 200 ? "Success" : "")
         let key = status + "|" + reason
-        let counter = requestCounters.withLock { counters -> Counter in
-            if let counter = counters[key] { return counter }
-            let counter = registry.counter(
+        let counter = state.withLock { state -> Counter in
+            if let counter = state.requestCounters[key] { return counter }
+            let counter = state.retired ? Counter() : registry.counter(
                 Self.requestsTotal, help: "APNs answers by status and reason (status none: no answer).",
                 labels: labelled(["status": status, "reason": reason]))
-            counters[key] = counter
+            state.requestCounters[key] = counter
             return counter
         }
         counter.increment()
@@ -64,24 +72,40 @@ public final class APNsClientMetrics: Sendable {
     }
 
     func connectionEvent(endpoint: String, _ event: ConnectionEvent) {
-        registry.counter(
-            Self.connectionEvents, help: "APNs connection life-cycle events.",
-            labels: labelled(["endpoint": endpoint, "event": event.rawValue])
-        ).increment()
+        state.withLock { state in
+            state.retired ? Counter() : registry.counter(
+                Self.connectionEvents, help: "APNs connection life-cycle events.",
+                labels: labelled(["endpoint": endpoint, "event": event.rawValue]))
+        }.increment()
     }
 
     func connectionsGauge(endpoint: String) -> Gauge {
-        registry.gauge(Self.connections, help: "Open APNs HTTP/2 connections.", labels: labelled(["endpoint": endpoint]))
+        gauge(Self.connections, help: "Open APNs HTTP/2 connections.", labels: ["endpoint": endpoint])
     }
 
     func inFlightGauge(endpoint: String) -> Gauge {
-        registry.gauge(Self.streamsInFlight, help: "APNs requests on the wire.", labels: labelled(["endpoint": endpoint]))
+        gauge(Self.streamsInFlight, help: "APNs requests on the wire.", labels: ["endpoint": endpoint])
     }
 
     func streamLimitGauge(endpoint: String, slot: Int) -> Gauge {
-        registry.gauge(
-            Self.streamLimit, help: "Effective concurrent-stream limit of each APNs connection slot.",
-            labels: labelled(["endpoint": endpoint, "connection": String(slot)]))
+        gauge(Self.streamLimit, help: "Effective concurrent-stream limit of each APNs connection slot.",
+              labels: ["endpoint": endpoint, "connection": String(slot)])
+    }
+
+    private func gauge(_ name: String, help: String, labels: [String: String]) -> Gauge {
+        state.withLock { state in state.retired ? Gauge() : registry.gauge(name, help: help, labels: labelled(labels)) }
+    }
+
+    /// Takes this client's series out of the registry for good, once the client is gone (``APNsAppRouter``, when a
+    /// reload removed its credential): every series carrying ``constantLabels`` is removed, and the client's late
+    /// updates (connections closing after its shutdown) go to handles the registry does not hold. Without constant
+    /// labels it does nothing: the series are then not this client's alone. Idempotent.
+    func retire() {
+        guard !constantLabels.isEmpty else { return }
+        state.withLock { state in
+            state.retired = true
+            registry.removeSeries(labelled: constantLabels)
+        }
     }
 
     /// The answers counted so far for one status/reason pair.

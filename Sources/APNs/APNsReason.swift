@@ -22,7 +22,7 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let payloadEmpty = Self("PayloadEmpty")
     public static let topicDisallowed = Self("TopicDisallowed")
     // MARK: - 403
-    static let badCertificate = Self("BadCertificate")
+    public static let badCertificate = Self("BadCertificate")
     static let badCertificateEnvironment = Self("BadCertificateEnvironment")
     public static let expiredProviderToken = Self("ExpiredProviderToken")
     static let forbidden = Self("Forbidden")

@@ -15,6 +15,9 @@ public struct APNsMockConfiguration: Sendable {
         case unverifiedProviderToken
         /// Certificate auth: the TLS layer authenticated the client (the server's `clientCAFile`); `authorization`
         /// is ignored. Without a client CA nothing authenticates the client: use it so only in tests.
+        ///
+        /// Whatever the case, a connection that presented a client certificate the TLS layer verified is checked as
+        /// certificate auth (see ``APNsMockConfiguration/clientCertificates``); the case applies to the others.
         case certificate
         /// Open mode for load tests (`mock-apns --accept-any-token`): requests are accepted with or without
         /// `authorization`, which is not looked at. Real APNs has no such mode.
@@ -31,6 +34,14 @@ public struct APNsMockConfiguration: Sendable {
     /// Bundle IDs that may be pushed to (topics are these plus a push type's suffix). Empty means any bundle ID.
     /// Default: empty.
     public var allowedBundleIDs: Set<String>
+    /// Certificate apps: each registered client certificate (by SHA-256 fingerprint) and the bundle IDs it may push
+    /// to (one app's, as an APNs certificate covers one app). A connection whose TLS handshake verified a client
+    /// certificate is checked as certificate auth whatever ``authentication`` says (`authorization` is ignored): a
+    /// certificate not in this table gets `403 BadCertificate`, a topic outside its bundle IDs `400 TopicDisallowed`.
+    /// With token ``authentication`` and an optional client CA on the server, token apps and certificate apps
+    /// share one server (`mock-apns --apps` with both kinds).
+    /// Default: empty (any verified certificate may push to ``allowedBundleIDs``).
+    public var clientCertificates: [CertificateFingerprint: Set<String>] = [:]
     /// A token whose `iat` is older than this gets `403 ExpiredProviderToken`. Default: 1 hour.
     var maximumTokenAge: Duration
     /// A token whose `iat` is further than this in the future gets `403 InvalidProviderToken`. Default: 5 minutes.

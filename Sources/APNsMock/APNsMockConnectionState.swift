@@ -1,7 +1,9 @@
+public import Crypto
 import Synchronization
 
-/// Per-connection state the validator needs: the key bound on the first authenticated push, the current provider
-/// token and when it was first used, and the stream count (for "GOAWAY after N streams").
+/// Per-connection state the validator needs: the client certificate the TLS handshake verified (certificate auth),
+/// the key bound on the first authenticated push, the current provider token and when it was first used, and the
+/// stream count (for "GOAWAY after N streams").
 ///
 /// A server creates one per accepted connection and passes it to every ``APNsMockValidator/handle(_:connection:)``
 /// call for that connection. Thread-safe.
@@ -23,7 +25,20 @@ final class APNsMockConnectionState: Sendable {
     public let id: Int
     let state = Mutex(State())
 
-    init(id: Int = 0) { self.id = id }
+    /// The fingerprint of the client certificate the connection's TLS handshake verified against the server's
+    /// client CA; nil when it presented none. A connection with one is checked as certificate auth.
+    public let clientCertificate: CertificateFingerprint?
+
+    init(id: Int = 0) {
+        self.id = id
+        clientCertificate = nil
+    }
+
+    /// A connection whose TLS handshake verified the client certificate `clientCertificate` (nil: none presented).
+    public init(id: Int = 0, clientCertificate: CertificateFingerprint?) {
+        self.id = id
+        self.clientCertificate = clientCertificate
+    }
 
     /// Streams handled so far on this connection.
     var streamCount: Int { state.withLock { $0.streams } }

@@ -1,3 +1,4 @@
+public import Crypto
 public import HTTP2
 import Synchronization
 
@@ -7,6 +8,9 @@ public final class APNsMockRecorder: Sendable {
     /// One handled stream.
     public struct Entry: Sendable {
         let connectionID: Int
+        /// The client certificate the connection's TLS handshake verified (certificate auth); nil when it
+        /// presented none.
+        public let clientCertificate: CertificateFingerprint?
         public let method: String
         public let path: String
         public let headers: [HTTP2Header]

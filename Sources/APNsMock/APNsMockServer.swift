@@ -10,7 +10,9 @@ public import Telemetry
 /// Each request goes through ``APNsMockValidator/handle(_:connection:)``; the decision is carried out without
 /// blocking the event loop: answer (after its latency), stall (never answer), drop the connection, and GOAWAY after
 /// N streams. Token-auth connections start with a stream limit of 1 and get
-/// ``APNsMockServerConfiguration/maxConcurrentStreams`` after their first valid provider token, as APNs does.
+/// ``APNsMockServerConfiguration/maxConcurrentStreams`` after their first valid provider token, as APNs does (on a
+/// server that also takes token auth, a connection with a verified client certificate gets it after its first
+/// request).
 ///
 /// - Important: thread-safe. Change faults while it runs through ``faults``; read what happened from
 ///   ``recorder`` and ``connectionStats()``.
@@ -80,9 +82,11 @@ public final class APNsMockServer: Sendable {
         }
         let tls: TLSContext
         do {
-            tls = try TLSContext(server: TLSServerConfiguration(
+            var settings = TLSServerConfiguration(
                 certificateFile: certificatePath, privateKeyFile: privateKeyPath,
-                clientCAFile: configuration.clientCAFile))
+                clientCAFile: configuration.clientCAFile)
+            settings.clientCertificateOptional = configuration.clientCertificateOptional
+            tls = try TLSContext(server: settings)
         } catch {
             throw APNsMockServerError(.tls, "\(error)")
         }
@@ -174,7 +178,7 @@ public final class APNsMockServer: Sendable {
             init(id: Int, connection: HTTP2ServerConnection) {
                 self.id = id
                 self.connection = connection
-                apns = APNsMockConnectionState(id: id)
+                apns = APNsMockConnectionState(id: id, clientCertificate: connection.clientCertificate)
             }
         }
 
@@ -251,10 +255,10 @@ public final class APNsMockServer: Sendable {
             }
         }
 
-        /// After a connection's first valid provider token (or its first request without token auth), raises its
-        /// stream limit as APNs does.
+        /// After a connection's first valid provider token (or its first request without token auth, or on a
+        /// connection with a verified client certificate), raises its stream limit as APNs does.
         private func authenticate(_ entry: Entry) {
-            if configuration.usesProviderTokens, entry.apns.boundKeyID == nil { return }
+            if configuration.usesProviderTokens, entry.apns.boundKeyID == nil, entry.apns.clientCertificate == nil { return }
             let first = state.withLock { _ -> Bool in
                 defer { entry.raised = true }
                 return !entry.raised

@@ -21,6 +21,10 @@ public struct APNsMockServerConfiguration: Sendable {
     /// its own CA). When set, every client must present a certificate.
     /// Default: nil (no client certificates requested).
     public var clientCAFile: String?
+    /// With ``clientCAFile``: a client certificate is requested and must verify when presented, but a client may
+    /// connect without one and use token auth (``APNsMockConfiguration/clientCertificates`` for the ones that do).
+    /// Default: `false` (every client must present a certificate).
+    public var clientCertificateOptional = false
     /// APNs rules: authentication (provider token or certificate), topics, token ages, payload limit.
     /// Default: `APNsMockConfiguration()` (certificate mode, any topic).
     public var apns: APNsMockConfiguration

@@ -9,7 +9,9 @@ import HTTP2
 /// 2. `:path` is `/3/device/<token>`, else `404 BadPath`; an empty token is `400 MissingDeviceToken`.
 /// 3. No regular header appears twice, else `400 DuplicateHeaders`.
 /// 4. The token is an even number (16–200) of hex digits, else `400 BadDeviceToken`.
-/// 5. Token auth only: `authorization` present (`403 MissingProviderToken`); `bearer <JWT>` with `alg` ES256, a
+/// 5. A connection whose TLS handshake verified a client certificate is certificate auth: `authorization` is ignored,
+///    and with registered certificates (``APNsMockConfiguration/clientCertificates``) one that is not registered gets
+///    `403 BadCertificate`. On other connections, token auth only: `authorization` present (`403 MissingProviderToken`); `bearer <JWT>` with `alg` ES256, a
 ///    known `kid`, `iss` = team, integer `iat` not too far in the future, and a valid signature (raw r‖s or DER, both
 ///    of which APNs accepts), else `403 InvalidProviderToken`; `iat` at most an hour old, else
 ///    `403 ExpiredProviderToken`; the same `kid` as the connection's first token, else `403 UnrelatedKeyIdInToken`;
@@ -21,7 +23,8 @@ import HTTP2
 /// 6. `apns-push-type` is known (absent means `alert`), else `400 InvalidPushType`.
 /// 7. `apns-topic` present (`400 MissingTopic`; with certificate auth and exactly one allowed bundle ID it defaults
 ///    to that, like a single-topic certificate), well formed (`400 BadTopic`), for an allowed bundle ID
-///    (`400 TopicDisallowed`).
+///    (`400 TopicDisallowed`), and with a registered certificate for one of its bundle IDs (`400 TopicDisallowed`:
+///    a certificate covers one app, so pushing to another app's topic is not allowed).
 /// 8. The topic's suffix matches the push type (`.voip` for voip, none for alert, …), else
 ///    `400 DeviceTokenNotForTopic`. Choice: a VoIP token pushed on the bare bundle topic (or an alert token on
 ///    `.voip`) is a token that is not registered for that topic, which is what APNs answers in practice.
@@ -138,16 +141,30 @@ final class APNsMockValidator: Sendable {
         guard !fields.hasDuplicate else { return .failure(.init(400, .duplicateHeaders)) }
         guard tokenLength > 0 else { return .failure(.init(400, .badDeviceToken)) }
 
-        let authorization: Rejection?
-        switch configuration.authentication {
-        case .providerToken(let keys, let teamID):
-            authorization = checkProviderToken(fields.authorization, keys: keys, teamID: teamID, connection: connection)
-        case .unverifiedProviderToken:
-            authorization = checkProviderToken(fields.authorization, keys: nil, teamID: nil, connection: connection)
-        case .certificate, .acceptAnyToken:
-            authorization = nil
+        // Certificate auth on a connection whose handshake verified a client certificate: the bundle IDs it may push
+        // to (empty: any allowed one); `authorization` is ignored, as APNs ignores it there.
+        var certificateBundleIDs: Set<String>?
+        if let certificate = connection.clientCertificate {
+            if configuration.clientCertificates.isEmpty {
+                certificateBundleIDs = configuration.allowedBundleIDs
+            } else {
+                guard let bundleIDs = configuration.clientCertificates[certificate] else {
+                    return .failure(.init(403, .badCertificate))
+                }
+                certificateBundleIDs = bundleIDs
+            }
+        } else {
+            let authorization: Rejection?
+            switch configuration.authentication {
+            case .providerToken(let keys, let teamID):
+                authorization = checkProviderToken(fields.authorization, keys: keys, teamID: teamID, connection: connection)
+            case .unverifiedProviderToken:
+                authorization = checkProviderToken(fields.authorization, keys: nil, teamID: nil, connection: connection)
+            case .certificate, .acceptAnyToken:
+                authorization = nil
+            }
+            if let authorization { return .failure(authorization) }
         }
-        if let authorization { return .failure(authorization) }
 
         var pushType = APNsPushType.alert
         if let value = fields.pushType {
@@ -158,13 +175,24 @@ final class APNsMockValidator: Sendable {
         }
 
         var topic = fields.topic
-        if topic == nil, case .certificate = configuration.authentication, configuration.allowedBundleIDs.count == 1 {
-            topic = configuration.allowedBundleIDs.first
+        if topic == nil {
+            // A single-topic certificate defaults the topic to its bundle ID.
+            var single = certificateBundleIDs
+            if single == nil, case .certificate = configuration.authentication { single = configuration.allowedBundleIDs }
+            if let single, single.count == 1 { topic = single.first }
         }
         guard let topic else { return .failure(.init(400, .missingTopic)) }
         let known = allowedTopics[topic]
         guard known?.wellFormed ?? Self.isWellFormedTopic(topic) else { return .failure(.init(400, .badTopic)) }
         if !configuration.allowedBundleIDs.isEmpty, known == nil { return .failure(.init(400, .topicDisallowed)) }
+        if let bundleIDs = certificateBundleIDs, !bundleIDs.isEmpty {
+            // A certificate covers its own app only: another app's topic (another team's, say) is disallowed. The
+            // topic is well formed here, so ASCII: characters are bytes.
+            let suffix = known?.suffix ?? Self.suffix(of: topic)
+            guard bundleIDs.contains(String(topic.dropLast(suffix.utf8.count))) else {
+                return .failure(.init(400, .topicDisallowed))
+            }
+        }
         if pushType != .mdm, known?.suffix ?? Self.suffix(of: topic) != (pushType.topicSuffix ?? "") {
             return .failure(.init(400, .deviceTokenNotForTopic))
         }
@@ -292,6 +320,7 @@ final class APNsMockValidator: Sendable {
         recorder.record(outcome: outcome) {
             APNsMockRecorder.Entry(
                 connectionID: connection.id,
+                clientCertificate: connection.clientCertificate,
                 method: request.method,
                 path: request.path,
                 headers: request.headers,

@@ -3,6 +3,7 @@ internal import CNGHTTP2
 
 extension HTTP2ServerConnection: TLSTransportDelegate {
     func transportDidBecomeActive() {
+        recordClientCertificate(transport?.verifiedClientCertificate)
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }

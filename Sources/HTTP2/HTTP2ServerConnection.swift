@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
+public import Crypto
 import Synchronization
 
 /// One accepted HTTP/2-over-TLS connection of an `HTTP2Server`, confined to one `EventLoop`.
@@ -29,6 +30,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     var goAwaySentLastStreamID: Int32?
     var closed = false
     private let closedFlag = Atomic<Bool>(false)
+    private let verifiedClientCertificate = Mutex<CertificateFingerprint?>(nil)
 
     init(id: Int, loop: EventLoop, configuration: HTTP2ServerConfiguration, handler: @escaping Handler) {
         self.id = id
@@ -39,6 +41,17 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     /// True once the connection has closed.
     public var isClosed: Bool { closedFlag.load(ordering: .relaxed) }
+
+    /// The client certificate the TLS handshake verified against the server's client CA (its SHA-256
+    /// fingerprint); nil when the client presented none or the server requests none
+    /// (``TLSServerConfiguration/clientCAFile``, ``TLSServerConfiguration/clientCertificateOptional``). Set once the
+    /// handshake completes, so it is known before the connection's first request reaches the handler. Thread-safe.
+    public var clientCertificate: CertificateFingerprint? { verifiedClientCertificate.withLock { $0 } }
+
+    /// Records what the TLS handshake verified; loop thread, once, when the transport becomes active.
+    func recordClientCertificate(_ fingerprint: CertificateFingerprint?) {
+        verifiedClientCertificate.withLock { $0 = fingerprint }
+    }
 
     func start(fd: Int32, context: TLSContext) {
         do {

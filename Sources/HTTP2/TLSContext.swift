@@ -16,7 +16,8 @@ public final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
     /// Wire-format ALPN list the server selects from (length-prefixed), kept alive for the select callback.
     let serverProtocols: [[UInt8]]
-    /// Client-side verification enabled.
+    /// Client side: the server's certificate is verified. Server side: client certificates are requested and
+    /// verified (a client CA is configured).
     let verifyPeer: Bool
     /// SNI / verification name override.
     let serverName: String?
@@ -54,7 +55,8 @@ public final class TLSContext: @unchecked Sendable {
         }
     }
 
-    /// Loads a server context: certificate + key, TLS 1.2+, ALPN selection from `alpnProtocols`.
+    /// Loads a server context: certificate + key, TLS 1.2+, ALPN selection from `alpnProtocols`, and with a client
+    /// CA file, client certificates requested and verified (required, or optional).
     /// - Throws: `HTTP2Error.Code.tlsConfiguration` with the OpenSSL error stack.
     public init(server configuration: TLSServerConfiguration) throws(HTTP2Error) {
         role = .server
@@ -71,7 +73,16 @@ public final class TLSContext: @unchecked Sendable {
             if SSL_CTX_load_verify_locations(context, clientCAFile, nil) != 1 {
                 throw HTTP2Error(.tlsConfiguration, reason: "CA file \(clientCAFile): \(OpenSSLErrorStack.drainedDescription())")
             }
-            SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+            // Without FAIL_IF_NO_PEER_CERT a client may present no certificate; one it presents must still verify.
+            let mode = configuration.clientCertificateOptional
+                ? SSL_VERIFY_PEER : SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
+            SSL_CTX_set_verify(context, mode, nil)
+            // A client resuming a session (ticket or id) would otherwise fail the handshake: OpenSSL refuses to resume
+            // a session that may carry a verified client certificate without a session id context.
+            let sessionContext = Array("callpush".utf8)
+            if SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count)) != 1 {
+                throw HTTP2Error(.tlsConfiguration, reason: "session id context: \(OpenSSLErrorStack.drainedDescription())")
+            }
         }
         SSL_CTX_set_alpn_select_cb(context, tlsALPNSelectCallback, Unmanaged.passUnretained(self).toOpaque())
     }

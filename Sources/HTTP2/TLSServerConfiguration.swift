@@ -7,9 +7,17 @@ public struct TLSServerConfiguration: Sendable {
     /// ALPN protocols the server will select, in preference order.
     /// Default: `["h2"]`. Tests set `["http/1.1"]` to simulate a server without HTTP/2.
     var alpnProtocols: [String]
-    /// PEM CA file used to verify client certificates; when set, clients must present one.
+    /// PEM CA file used to verify client certificates; when set, clients must present one that verifies against
+    /// it (unless ``clientCertificateOptional``).
     /// Default: `nil` (client certificates are not requested).
     public var clientCAFile: String?
+    /// With ``clientCAFile``: a client certificate is requested and, when the client presents one, it must verify
+    /// against the CA or the handshake fails; a client that presents none still connects (it authenticates some
+    /// other way, e.g. with an APNs provider token). `SSL_VERIFY_PEER` without `SSL_VERIFY_FAIL_IF_NO_PEER_CERT`.
+    /// The certificate a connection presented is ``HTTP2ServerConnection/clientCertificate``.
+    /// Ignored without ``clientCAFile`` (no certificate is requested).
+    /// Default: `false` (with ``clientCAFile``, every client must present a certificate).
+    public var clientCertificateOptional = false
 
     public init(
         certificateFile: String,

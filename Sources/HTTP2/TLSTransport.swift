@@ -33,6 +33,12 @@ final class TLSTransport: EventLoopHandler {
     private var ssl: OpaquePointer?
     private let isClient: Bool
     private let requireH2: Bool
+    /// Server side: the context requests client certificates (it has a client CA).
+    private let requestsClientCertificate: Bool
+    /// Server side: the fingerprint of the client certificate the handshake verified against the client CA; nil
+    /// when the client presented none (or none was requested). Set once, when the handshake completes, before
+    /// ``TLSTransportDelegate/transportDidBecomeActive()``.
+    private(set) var verifiedClientCertificate: CertificateFingerprint?
     /// Strong on purpose: an open connection keeps itself alive through the loop's handler table; cleared on close.
     var delegate: (any TLSTransportDelegate)?
 
@@ -55,6 +61,7 @@ final class TLSTransport: EventLoopHandler {
         self.fd = fd
         self.isClient = true
         self.requireH2 = true
+        self.requestsClientCertificate = false
         self.state = .connecting
         let ssl = try Self.makeSSL(context, fd: fd)
         self.ssl = ssl
@@ -87,6 +94,7 @@ final class TLSTransport: EventLoopHandler {
         self.fd = fd
         self.isClient = false
         self.requireH2 = false
+        self.requestsClientCertificate = context.role == .server && context.verifyPeer
         self.state = .handshaking
         let ssl = try Self.makeSSL(context, fd: fd)
         self.ssl = ssl
@@ -180,6 +188,8 @@ final class TLSTransport: EventLoopHandler {
                     close(error: HTTP2Error(.alpnMismatch, reason: "server selected ALPN \(selected ?? "none"), need h2"))
                     return
                 }
+            } else if requestsClientCertificate {
+                verifiedClientCertificate = Self.verifiedPeerCertificate(ssl)
             }
             state = .active
             setInterest(Self.eventIn)
@@ -209,6 +219,15 @@ final class TLSTransport: EventLoopHandler {
                 close(error: HTTP2Error(.tlsHandshakeFailed, reason: detail + stack))
             }
         }
+    }
+
+    /// The fingerprint of the peer's leaf certificate when it presented one and it verified; nil otherwise (or
+    /// when OpenSSL cannot digest it). Owned by `ssl`: `SSL_get0_peer_certificate` does not add a reference.
+    private static func verifiedPeerCertificate(_ ssl: OpaquePointer) -> CertificateFingerprint? {
+        guard let certificate = SSL_get0_peer_certificate(ssl), SSL_get_verify_result(ssl) == X509_V_OK else { return nil }
+        let fingerprint = try? CertificateFingerprint(certificate: certificate)
+        OpenSSLErrorStack.clear()
+        return fingerprint
     }
 
     // MARK: - Read / write

@@ -3,7 +3,8 @@ public final class Counter: Sendable {
     private let integerPart = MetricCell()
     private let fractionalPart = MetricCell()
 
-    init() {}
+    /// A counter in no registry (updates are kept but never exposed).
+    public init() {}
 
     /// Adds `amount` (1 by default).
     public func increment(by amount: Int = 1) {

@@ -2,7 +2,8 @@
 public final class Gauge: Sendable {
     private let cell = MetricCell()
 
-    init() {}
+    /// A gauge in no registry (updates are kept but never exposed).
+    public init() {}
 
     public func set(_ value: Double) { cell.set(double: value) }
     public func set(_ value: Int) { cell.set(double: Double(value)) }

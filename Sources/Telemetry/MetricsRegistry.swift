@@ -14,6 +14,8 @@ public final class MetricsRegistry: Sendable {
         let help: String
         let type: MetricType
         var series: [String: Series] = [:]  // keyed by rendered label text
+        /// The labels of each series, by the same key (for ``MetricsRegistry/removeSeries(labelled:)``).
+        var labels: [String: [String: String]] = [:]
     }
 
     private enum Series {
@@ -63,7 +65,31 @@ public final class MetricsRegistry: Sendable {
     /// Removes one series (e.g. the lag gauge of a partition this process no longer owns).
     public func remove(_ name: String, labels: [String: String]) {
         let key = Self.renderLabels(labels)
-        state.withLock { _ = $0.families[name]?.series.removeValue(forKey: key) }
+        state.withLock { state in
+            _ = state.families[name]?.series.removeValue(forKey: key)
+            _ = state.families[name]?.labels.removeValue(forKey: key)
+        }
+    }
+
+    /// Removes every series, of every family, whose labels include all of `labels` (e.g. every series of a client
+    /// that is gone, labelled with its `credential`). Handles still held keep working but are no longer exposed.
+    /// - Returns: how many series were removed.
+    @discardableResult
+    public func removeSeries(labelled labels: [String: String]) -> Int {
+        guard !labels.isEmpty else { return 0 }
+        return state.withLock { state in
+            var removed = 0
+            for name in state.order {
+                guard let family = state.families[name] else { continue }
+                let matching = family.labels.filter { _, own in labels.allSatisfy { own[$0.key] == $0.value } }.keys
+                for key in matching {
+                    state.families[name]!.series.removeValue(forKey: key)
+                    state.families[name]!.labels.removeValue(forKey: key)
+                    removed += 1
+                }
+            }
+            return removed
+        }
     }
 
     /// Registers a closure run before every exposition, to refresh gauges derived from other state.
@@ -90,6 +116,7 @@ public final class MetricsRegistry: Sendable {
             if let existing = state.families[name]!.series[key] { return existing }
             let created = make()
             state.families[name]!.series[key] = created
+            state.families[name]!.labels[key] = labels
             return created
         }
     }

@@ -20,8 +20,13 @@ struct MockAPNsCommand: Command {
           --key-file        token mode: verifies ES256 provider tokens against the key; every connection starts at
                             one concurrent stream until its first valid token, then --max-streams.
           --client-ca       certificate mode: clients must present a certificate signed by the CA; authorization
-                            is ignored.
-          neither           a request without 'authorization: bearer <JWT>' gets 403 MissingProviderToken; tokens
+                            is ignored. With --key-file (or token apps in --apps) a certificate is optional: a
+                            connection that presents one is checked as certificate auth, the others as token auth.
+          --apps            the apps file of 'callpush run' (apns.apps): each token app's key with its own team,
+                            and each certificate app's certificate (signed by --client-ca, or self-signed), which
+                            may push to its own bundle id only (another topic: 400 TopicDisallowed; a certificate
+                            no app has: 403 BadCertificate). Both kinds may share one mock.
+          none of these     a request without 'authorization: bearer <JWT>' gets 403 MissingProviderToken; tokens
                             must be well-formed ES256 JWTs with valid ages, but with no key their signature is not
                             checked.
           --accept-any-token  open mode for load tests: requests are accepted with or without a token (real APNs
@@ -30,13 +35,15 @@ struct MockAPNsCommand: Command {
         While running, faults can be changed by writing lines to stdin: 'set <option> <value>' with the fault
         options below without dashes (e.g. 'set rate-503 0.2'), 'goaway', 'drop', 'stats' (prints counts by
         outcome as JSON), or 'deliveries' (prints every kept push answered 200, oldest first, one JSON line each:
-        apns-collapse-id, the payload's pushType, apns-id and the kid of its provider token; then 'end'). On
-        SIGINT/SIGTERM it prints the counts and exits.
+        apns-collapse-id, the payload's pushType, apns-id, the kid of its provider token, its authentication
+        ("token", "certificate" or "none") and the SHA-256 fingerprint of its client certificate; then 'end').
+        On SIGINT/SIGTERM it prints the counts and exits.
         """
     let examples = [
         "callpush mock-apns --port 2197",
         "callpush mock-apns --accept-any-token --max-streams 1000",
         "callpush mock-apns --key-file AuthKey.p8 --key-id ABC123DEFG --team-id DEF123GHIJ --bundle-id com.example.app",
+        "callpush mock-apns --apps config.json --client-ca apps-ca.pem",
         "callpush mock-apns --rate-503 0.05 --latency-ms 20 --goaway-after 1000 --unregistered-tokens $TOKEN",
     ]
     static let faultOptions = [
@@ -57,13 +64,13 @@ struct MockAPNsCommand: Command {
             OptionSpec("port", .integer(0...65535), default: "0", "port to listen on (0: any free port)"),
             OptionSpec("certificate", .string, "PEM certificate to serve (default: generate a self-signed one)"),
             OptionSpec("private-key", .string, "PEM private key of --certificate"),
-            OptionSpec("client-ca", .string, "certificate mode: require client certificates signed by this CA"),
+            OptionSpec("client-ca", .string, "certificate mode: require client certificates signed by this CA (optional with token auth)"),
             OptionSpec("key-file", .string, "token mode: the .p8 key (or its public key PEM) whose tokens to accept"),
             OptionSpec("key-id", .string, "token mode: the key's 10-character Key ID"),
             OptionSpec("team-id", .string, "token mode: the 10-character Team ID tokens must carry"),
             OptionSpec("accept-any-token", .boolean, "open mode for load tests: accept requests without a provider token"),
             OptionSpec("bundle-id", .string, "comma-separated bundle ids that may be pushed to (default: any)"),
-            OptionSpec("apps", .string, "the apps file of 'callpush run' (apns.apps): accept each token app's key and team, or each certificate app's certificate, and only their bundle ids"),
+            OptionSpec("apps", .string, "the apps file of 'callpush run' (apns.apps): accept each token app's key and team and each certificate app's certificate, for their own bundle ids"),
             OptionSpec("max-streams", .integer(1...100_000), default: "1000", "MAX_CONCURRENT_STREAMS once authenticated"),
             OptionSpec("seed", .integer(0...Int.max), default: "24301", "seed of the fault generator"),
             OptionSpec("record", .integer(0...10_000_000), default: "0", "requests kept for 'deliveries' (the most recent; 0: counts only)"),
@@ -117,6 +124,10 @@ struct MockAPNsCommand: Command {
                 return ExitStatus.usage
             }
         }
+        if configuration.clientCAFile != nil, case .providerToken = configuration.apns.authentication {
+            // Both kinds on one server: a client certificate is requested, but a token client needs none.
+            configuration.clientCertificateOptional = true
+        }
         var faults = APNsMockFaults.none
         for spec in Self.faultOptions {
             if let value = options.string(spec.key) { _ = Self.apply(spec.key, value, to: &faults) }
@@ -138,8 +149,10 @@ struct MockAPNsCommand: Command {
         return ExitStatus.success
     }
 
-    /// Accepts the apps of an apps file: token apps' keys (each with its team) or certificate apps' certificates as
-    /// client CAs (one process serves one kind), and only their bundle ids. Returns a problem line, or nil.
+    /// Accepts the apps of an apps file, token and certificate apps alike: each token app's key with its own team,
+    /// and each certificate app's certificate, registered by fingerprint for its bundle id only; only the apps'
+    /// bundle ids may be pushed to. Client certificates must verify against `--client-ca` or be one of the apps'
+    /// certificates (self-signed ones need no CA). Returns a problem line, or nil.
     private static func applyApps(_ path: String, to configuration: inout APNsMockServerConfiguration) -> String? {
         let entries: [APNsAppsFile.Entry]
         switch APNsAppsFile.read(path) {
@@ -149,7 +162,8 @@ struct MockAPNsCommand: Command {
         }
         var keys: [String: ES256PublicKey] = [:]
         var teams: [String: String] = [:]
-        var certificates: [String] = []
+        var certificates: [CertificateFingerprint: Set<String>] = [:]
+        var trusted: [String] = []
         for entry in entries {
             switch entry.app.credentials.kind {
             case .token(let token):
@@ -159,24 +173,29 @@ struct MockAPNsCommand: Command {
                 keys[token.keyID] = key
                 teams[token.keyID] = token.teamID
             case .certificate(let certificate):
-                guard let pem = try? certificate.loadPEM() else { return "cannot read the certificate of \(entry.app.metricLabel)" }
-                certificates.append(pem.certificatePEM)
+                guard let pem = try? certificate.loadPEM(), let fingerprint = try? CertificateFingerprint(pem: pem.certificatePEM)
+                else { return "cannot read the certificate of \(entry.app.metricLabel)" }
+                certificates[fingerprint, default: []].formUnion(entry.app.bundleID.map { [$0] } ?? [])
+                trusted.append(pem.certificatePEM)
             }
-        }
-        if !keys.isEmpty && !certificates.isEmpty {
-            return "\(path) mixes token and certificate apps; start one mock-apns for each kind"
         }
         configuration.apns.allowedBundleIDs.formUnion(entries.compactMap(\.app.bundleID))
         if let first = teams.first {
             configuration.apns.authentication = .providerToken(keys: keys, teamID: first.value)
             configuration.apns.keyTeams = teams
-        } else {
-            let bundle = NSTemporaryDirectory() + "callpush-mock-client-ca-\(getpid()).pem"
-            guard FileManager.default.createFile(atPath: bundle, contents: Data(certificates.joined(separator: "\n").utf8)) else {
-                return "cannot write \(bundle)"
-            }
-            configuration.clientCAFile = bundle
         }
+        guard !certificates.isEmpty else { return nil }
+        if keys.isEmpty { configuration.apns.authentication = .certificate }
+        configuration.apns.clientCertificates = certificates
+        if let clientCA = configuration.clientCAFile {
+            guard let text = try? String(contentsOfFile: clientCA, encoding: .utf8) else { return "cannot read \(clientCA)" }
+            trusted.insert(text, at: 0)
+        }
+        let bundle = NSTemporaryDirectory() + "callpush-mock-client-ca-\(getpid()).pem"
+        guard FileManager.default.createFile(atPath: bundle, contents: Data(trusted.joined(separator: "\n").utf8)) else {
+            return "cannot write \(bundle)"
+        }
+        configuration.clientCAFile = bundle
         return nil
     }
 
@@ -235,8 +254,10 @@ struct MockAPNsCommand: Command {
         return "{\"total\":\(server.recorder.totalCount),\"connections\":\(server.acceptedConnections),\"outcomes\":{\(fields.joined(separator: ","))}}"
     }
 
-    /// `{"collapse_id":…,"push_type":…,"apns_id":…,"key_id":…}` of one delivered push (null where absent; `key_id`
-    /// is the `kid` of its provider token, so tests can tell which key signed it).
+    /// `{"collapse_id":…,"push_type":…,"apns_id":…,"key_id":…,"auth":…,"certificate":…}` of one delivered push
+    /// (null where absent; `key_id` is the `kid` of its provider token, so tests can tell which key signed it;
+    /// `auth` is `certificate` on a connection with a verified client certificate, whose SHA-256 fingerprint is
+    /// `certificate`, else `token` with an `authorization` header, else `none`).
     static func deliveryJSON(_ entry: APNsMockRecorder.Entry) -> String {
         func header(_ name: String) -> String? { entry.headers.first { $0.name == name }?.value }
         func quoted(_ text: String?) -> String { text.map(JSONText.quoted) ?? "null" }
@@ -245,8 +266,11 @@ struct MockAPNsCommand: Command {
         if let range = payload.range(of: "\"pushType\":") {
             pushType = String(payload[range.upperBound...].prefix { $0.isNumber })
         }
+        let authorization = header("authorization")
+        let auth = entry.clientCertificate != nil ? "certificate" : authorization != nil ? "token" : "none"
         return "{\"collapse_id\":\(quoted(header("apns-collapse-id"))),\"push_type\":\(pushType.isEmpty ? "null" : pushType),"
-            + "\"apns_id\":\(quoted(header("apns-id"))),\"key_id\":\(quoted(header("authorization").flatMap(keyID(ofAuthorization:))))}"
+            + "\"apns_id\":\(quoted(header("apns-id"))),\"key_id\":\(quoted(authorization.flatMap(keyID(ofAuthorization:)))),"
+            + "\"auth\":\"\(auth)\",\"certificate\":\(quoted(entry.clientCertificate?.sha256))}"
     }
 
     /// The `kid` of a `bearer <JWT>` authorization value's header, nil when it has none.

@@ -276,6 +276,41 @@ import Testing
         #expect(response?.status == 200)
     }
 
+    /// Token and certificate apps on one mock: a connection whose handshake verified a registered client certificate
+    /// is certificate auth for that app's bundle id only (`authorization` ignored; its topic is the default), so
+    /// another app's topic is `400 TopicDisallowed` and a certificate no app has `403 BadCertificate`; a connection
+    /// without a certificate is token auth exactly as before.
+    @Test func aVerifiedClientCertificatePushesOnlyToItsOwnApp() throws {
+        let enterprise = try CertificateFingerprint(
+            pem: SelfSignedCertificate.generate(commonName: "Apple Push Services: com.example.enterprise").certificatePEM)
+        let unknown = try CertificateFingerprint(pem: SelfSignedCertificate.generate().certificatePEM)
+        var configuration = APNsMockConfiguration(
+            authentication: .providerToken(keys: [Self.keyID: key.publicKey], teamID: Self.teamID),
+            allowedBundleIDs: ["com.example.app", "com.example.enterprise"], clock: clock)
+        configuration.clientCertificates = [enterprise: ["com.example.enterprise"]]
+        let mixed = APNsMockValidator(configuration: configuration)
+        func answer(_ request: APNsMockRequest, certificate: CertificateFingerprint?) -> (Int, String?) {
+            let response = mixed.handle(request, connection: APNsMockConnectionState(clientCertificate: certificate)).response
+            return (response?.status ?? -1, response?.reason)
+        }
+        let toEnterprise = try request(set: ["authorization": nil, "apns-topic": "com.example.enterprise"])
+        #expect(answer(toEnterprise, certificate: enterprise) == (200, nil))
+        #expect(answer(try request(set: ["authorization": nil, "apns-topic": nil]), certificate: enterprise) == (200, nil))
+        let voip = try request(set: ["authorization": nil, "apns-push-type": "voip", "apns-topic": "com.example.enterprise.voip"])
+        #expect(answer(voip, certificate: enterprise) == (200, nil))
+        #expect(mixed.recorder.entries.allSatisfy { $0.clientCertificate == enterprise })
+
+        // The token app's topic, with or without that team's valid token: a certificate covers its own app.
+        #expect(answer(try request(set: ["authorization": nil]), certificate: enterprise) == (400, "TopicDisallowed"))
+        #expect(answer(try request(), certificate: enterprise) == (400, "TopicDisallowed"))
+        #expect(answer(toEnterprise, certificate: unknown) == (403, "BadCertificate"))
+
+        // Without a certificate: the token rules, as before.
+        #expect(answer(try request(), certificate: nil) == (200, nil))
+        #expect(answer(toEnterprise, certificate: nil) == (403, "MissingProviderToken"))
+        #expect(mixed.recorder.entries.last?.clientCertificate == nil)
+    }
+
     @Test func faultsWithFixedSeedAreReproducible() throws {
         func run(seed: UInt64) throws -> [String] {
             let injector = APNsMockFaultInjector(

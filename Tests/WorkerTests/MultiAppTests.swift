@@ -200,11 +200,14 @@ import Testing
         let signers = Dictionary(grouping: entries) { Self.signer(of: $0)?.keyID ?? "none" }.mapValues(\.count)
         #expect(signers["KEY0000001", default: 0] > 0 && signers["KEY0000009", default: 0] > 0 && signers.count == 2)
         #expect(registry.exposition().contains(#"callpush_apns_config_reloads_total{result="ok"} 1"#))
-        // The old key's connection closes once its pushes are answered.
+        // The old key's client is shut down once its pushes are answered, and then its series leave the registry;
+        // the new key's connection stays.
         let closed = await PipelineHarness.waitUntil(timeout: .seconds(20)) {
-            registry.exposition().contains(#"callpush_apns_connections{credential="KEY0000001",endpoint="\#(server.endpoint)"} 0"#)
+            !registry.exposition().contains(#"credential="KEY0000001""#)
         }
         #expect(closed)
+        #expect(registry.exposition().contains(
+            #"callpush_apns_connections{credential="KEY0000009",endpoint="\#(server.endpoint)"} 1"#))
         // A configuration that does not validate keeps the one in force.
         #expect(throws: APNsClientError.self) {
             try router.apply(Self.apps([("com.example.main", "KEY000000X", Self.team1)], keys: keys, server: server))
