@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 import Foundation
 
-// callpush-bench [area…] [--seconds N] [--repeat N] [--quick]: see BenchOptions.usage.
+// callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]: see BenchOptions.usage.
 setvbuf(stdout, nil, _IOLBF, 0)
 let options: BenchOptions
 do {
@@ -40,6 +40,7 @@ for area in options.areas {
     case .pipeline: result.merge(await PipelineArea.run(options, references: result))
     case .worker: result.merge(await WorkerArea.run(options))
     case .latency: result.merge(await LatencyArea.run(options))
+    case .memory: result.merge(await MemoryArea.run(options))
     }
 }
 if options.areas.count > 1 {
