@@ -48,12 +48,12 @@ let package = Package(
         .target(name: "Worker", dependencies: ["Kafka", "APNs", "Telemetry"], swiftSettings: swiftSettings),
         .target(
             name: "EmbeddedPipeline",
-            dependencies: ["Worker", "Kafka", "APNs", "APNsMock", "Crypto", "Telemetry"],
+            dependencies: ["Worker", "Kafka", "APNs", "APNsMock", "Crypto", "Telemetry", "CGlibcMalloc"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "callpush",
-            dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Crypto", "Telemetry"],
+            dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Crypto", "Telemetry", "CGlibcMalloc"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -51,11 +51,14 @@ enum MemoryArea {
         guard let memory = ProcessMemory.read(pid: setup.worker.process.pid) else {
             throw BenchFailure("cannot read /proc/\(setup.worker.process.pid)/status")
         }
-        print("  idle callpush run, joined and idle: \(memory.summary)")
+        let maps = (try? String(contentsOfFile: "/proc/\(setup.worker.process.pid)/maps", encoding: .utf8)) ?? ""
+        let runtime = maps.contains("libswiftCore.so") ? "Swift runtime and Foundation as shared libraries (not as in the "
+            + "image, which links them statically: make bench does too)" : "Swift runtime linked statically, as in the image"
+        print("  idle callpush run, joined and idle: \(memory.summary); \(runtime)")
         result.report(BenchRatio(area: .memory, name: "idle run RSS vs 28 MB",
                                  value: Double(memory.residentKilobytes), reference: Double(idleBoundKilobytes),
                                  target: .atMost(1)))
-        result.notes.append("memory: idle callpush run \(memory.summary)")
+        result.notes.append("memory: idle callpush run \(memory.summary); \(runtime)")
     }
 
     // MARK: - Peak at 10 000 in flight
@@ -70,8 +73,9 @@ enum MemoryArea {
         ])
         defer { setup.stop() }
         let events = options.quick ? 12_000 : 40_000
-        let generator = try setup.generator(mix: PipelineArea.mix)
+        let (generator, producer) = try setup.generator(mix: PipelineArea.mix)
         let produced = await generator.run(rate: 10_000_000, count: events, duration: .seconds(60))
+        await producer.close()
         var mostInFlight = 0.0
         let deadline = ContinuousClock.now + .seconds(300)
         while (setup.worker.finalOutcomes ?? 0) < produced {
@@ -107,8 +111,11 @@ enum MemoryArea {
             "--unregistered-tokens", CallTrafficGenerator.deadTokens.sorted().joined(separator: ","),
         ], worker: ["--kafka-receipts"])
         defer { setup.stop() }
-        let generator = try setup.generator(mix: CallTrafficMix())
-        let traffic = Task { await generator.run(rate: steadyRate, count: nil, duration: warmUp + measured) }
+        let (generator, producer) = try setup.generator(mix: CallTrafficMix())
+        let traffic = Task {
+            _ = await generator.run(rate: steadyRate, count: nil, duration: warmUp + measured)
+            await producer.close()
+        }
         defer { traffic.cancel() }
         let pid = setup.worker.process.pid
         try await Task.sleep(for: warmUp)

@@ -39,12 +39,14 @@ struct WorkerSetup {
         return setup
     }
 
-    /// A generator of call traffic to the calls topic, with a producer of its own on the cluster.
-    func generator(mix: CallTrafficMix) throws -> CallTrafficGenerator {
+    /// A generator of call traffic to the calls topic, and its producer on the cluster: close it when done (its
+    /// thread keeps it, and librdkafka's threads, running until then).
+    func generator(mix: CallTrafficMix) throws -> (CallTrafficGenerator, KafkaProducer) {
         var configuration = KafkaProducerConfiguration()
         configuration.bootstrapServers = brokers
         let producer = try KafkaProducer(configuration: configuration, logger: .disabled)
-        return CallTrafficGenerator(producer: producer, topic: topics.callsTopic, bundleID: MockAPNsBed.topic, mix: mix)
+        return (CallTrafficGenerator(producer: producer, topic: topics.callsTopic, bundleID: MockAPNsBed.topic, mix: mix),
+                producer)
     }
 
     /// Stops the worker first (it drains), then the mocks.
