@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-import CGlibcMalloc
+@preconcurrency import CGlibcMalloc
 import Foundation
 
 // The in-process areas (pipeline, latency, memory) stand for a `callpush demo` process: the same malloc arena limit
