@@ -32,6 +32,8 @@ let package = Package(
             pkgConfig: "openssl",
             providers: [.apt(["libssl-dev"])]
         ),
+        /// glibc's <malloc.h> (mallinfo2, malloc_trim, mallopt): part of libc, nothing to install or link.
+        .systemLibrary(name: "CGlibcMalloc"),
 
         // MARK: - Swift modules
         .target(name: "Telemetry", swiftSettings: swiftSettings),
@@ -46,17 +48,18 @@ let package = Package(
         .target(name: "Worker", dependencies: ["Kafka", "APNs", "Telemetry"], swiftSettings: swiftSettings),
         .target(
             name: "EmbeddedPipeline",
-            dependencies: ["Worker", "Kafka", "APNs", "APNsMock", "Crypto", "Telemetry"],
+            dependencies: ["Worker", "Kafka", "APNs", "APNsMock", "Crypto", "Telemetry", "CGlibcMalloc"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "callpush",
-            dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Crypto", "Telemetry"],
+            dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Crypto", "Telemetry", "CGlibcMalloc"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry", "BenchSupport"],
+            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry", "BenchSupport",
+                           "CGlibcMalloc"],
             swiftSettings: swiftSettings
         ),
         /// Measurement code shared by the benchmark executable and the gated measurement tests; not in any product module.

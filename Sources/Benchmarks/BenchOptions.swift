@@ -1,4 +1,4 @@
-/// The command line: `callpush-bench [area…] [--seconds N] [--repeat N] [--quick]`.
+/// The command line: `callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]`.
 struct BenchOptions: Sendable {
     /// Areas to run, in suite order; all of them when none was named.
     var areas: [BenchArea] = BenchArea.allCases
@@ -8,10 +8,13 @@ struct BenchOptions: Sendable {
     var repetitions: Int = 3
     /// Short measurements and small counts: checks that everything runs, numbers are rough.
     var quick = false
+    /// Minutes of the memory area's steady-rate run with faults; nil for its short default (90 s after 20 s of
+    /// warm-up; `--quick`: 10 s after 3 s).
+    var soakMinutes: Double?
     var help = false
 
     static let usage = """
-        Usage: callpush-bench [area…] [--seconds N] [--repeat N] [--quick]
+        Usage: callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]
 
         Runs the benchmark suite (release builds only) and prints every measurement as a ratio against a
         reference measured in the same run. Areas (default: all, then a summary table):
@@ -21,6 +24,9 @@ struct BenchOptions: Sendable {
           --seconds N   seconds per timed measurement (default 2; --quick: 1)
           --repeat N    repeat each measurement N times and report medians (default 3; --quick: 1)
           --quick       short runs and small counts (allowed in debug builds, with a warning)
+          --soak-minutes N
+                        the memory area's steady run at 1000 events/s with faults lasts N minutes
+                        (default: 90 s after 20 s of warm-up), e.g. --soak-minutes 30 for the issue's soak
           --help        this text
         """
 
@@ -45,6 +51,7 @@ struct BenchOptions: Sendable {
             case "--seconds": secondsGiven = try value(argument)
             case "--repeat": repetitionsGiven = max(1, Int(try value(argument)))
             case "--quick": options.quick = true
+            case "--soak-minutes": options.soakMinutes = try value(argument)
             case "--help", "-h": options.help = true
             default:
                 guard let area = BenchArea(rawValue: argument) else {

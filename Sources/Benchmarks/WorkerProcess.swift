@@ -37,6 +37,16 @@ struct WorkerProcess {
         return Int(sum)
     }
 
+    /// The value of an unlabelled gauge or counter `name` (e.g. `callpush_inflight_events`), nil when `/metrics`
+    /// does not answer or has no such line.
+    func metric(_ name: String) -> Double? {
+        guard let text = scrape() else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return line.split(separator: " ").last.flatMap { Double($0) }
+        }
+        return nil
+    }
+
     /// User + system CPU seconds of the process so far, from `/proc/<pid>/stat` (clock ticks).
     var cpuSeconds: Double? {
         guard let stat = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),

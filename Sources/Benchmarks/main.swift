@@ -1,7 +1,12 @@
 @preconcurrency import Glibc
+@preconcurrency import CGlibcMalloc
 import Foundation
 
-// callpush-bench [area…] [--seconds N] [--repeat N] [--quick]: see BenchOptions.usage.
+// The in-process areas (pipeline, latency, memory) stand for a `callpush demo` process: the same malloc arena limit
+// as callpush sets (MallocArenaLimit in the callpush target), unless the environment chose one.
+if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil { _ = mallopt(M_ARENA_MAX, 2) }
+
+// callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]: see BenchOptions.usage.
 setvbuf(stdout, nil, _IOLBF, 0)
 let options: BenchOptions
 do {
@@ -40,6 +45,7 @@ for area in options.areas {
     case .pipeline: result.merge(await PipelineArea.run(options, references: result))
     case .worker: result.merge(await WorkerArea.run(options))
     case .latency: result.merge(await LatencyArea.run(options))
+    case .memory: result.merge(await MemoryArea.run(options))
     }
 }
 if options.areas.count > 1 {

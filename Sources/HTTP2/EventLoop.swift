@@ -234,9 +234,9 @@ public final class EventLoop: @unchecked Sendable {
         let now = HTTP2Deadline.now().uptimeNanoseconds
         while let next = timers.peek(), next.deadline <= now {
             _ = timers.pop()
-            if !next.isCancelled {
-                next.isCancelled = true
-                next.callback()
+            if let callback = next.callback {
+                next.cancel()
+                callback()
             }
         }
     }
@@ -274,13 +274,16 @@ public final class EventLoop: @unchecked Sendable {
     }
 }
 
-/// A one-shot timer on an event loop. Loop-thread only.
-/// A timer of one ``EventLoop``; used and cancelled on that loop's thread only.
+/// A one-shot timer of one ``EventLoop``; used and cancelled on that loop's thread only.
+///
+/// Its callback is released as soon as the timer fires or is cancelled. Owners keep their timers (a connection's
+/// ping, connect and deadline timers) and the callbacks capture the owner: holding a spent callback made a cycle
+/// that kept every closed HTTP/2 client connection, with its nghttp2 session memory and TLS context, alive for good.
 public final class EventLoopTimer {
     let deadline: UInt64
     let sequence: UInt64
-    let callback: () -> Void
-    var isCancelled = false
+    /// Nil once the timer fired or was cancelled.
+    private(set) var callback: (() -> Void)?
 
     init(deadline: UInt64, sequence: UInt64, callback: @escaping () -> Void) {
         self.deadline = deadline
@@ -288,7 +291,10 @@ public final class EventLoopTimer {
         self.callback = callback
     }
 
-    public func cancel() { isCancelled = true }
+    /// True once the timer fired or was cancelled.
+    var isCancelled: Bool { callback == nil }
+
+    public func cancel() { callback = nil }
 }
 
 /// A binary min-heap of timers ordered by deadline, then insertion order.

@@ -13,7 +13,9 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// A process-unique id (for logs and tests).
     public let id: Int
     public let loop: EventLoop
-    let handler: Handler
+    /// Released when the connection closes: a handler that keeps its connections (the mock APNs server's per-connection
+    /// entries do) would otherwise form a cycle through it, and the handler with all it holds outlived the server.
+    private var handler: Handler?
     let configuration: HTTP2ServerConfiguration
     weak var server: HTTP2Server?
 
@@ -194,11 +196,12 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         let request = HTTP2ServerRequest(
             method: stream.method, path: stream.path, authority: stream.authority, scheme: stream.scheme,
             headers: stream.headers, body: stream.body, streamID: stream.streamID, connection: self)
-        handler(request, HTTP2ServerResponder(connection: self, streamID: stream.streamID))
+        handler?(request, HTTP2ServerResponder(connection: self, streamID: stream.streamID))
     }
 
     func markClosed() {
         closed = true
+        handler = nil
         closedFlag.store(true, ordering: .relaxed)
         server?.connectionDidClose(self)
     }

@@ -72,7 +72,9 @@ struct RunCommand: Command {
             return ExitStatus.failure
         }
         let reload = ReloadSignal { Self.reload(options, router: router, worker: worker, logger: logger) }
-        logger.notice("callpush running", metadata: ["version": CallpushVersion.current, "kafka.group": resolved.worker.consumer.groupID])
+        logger.notice("callpush running", metadata: [
+            "version": CallpushVersion.current, "kafka.group": resolved.worker.consumer.groupID, "malloc.arena_max": mallocArenas,
+        ])
         let reason = await signals.wait()
         logger.notice("shutting down", metadata: ["reason": reason == .fatalError ? "fatal error" : "signal"])
         reload.cancel()

@@ -1,5 +1,7 @@
 import Foundation
 
+// Before any thread starts: glibc fixes the arena limit when the process first needs more arenas.
+let mallocArenas = MallocArenaLimit.apply(environment: ProcessInfo.processInfo.environment)
 let tool = CommandLineTool(commands: [
     DemoCommand(),
     RunCommand(),

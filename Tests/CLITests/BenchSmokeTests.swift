@@ -19,10 +19,18 @@ import Testing
         #expect(result.stderr.contains("unknown area or option 'frobnicate'"))
     }
 
+    @Test func soakMinutesMustBePositive() throws {
+        let result = try CallpushProcess.run(["memory", "--soak-minutes", "0"], executable: bench)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--soak-minutes needs a positive number"))
+        let help = try CallpushProcess.run(["--help"], executable: bench)
+        #expect(help.stdout.contains("--soak-minutes N"))
+    }
+
     @Test func helpListsEveryArea() throws {
         let result = try CallpushProcess.run(["--help"], executable: bench)
         #expect(result.status == 0)
-        for area in ["http2", "apns", "kafka", "json", "pipeline", "worker", "latency"] {
+        for area in ["http2", "apns", "kafka", "json", "pipeline", "worker", "latency", "memory"] {
             #expect(result.stdout.contains("  \(area) "))
         }
     }

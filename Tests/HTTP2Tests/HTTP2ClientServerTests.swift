@@ -24,6 +24,27 @@ struct HTTP2ClientServerTests {
         #expect(eventually(2) { connection.state == .closed })
     }
 
+    /// A closed connection is released: its ping timer once kept it (and its nghttp2 session memory and TLS context)
+    /// alive for good, so every connection replaced after a GOAWAY stayed in memory.
+    @Test func aClosedConnectionIsReleased() async throws {
+        final class Weak: @unchecked Sendable { weak var connection: HTTP2ClientConnection? }
+        let weak = Weak()
+        let group = try EventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdown() }
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group, handler: echoHandler)
+        defer { server.stop() }
+        do {
+            let connection = try await HTTP2ClientConnection.connect(
+                host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+            weak.connection = connection
+            let response = try await connection.send(testRequest(server.port, id: 1), deadline: .after(.seconds(5)))
+            #expect(response.status == 200)
+            connection.close()
+            #expect(await Eventually.waitUntil(timeout: .seconds(5)) { connection.state == .closed })
+        }
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { weak.connection == nil })
+    }
+
     @Test func manyConcurrentRequestsOnOneAndSeveralConnections() async throws {
         let group = try EventLoopGroup(numberOfThreads: 2)
         defer { group.shutdown() }

@@ -75,6 +75,35 @@ import Testing
         await pipeline.shutdown()
     }
 
+    /// After shutdown nothing keeps the pipeline's APNs client or its worker's dispatcher: the registry they share
+    /// once held the dispatcher (a metrics collector), which held the client, and each closed connection held itself.
+    @Test func aShutDownPipelineIsReleased() async throws {
+        final class Weak: @unchecked Sendable {
+            weak var client: APNsClient?
+            weak var mock: APNsMockServer?
+            weak var worker: WorkerService?
+        }
+        let weak = Weak()
+        let registry = MetricsRegistry()
+        do {
+            let pipeline = try EmbeddedPipeline(registry: registry)
+            let readiness = ReadinessFlag()
+            let worker = try pipeline.startWorker(readiness: readiness)
+            weak.client = pipeline.client
+            weak.mock = pipeline.mock
+            weak.worker = worker
+            #expect(await PipelineHarness.waitUntil(timeout: .seconds(20)) { readiness.isReady })
+            try await Self.produce(pipeline, (0..<20).map { ("c-\($0)", Self.event("e-\($0)", call: "c-\($0)")) })
+            #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { Self.terminal(pipeline) >= 20 })
+            await pipeline.shutdown()
+        }
+        // The registry is still referenced here, as a process's registry outlives its workers.
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(20)) {
+            weak.client == nil && weak.mock == nil && weak.worker == nil
+        }, "client released \(weak.client == nil), mock \(weak.mock == nil), worker \(weak.worker == nil)")
+        _ = registry.exposition()  // its collectors still run, without the dispatcher
+    }
+
     @Test func aHangUpCancelsThePendingRetryOfItsCall() async throws {
         var configuration = EmbeddedPipelineConfiguration()
         configuration.faults.serviceUnavailableProbability = 1
