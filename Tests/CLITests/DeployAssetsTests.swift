@@ -404,8 +404,9 @@ import Testing
         let worker = try BackgroundProcess([
             "run", "--kafka-brokers", "127.0.0.1:1", "--config", config, "--metrics-port", String(runPort), "--log-level", "critical",
         ], readFirstLine: false)
+        // The metrics server answers before the APNs apps are loaded: wait for the apps' per-credential series.
         var runExposition = ""
-        for _ in 0..<50 where runExposition.isEmpty {
+        for _ in 0..<100 where !runExposition.contains("callpush_apns_certificate_expiry_timestamp_seconds{") {
             usleep(200_000)
             let scrape = try run(["curl", "-sf", "--max-time", "2", "http://127.0.0.1:\(runPort)/metrics"], timeout: 5)
             if scrape.status == 0 { runExposition = scrape.stdout }
