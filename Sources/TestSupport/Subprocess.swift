@@ -1,5 +1,6 @@
 public import Foundation
 @preconcurrency import Glibc
+import Synchronization
 
 /// Runs other programs from tests (openssl, kcat, promtool, the callpush binary) without the pitfalls of
 /// Foundation's pipe reading: both pipes are drained concurrently (a chatty child never blocks on a full pipe), and
@@ -103,14 +104,14 @@ public enum Subprocess {
 }
 
 /// Reads a pipe to its end on a thread of its own.
-private final class BackgroundReader: @unchecked Sendable {
-    private var data: [UInt8] = []
+private final class BackgroundReader: Sendable {
+    private let data = Mutex<[UInt8]>([])
     private let done = DispatchSemaphore(value: 0)
 
-    /// `@unchecked Sendable`: `data` is written by the reading thread before `done` is signalled and read only after.
     init(_ handle: FileHandle) {
         let thread = Thread { [self] in
-            data = Subprocess.readToEnd(handle)
+            let bytes = Subprocess.readToEnd(handle)
+            data.withLock { $0 = bytes }
             done.signal()
         }
         thread.start()
@@ -118,6 +119,6 @@ private final class BackgroundReader: @unchecked Sendable {
 
     func wait() -> [UInt8] {
         done.wait()
-        return data
+        return data.withLock { $0 }
     }
 }

@@ -18,8 +18,8 @@ final class ShutdownSignals: Sendable {
         var waiters: [CheckedContinuation<Reason, Never>] = []
     }
 
-    /// Kept alive for the life of the object.
-    private let sources: [SignalSource]
+    /// Kept alive for the life of the object (behind a lock only because Dispatch sources are not `Sendable`).
+    private let sources: Mutex<[any DispatchSourceSignal]>
     private let state = Mutex(State())
 
     init(signals: [Int32] = [SIGINT, SIGTERM]) {
@@ -28,10 +28,12 @@ final class ShutdownSignals: Sendable {
             signal(number, SIG_IGN)
             sources.append(DispatchSource.makeSignalSource(signal: number, queue: .global()))
         }
-        self.sources = sources.map(SignalSource.init)
-        for (number, source) in zip(signals, sources) {
-            source.setEventHandler { [self] in self.handle(number) }
-            source.resume()
+        self.sources = Mutex(sources)
+        self.sources.withLock { sources in
+            for (number, source) in zip(signals, sources) {
+                source.setEventHandler { [self] in self.handle(number) }
+                source.resume()
+            }
         }
     }
 
@@ -81,10 +83,4 @@ final class ShutdownSignals: Sendable {
 
     /// Whether a stop arrived.
     var signalled: Bool { state.withLock { $0.reason != nil } }
-}
-
-/// A dispatch signal source. `@unchecked Sendable`: DispatchSource objects are thread-safe; this one is only
-/// created, resumed and kept alive.
-private struct SignalSource: @unchecked Sendable {
-    let source: any DispatchSourceSignal
 }
