@@ -11,13 +11,9 @@ public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertibl
     /// The fingerprint of the first certificate of `pem` (the leaf, in a client certificate file).
     /// - Throws: ``CryptoError/Code/invalidPEM`` when there is no certificate OpenSSL can parse.
     public init(pem: String) throws(CryptoError) {
-        OpenSSLErrorStack.clear()
-        let bio = try OpenSSLMemoryBIO(reading: Array(pem.utf8))
-        guard let certificate = PEM_read_bio_X509(bio.pointer, nil, nil, nil) else {
-            throw .openSSL(.invalidPEM, "no PEM certificate")
+        self = try PEMCertificate.withFirst(in: pem) { certificate throws(CryptoError) in
+            try CertificateFingerprint(certificate: certificate)
         }
-        defer { X509_free(certificate) }
-        try self.init(certificate: certificate)
     }
 
     /// The fingerprint of an OpenSSL `X509` the caller owns (for example `SSL_get0_peer_certificate`'s).

@@ -12,20 +12,16 @@ public struct CertificateValidity: Sendable, Hashable {
     /// - Throws: ``CryptoError/Code/invalidPEM`` when there is no certificate OpenSSL can parse, or its `notAfter`
     ///   is not a valid time.
     public init(pem: String) throws(CryptoError) {
-        OpenSSLErrorStack.clear()
-        let bio = try OpenSSLMemoryBIO(reading: Array(pem.utf8))
-        guard let certificate = PEM_read_bio_X509(bio.pointer, nil, nil, nil) else {
-            throw .openSSL(.invalidPEM, "no PEM certificate")
+        notAfter = try PEMCertificate.withFirst(in: pem) { certificate throws(CryptoError) -> Int64 in
+            // Owned by `certificate`: not freed here.
+            guard let time = X509_get0_notAfter(certificate) else {
+                throw .openSSL(.invalidPEM, "the certificate has no notAfter")
+            }
+            var fields = tm()
+            guard ASN1_TIME_to_tm(time, &fields) == 1 else {
+                throw .openSSL(.invalidPEM, "the certificate's notAfter is not a valid time")
+            }
+            return Int64(timegm(&fields))
         }
-        defer { X509_free(certificate) }
-        // Owned by `certificate`: not freed here.
-        guard let time = X509_get0_notAfter(certificate) else {
-            throw .openSSL(.invalidPEM, "the certificate has no notAfter")
-        }
-        var fields = tm()
-        guard ASN1_TIME_to_tm(time, &fields) == 1 else {
-            throw .openSSL(.invalidPEM, "the certificate's notAfter is not a valid time")
-        }
-        notAfter = Int64(timegm(&fields))
     }
 }
