@@ -383,8 +383,6 @@ extension KafkaConsumer {
                 guard let statistics = KafkaStatistics.parse(json) else { continue }
                 let owned = Set(assignment)
                 metrics.apply(statistics, owned: owned)
-            case .deliveryReports:
-                break
             case .offsetCommit(let succeeded, let refusedForRebalance):
                 noteCommit(succeeded: succeeded, refusedForRebalance: refusedForRebalance)
             }
