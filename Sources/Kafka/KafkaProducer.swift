@@ -27,7 +27,16 @@ public final class KafkaProducer: Sendable {
         var phase: Phase = .running
         var closeDeadline: ContinuousClock.Instant?
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// `flush` calls waiting for `pending` to empty and `delivering` to reach 0.
+        var flushWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
         var nextWaiterID = 0
+
+        /// The flush waiters to resume (with `true`) when nothing is outstanding any more.
+        mutating func takeFlushWaitersIfIdle() -> [CheckedContinuation<Bool, Never>] {
+            guard pending.isEmpty, delivering == 0, !flushWaiters.isEmpty else { return [] }
+            defer { flushWaiters.removeAll() }
+            return Array(flushWaiters.values)
+        }
         var fatal: KafkaError?
     }
 
@@ -94,7 +103,11 @@ public final class KafkaProducer: Sendable {
             return state.pending.insert(PendingRecord(completion: completion))
         }
         if let error = enqueue(record, id: id) {
-            state.withLock { _ = $0.pending.remove(id) }
+            let idle = state.withLock { state in
+                _ = state.pending.remove(id)
+                return state.takeFlushWaitersIfIdle()
+            }
+            for waiter in idle { waiter.resume(returning: true) }
             if error.code == .queueFull { queueFullCounter.increment() }
             throw error
         }
@@ -212,16 +225,27 @@ public final class KafkaProducer: Sendable {
 
     // MARK: - Flush and close
 
-    /// Waits until every produced record has its delivery report, or `timeout` passes.
+    /// Waits until every produced record has its delivery report (and its completion has run), or `timeout` passes.
+    /// The producer thread resumes it as soon as the last completion has returned.
     ///
     /// - Returns: `true` when nothing is outstanding.
     public func flush(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while state.withLock({ !$0.pending.isEmpty || $0.delivering > 0 }) {
-            guard ContinuousClock.now < deadline else { return false }
-            try? await Task.sleep(for: .milliseconds(2))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let waiterID = state.withLock { state -> Int? in
+                if state.pending.isEmpty, state.delivering == 0 { return nil }
+                let id = state.nextWaiterID
+                state.nextWaiterID += 1
+                state.flushWaiters[id] = continuation
+                return id
+            }
+            guard let waiterID else { return continuation.resume(returning: true) }
+            // Weak: a flush that is over must not keep the producer alive until its timeout.
+            Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                guard let waiter = self?.state.withLock({ $0.flushWaiters.removeValue(forKey: waiterID) }) else { return }
+                waiter.resume(returning: false)
+            }
         }
-        return true
     }
 
     /// The fatal error that made this producer unusable, if any (then flush, close and restart the process);
@@ -285,6 +309,7 @@ public final class KafkaProducer: Sendable {
             return state.pending.removeAll()
         }
         for record in leftovers { record.completion(.failure(KafkaError.closed())) }
+        for waiter in state.withLock({ $0.takeFlushWaitersIfIdle() }) { waiter.resume(returning: true) }
         handle.destroy()
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.phase = .finished
@@ -374,7 +399,11 @@ public final class KafkaProducer: Sendable {
                 topic: topic ?? "", partition: report.partition, offset: report.offset >= 0 ? report.offset : nil, id: report.id)))
         }
         batch.completions.removeAll(keepingCapacity: true)
-        state.withLock { $0.delivering -= count }
+        let idle = state.withLock { state in
+            state.delivering -= count
+            return state.takeFlushWaitersIfIdle()
+        }
+        for waiter in idle { waiter.resume(returning: true) }
     }
 }
 
