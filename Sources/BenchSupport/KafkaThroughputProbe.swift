@@ -20,12 +20,10 @@ public enum KafkaThroughputProbe {
         public var produceCPUSeconds: Double
         /// CPU seconds of this process from the first record consumed to the last.
         public var consumeCPUSeconds: Double
-        /// Seconds from the first record consumed until 95 % were: the bulk of the read, without its tail.
-        public var consumeBulkSeconds: Double
-        /// Seconds from 95 % of the records consumed to the last: about the bulk's 5/95 when records flow evenly; a
-        /// second more when fetching stalled near the end (librdkafka 2.0.2's wait on a full local queue, see
-        /// `KafkaFetchWakeup`).
-        public var consumeTailSeconds: Double
+        /// The longest time between two deliveries to the delegate while reading: milliseconds when records flow;
+        /// about a second when fetching stalled (librdkafka 2.0.2's wait on a full local queue, which the consumer
+        /// now avoids: `KafkaFetchWakeup`).
+        public var consumeLongestPauseSeconds: Double
     }
 
     /// Produces `messages` records of `valueSize` bytes over `partitions` partitions, then consumes them all with
@@ -85,7 +83,7 @@ public enum KafkaThroughputProbe {
         let produceCPU = processCPUSeconds() - produceCPUStart
         await producer.close()
 
-        let delegate = ProbeDelegate(bulk: messages * 95 / 100)
+        let delegate = ProbeDelegate()
         var consumerConfiguration = KafkaConsumerConfiguration()
         consumerConfiguration.bootstrapServers = servers
         consumerConfiguration.groupID = "probe"
@@ -118,7 +116,6 @@ public enum KafkaThroughputProbe {
             }
         }
         let consumeElapsed = lastProgress - consumeStart
-        let bulkEnd = delegate.bulkReachedAt.withLock { $0 } ?? lastProgress
         let consumeCPU = processCPUSeconds() - consumeCPUStart
         await consumer.close()
         return Result(
@@ -129,8 +126,7 @@ public enum KafkaThroughputProbe {
             consumed: delegate.count.load(ordering: .relaxed),
             produceCPUSeconds: produceCPU,
             consumeCPUSeconds: consumeCPU,
-            consumeBulkSeconds: (bulkEnd - consumeStart).inSeconds,
-            consumeTailSeconds: (lastProgress - bulkEnd).inSeconds
+            consumeLongestPauseSeconds: delegate.arrivals.withLock { $0.longestPause }.inSeconds
         )
     }
 
@@ -138,18 +134,17 @@ public enum KafkaThroughputProbe {
 
     private final class ProbeDelegate: KafkaConsumerDelegate {
         let count = Atomic<Int>(0)
-        /// When `bulk` records had been consumed.
-        let bulkReachedAt = Mutex<ContinuousClock.Instant?>(nil)
-        let bulk: Int
-
-        init(bulk: Int) {
-            self.bulk = bulk
-        }
+        /// The last delivery and the longest time between two.
+        let arrivals = Mutex<(last: ContinuousClock.Instant?, longestPause: Duration)>((nil, .zero))
 
         func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
             for message in messages { consumer.complete(message) }
-            let total = count.add(messages.count, ordering: .relaxed).newValue
-            if total >= bulk, total - messages.count < bulk { bulkReachedAt.withLock { $0 = .now } }
+            let now = ContinuousClock.now
+            arrivals.withLock { arrivals in
+                if let last = arrivals.last { arrivals.longestPause = max(arrivals.longestPause, now - last) }
+                arrivals.last = now
+            }
+            count.add(messages.count, ordering: .relaxed)
         }
 
         func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
