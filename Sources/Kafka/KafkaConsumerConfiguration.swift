@@ -29,7 +29,9 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// prefetched in total (or `queued.max.messages.kbytes`, librdkafka's 64 MB, whichever comes first). librdkafka
     /// before 2.3.0 looks again only up to 1 s later; the consumer wakes it when the queue has drained to half (see
     /// `KafkaFetchWakeup`, counted in `callpush_kafka_fetch_wakeups_total`), so a lower value bounds prefetch
-    /// memory at the cost of more wake-ups, not of idle seconds.
+    /// memory at the cost of more wake-ups, not of idle seconds. From librdkafka 2.3.0 on the wake-up cannot help (a
+    /// backed-off partition waits out `fetch.queue.backoff.ms`, 1 s by default): set that property lower through
+    /// ``additionalProperties`` there.
     public var queuedMinMessages: Int = 100_000
     /// Longest time a broker holds a fetch waiting for data (`fetch.wait.max.ms`). Low, because an incoming call
     /// must ring now: librdkafka's 500 ms would add up to half a second to every idle partition. Default: `.milliseconds(10)`.
