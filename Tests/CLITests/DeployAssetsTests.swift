@@ -405,7 +405,9 @@ import Testing
             "run", "--kafka-brokers", "127.0.0.1:1", "--config", config, "--metrics-port", String(runPort), "--log-level", "critical",
         ], readFirstLine: false)
         var runExposition = ""
-        for _ in 0..<50 where runExposition.isEmpty {
+        // /metrics answers before the APNs router has read its credentials (40–300 ms later in a debug build on a
+        // loaded machine): scrape until the per-credential series are there (or the tries run out).
+        for _ in 0..<50 where !runExposition.contains("callpush_apns_credential_loaded_timestamp_seconds") {
             usleep(200_000)
             let scrape = try run(["curl", "-sf", "--max-time", "2", "http://127.0.0.1:\(runPort)/metrics"], timeout: 5)
             if scrape.status == 0 { runExposition = scrape.stdout }
