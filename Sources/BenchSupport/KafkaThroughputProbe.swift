@@ -20,6 +20,10 @@ public enum KafkaThroughputProbe {
         public var produceCPUSeconds: Double
         /// CPU seconds of this process from the first record consumed to the last.
         public var consumeCPUSeconds: Double
+        /// The longest time between two deliveries to the delegate while reading: milliseconds when records flow;
+        /// about a second when fetching stalled (librdkafka 2.0.2's wait on a full local queue, which the consumer
+        /// now avoids: `KafkaFetchWakeup`).
+        public var consumeLongestPauseSeconds: Double
     }
 
     /// Produces `messages` records of `valueSize` bytes over `partitions` partitions, then consumes them all with
@@ -121,7 +125,8 @@ public enum KafkaThroughputProbe {
             failedDeliveries: failures.load(ordering: .relaxed),
             consumed: delegate.count.load(ordering: .relaxed),
             produceCPUSeconds: produceCPU,
-            consumeCPUSeconds: consumeCPU
+            consumeCPUSeconds: consumeCPU,
+            consumeLongestPauseSeconds: delegate.arrivals.withLock { $0.longestPause }.inSeconds
         )
     }
 
@@ -129,10 +134,22 @@ public enum KafkaThroughputProbe {
 
     private final class ProbeDelegate: KafkaConsumerDelegate {
         let count = Atomic<Int>(0)
+        /// The last delivery and the longest time between two.
+        let arrivals = Mutex<(last: ContinuousClock.Instant?, longestPause: Duration)>((nil, .zero))
+
+        func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
+            for message in messages { consumer.complete(message) }
+            let now = ContinuousClock.now
+            arrivals.withLock { arrivals in
+                if let last = arrivals.last { arrivals.longestPause = max(arrivals.longestPause, now - last) }
+                arrivals.last = now
+            }
+            count.add(messages.count, ordering: .relaxed)
+        }
 
         func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
-            count.add(1, ordering: .relaxed)
             consumer.complete(message)
+            count.add(1, ordering: .relaxed)
         }
     }
 }

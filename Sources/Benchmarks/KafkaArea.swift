@@ -30,7 +30,8 @@ enum KafkaArea {
                                                                bootstrapServers: cluster.bootstrapServers)
                 print("  in-process: produced \(BenchFormat.rate(probe.producedPerSecond)), consumed "
                     + "\(BenchFormat.rate(probe.consumedPerSecond)) (\(probe.consumed)/\(messages) consumed, "
-                    + "\(probe.failedDeliveries) failed deliveries)")
+                    + "\(probe.failedDeliveries) failed deliveries; longest pause between deliveries "
+                    + "\(BenchFormat.milliseconds(probe.consumeLongestPauseSeconds)))")
                 produced.append(probe.producedPerSecond)
                 consumed.append(probe.consumedPerSecond)
                 if let kcat {

@@ -5,7 +5,7 @@ import Kafka
 
 /// kcat producing and consuming `messages` records shaped like ``KafkaThroughputProbe``'s (key = index, 200-byte
 /// value, 16 partitions, idempotent producer without compression) on a cluster it is given, timed as whole
-/// processes minus the time kcat needs to start and fetch metadata (`kcat -L`).
+/// processes minus the time kcat needs to start and fetch metadata (`kcat -L`, median of three).
 struct Kcat {
     struct Result: Sendable {
         var producedPerSecond: Double
@@ -41,9 +41,13 @@ struct Kcat {
             consumedPerSecond: consume.perSecond, consumed: consume.count, startupSeconds: startup)
     }
 
-    /// `kcat -L` on `topic`: the start-up and metadata time subtracted from the timed runs.
+    /// `kcat -L` on `topic`: the start-up and metadata time subtracted from the timed runs; the median of three
+    /// (one run alone was seen at 0.3–0.5 s instead of 10–20 ms on the loaded machine, which made kcat's rates
+    /// several times too high).
     func startupSeconds(brokers: String, topic: String) throws -> Double {
-        try timed(["-L", "-b", brokers, "-t", topic]).seconds
+        var runs: [Double] = []
+        for _ in 0..<3 { runs.append(try timed(["-L", "-b", brokers, "-t", topic]).seconds) }
+        return Median.of(runs)
     }
 
     /// Reads `topic` from the beginning to its end with `kcat -C`, minus `startup`.

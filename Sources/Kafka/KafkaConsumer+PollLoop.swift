@@ -55,6 +55,7 @@ extension KafkaConsumer {
     func pollOnce(timeout: Int32) {
         var wait = timeout
         var taken = 0
+        var takenBytes = 0
         while taken < configuration.deliveryBatchSize, let raw = rd_kafka_consumer_poll(handle.pointer, wait) {
             wait = 0
             taken += 1
@@ -64,12 +65,35 @@ extension KafkaConsumer {
                 handleConsumerError(err)
                 continue
             }
+            takenBytes += raw.pointee.len + raw.pointee.key_len
             let message = copyMessage(raw)
             rd_kafka_message_destroy(raw)
             // A partition (or all) reached its in-flight limit: hand over what we have and pause before taking more.
             if accept(message) { break }
         }
+        if fetchWakeup != nil, let queue = consumerQueue.pointer {
+            let length = rd_kafka_queue_length(queue)
+            if fetchWakeup?.withLock({ $0.observe(queueLength: length, takenMessages: taken, takenBytes: takenBytes) }) == true {
+                wakeFetcher()
+            }
+        }
         deliverBatch()
+    }
+
+    /// Wakes the broker threads of the fetching partitions' leaders (see ``KafkaFetchWakeup``): a ListOffsets
+    /// request for their latest offsets, sent and not waited for. With a timeout of 0 `rd_kafka_offsets_for_times`
+    /// enqueues the request on each leader's broker thread — which wakes it, so it re-checks its partitions and
+    /// fetches again — and returns `_TIMED_OUT` at once; librdkafka drops the reply when it comes.
+    private func wakeFetcher() {
+        let fetching = state.withLock { state in
+            state.partitions.compactMap { partition, entry in entry.revoked || entry.libraryPaused ? nil : partition }
+        }
+        guard !fetching.isEmpty else { return }
+        let list = RDKafkaTopicPartitionList(capacity: fetching.count)
+        // The offset field carries the timestamp to look up; -1 is "latest".
+        for partition in fetching { list.add(partition, offset: -1) }
+        _ = rd_kafka_offsets_for_times(handle.pointer, list.pointer, 0)
+        metrics.fetchWakeups.increment()
     }
 
     /// Hands the messages accepted so far to the delegate. Also called before a rebalance is handled, so a revoke
@@ -359,8 +383,6 @@ extension KafkaConsumer {
                 guard let statistics = KafkaStatistics.parse(json) else { continue }
                 let owned = Set(assignment)
                 metrics.apply(statistics, owned: owned)
-            case .deliveryReports:
-                break
             case .offsetCommit(let succeeded, let refusedForRebalance):
                 noteCommit(succeeded: succeeded, refusedForRebalance: refusedForRebalance)
             }

@@ -29,6 +29,9 @@ public final class KafkaConsumer: Sendable {
     let delegateBox: Mutex<(any KafkaConsumerDelegate)?>
     /// Messages accepted during the current poll-loop turn, not yet handed to the delegate (poll thread only).
     let pendingBatch = Mutex<[KafkaMessage]>([])
+    /// When to wake librdkafka's fetcher (poll thread only); `nil` from librdkafka 2.3.0 on, where a backed-off
+    /// partition waits out `fetch.queue.backoff.ms` whatever wakes its broker thread.
+    let fetchWakeup: Mutex<KafkaFetchWakeup>?
     private let rebalanceContext: RebalanceContext
 
     /// Creates the consumer, subscribes and starts the poll thread.
@@ -57,6 +60,7 @@ public final class KafkaConsumer: Sendable {
         self.metrics = KafkaConsumerMetrics(registry: metrics)
         self.state = Mutex(State())
         self.delegateBox = Mutex(delegate)
+        self.fetchWakeup = rd_kafka_version() < 0x0203_0000 ? Mutex(configuration.fetchWakeup) : nil
 
         let context = RebalanceContext()
         self.rebalanceContext = context

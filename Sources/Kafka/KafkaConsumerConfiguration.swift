@@ -22,10 +22,16 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var autoCommitInterval: Duration = .seconds(1)
     /// librdkafka statistics interval; `.zero` turns statistics off. Default: `.seconds(15)`.
     public var statisticsInterval: Duration = .seconds(15)
-    /// Minimum messages prefetched per partition (`queued.min.messages`). Default: `100000` (librdkafka's).
+    /// Prefetch bound in messages (`queued.min.messages`). Default: `100000` (librdkafka's).
     ///
-    /// Lowering it bounds prefetch memory but on 2.0.2 it throttles fetching hard: with `10000` the in-process
-    /// consume rate fell about tenfold in measurements against the mock cluster.
+    /// librdkafka documents it per partition, but a group consumer's partitions all feed one local queue and the
+    /// bound is checked against that queue: fetching stops for every partition once this many messages are
+    /// prefetched in total (or `queued.max.messages.kbytes`, librdkafka's 64 MB, whichever comes first). librdkafka
+    /// before 2.3.0 looks again only up to 1 s later; the consumer wakes it when the queue has drained to half (see
+    /// `KafkaFetchWakeup`, counted in `callpush_kafka_fetch_wakeups_total`), so a lower value bounds prefetch
+    /// memory at the cost of more wake-ups, not of idle seconds. From librdkafka 2.3.0 on the wake-up cannot help (a
+    /// backed-off partition waits out `fetch.queue.backoff.ms`, 1 s by default): set that property lower through
+    /// ``additionalProperties`` there.
     var queuedMinMessages: Int = 100_000
     /// Longest time a broker holds a fetch waiting for data (`fetch.wait.max.ms`). Low, because an incoming call
     /// must ring now: librdkafka's 500 ms would add up to half a second to every idle partition. Default: `.milliseconds(10)`.
@@ -72,6 +78,15 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// Every property librdkafka refuses (unknown name, invalid value), checked without creating a client: one
     /// error each, code `configuration`, with librdkafka's one-line reason, which names the property.
     public var problems: [KafkaError] { RDKafkaConfig.problems(dictionary) }
+
+    /// The fetch wake-up policy for the rendered limits (`queued.min.messages`, `queued.max.messages.kbytes`,
+    /// librdkafka's default 65536 KB when not set), with a margin of one delivery batch.
+    var fetchWakeup: KafkaFetchWakeup {
+        let rendered = dictionary
+        let messages = rendered["queued.min.messages"].flatMap { Int($0) } ?? queuedMinMessages
+        let kilobytes = rendered["queued.max.messages.kbytes"].flatMap { Int($0) } ?? 65_536
+        return KafkaFetchWakeup(messageLimit: messages, byteLimit: kilobytes * 1024, margin: deliveryBatchSize)
+    }
 
     /// The librdkafka configuration keys and values; the one place configuration is rendered.
     var dictionary: [String: String] {

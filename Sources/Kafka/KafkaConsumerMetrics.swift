@@ -16,6 +16,7 @@ final class KafkaConsumerMetrics: Sendable {
     let pauses: [String: Counter]
     let offsetStoreFailures: Counter
     let commitsRefused: Counter
+    let fetchWakeups: Counter
     private let lagSeries = Mutex<Set<KafkaTopicPartition>>([])
 
     init(registry: MetricsRegistry) {
@@ -39,6 +40,10 @@ final class KafkaConsumerMetrics: Sendable {
         commitsRefused = registry.counter(
             "callpush_kafka_commits_refused_total",
             help: "Offset commits the group refused because it was rebalancing (intake pauses until the rebalance is done)."
+        )
+        fetchWakeups = registry.counter(
+            "callpush_kafka_fetch_wakeups_total",
+            help: "Times the consumer woke librdkafka's fetcher after draining a full local queue (librdkafka before 2.3.0)."
         )
     }
 

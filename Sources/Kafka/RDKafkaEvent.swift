@@ -7,67 +7,46 @@ enum RDKafkaEvent {
     case error(KafkaError)
     /// librdkafka statistics JSON.
     case statistics(String)
-    case deliveryReports([DeliveryReport])
     /// The result of an offset commit: whether it succeeded, and whether the group coordinator refused it (or part
     /// of it) because the group is rebalancing.
     case offsetCommit(succeeded: Bool, refusedForRebalance: Bool)
-
-    struct DeliveryReport {
-        var id: UInt
-        var error: rd_kafka_resp_err_t
-        var topic: String
-        var partition: Int32
-        var offset: Int64
-    }
 
     /// Polls one event from `queue`, waiting at most `timeoutMilliseconds`; `nil` when none arrived.
     static func poll(_ queue: OpaquePointer, timeoutMilliseconds: Int32) -> RDKafkaEvent?? {
         guard let event = rd_kafka_queue_poll(queue, timeoutMilliseconds) else { return nil }
         defer { rd_kafka_event_destroy(event) }
+        return .some(converting(event))
+    }
+
+    /// The event's Swift value (`nil` for a type this module does not convert, such as delivery reports, which the
+    /// producer reads in place); `event` stays the caller's to destroy.
+    static func converting(_ event: OpaquePointer) -> RDKafkaEvent? {
         switch Int32(rd_kafka_event_type(event)) {
         case Int32(CRdKafka_EVENT_LOG()):
             var facility: UnsafePointer<CChar>?
             var text: UnsafePointer<CChar>?
             var level: Int32 = 6
             rd_kafka_event_log(event, &facility, &text, &level)
-            return .some(
-                .log(
-                    level: level,
-                    facility: facility.map { String(cString: $0) } ?? "",
-                    message: text.map { String(cString: $0) } ?? ""
-                )
+            return .log(
+                level: level,
+                facility: facility.map { String(cString: $0) } ?? "",
+                message: text.map { String(cString: $0) } ?? ""
             )
         case Int32(CRdKafka_EVENT_ERROR()):
             let err = rd_kafka_event_error(event)
             let reason = rd_kafka_event_error_string(event).map { String(cString: $0) }
             let fatal = rd_kafka_event_error_is_fatal(event) != 0
-            return .some(.error(KafkaError.rdKafka(err, reason: reason, isFatal: fatal)))
+            return .error(KafkaError.rdKafka(err, reason: reason, isFatal: fatal))
         case Int32(CRdKafka_EVENT_STATS()):
-            return .some(.statistics(rd_kafka_event_stats(event).map { String(cString: $0) } ?? "{}"))
-        case Int32(CRdKafka_EVENT_DR()):
-            var reports: [DeliveryReport] = []
-            reports.reserveCapacity(Int(rd_kafka_event_message_count(event)))
-            while let message = rd_kafka_event_message_next(event) {
-                let topic = message.pointee.rkt.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
-                reports.append(
-                    DeliveryReport(
-                        id: UInt(bitPattern: message.pointee._private),
-                        error: message.pointee.err,
-                        topic: topic,
-                        partition: message.pointee.partition,
-                        offset: message.pointee.offset
-                    )
-                )
-            }
-            return .some(.deliveryReports(reports))
+            return .statistics(rd_kafka_event_stats(event).map { String(cString: $0) } ?? "{}")
         case Int32(CRdKafka_EVENT_OFFSET_COMMIT()):
             let rebalancing = RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS
             var errors = [rd_kafka_event_error(event)]
             errors += RDKafkaTopicPartitionList.elements(of: rd_kafka_event_topic_partition_list(event)).map(\.error)
             let failed = errors.contains { $0 != RD_KAFKA_RESP_ERR_NO_ERROR && $0 != RD_KAFKA_RESP_ERR__NO_OFFSET }
-            return .some(.offsetCommit(succeeded: !failed, refusedForRebalance: errors.contains(rebalancing)))
+            return .offsetCommit(succeeded: !failed, refusedForRebalance: errors.contains(rebalancing))
         default:
-            return .some(nil)
+            return nil
         }
     }
 }

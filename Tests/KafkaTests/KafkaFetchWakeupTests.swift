@@ -1,0 +1,122 @@
+import Foundation
+import Synchronization
+import Telemetry
+import Testing
+
+@testable import Kafka
+
+@Suite(.timeLimit(.minutes(2))) struct KafkaFetchWakeupTests {
+    // MARK: - The policy
+
+    @Test func wakesOnceWhenAQueueThatReachedTheLimitHasDrainedToHalf() {
+        var wakeup = KafkaFetchWakeup(messageLimit: 1000, byteLimit: 1 << 30, margin: 100)
+        #expect(!observe(&wakeup, queueLength: 850, takenMessages: 100, takenBytes: 1000))
+        #expect(!wakeup.armed)
+        // Within one batch of the limit: the fetcher may have stopped.
+        #expect(!observe(&wakeup, queueLength: 900, takenMessages: 100, takenBytes: 1000))
+        #expect(wakeup.armed)
+        #expect(!observe(&wakeup, queueLength: 700, takenMessages: 100, takenBytes: 1000))
+        #expect(observe(&wakeup, queueLength: 500, takenMessages: 100, takenBytes: 1000))
+        #expect(!wakeup.armed)
+        // Once per time the queue was full.
+        #expect(!observe(&wakeup, queueLength: 0, takenMessages: 100, takenBytes: 1000))
+        #expect(!observe(&wakeup, queueLength: 0, takenMessages: 0, takenBytes: 0))
+    }
+
+    @Test func estimatesTheQueuesBytesFromTheMessagesTaken() {
+        // 10 KB bound, 100-byte messages: 100 queued messages are the limit, though the message bound is far.
+        var wakeup = KafkaFetchWakeup(messageLimit: 100_000, byteLimit: 10_000, margin: 10)
+        #expect(!observe(&wakeup, queueLength: 95, takenMessages: 10, takenBytes: 1000))
+        #expect(wakeup.armed)
+        #expect(!observe(&wakeup, queueLength: 60, takenMessages: 10, takenBytes: 1000))
+        #expect(observe(&wakeup, queueLength: 50, takenMessages: 10, takenBytes: 1000))
+    }
+
+    @Test func aConsumerSlowerThanTheFetcherNeverWakesIt() {
+        // The fetcher refills the queue before it drains to half: nothing to do.
+        var wakeup = KafkaFetchWakeup(messageLimit: 1000, byteLimit: 1 << 30, margin: 100)
+        for length in [950, 900, 850, 800, 1000, 950, 900, 850, 800, 760] {
+            #expect(!observe(&wakeup, queueLength: length, takenMessages: 50, takenBytes: 500))
+        }
+    }
+
+    @Test func takesTheLimitsFromTheRenderedConfiguration() {
+        var configuration = KafkaConsumerConfiguration()
+        #expect(configuration.fetchWakeup.messageLimit == 100_000)
+        #expect(configuration.fetchWakeup.byteLimit == 65_536 * 1024)
+        #expect(configuration.fetchWakeup.margin == configuration.deliveryBatchSize)
+        configuration.queuedMinMessages = 2000
+        configuration.additionalProperties["queued.max.messages.kbytes"] = "1024"
+        #expect(configuration.fetchWakeup.messageLimit == 2000)
+        #expect(configuration.fetchWakeup.byteLimit == 1024 * 1024)
+        configuration.additionalProperties["queued.min.messages"] = "3000"
+        #expect(configuration.fetchWakeup.messageLimit == 3000)
+    }
+
+    /// `observe` outside `#expect`, whose expansion cannot call a mutating method.
+    private func observe(_ wakeup: inout KafkaFetchWakeup, queueLength: Int, takenMessages: Int, takenBytes: Int) -> Bool {
+        wakeup.observe(queueLength: queueLength, takenMessages: takenMessages, takenBytes: takenBytes)
+    }
+
+    // MARK: - Against librdkafka
+
+    /// A backlog many times `queued.min.messages`: librdkafka 2.0.2 stops fetching each time the group consumer's
+    /// queue holds that many and, left alone, looks again up to 1 s later — 20 refills would take seconds. With the
+    /// wake-up the fetcher resumes while the consumer works through the queue.
+    @Test func aBacklogOfManyQueueFillsIsReadWithoutSecondLongStalls() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("backlog")
+        try cluster.createTopic(topic, partitions: 4)
+        let records = 40_000
+        let failures = try await KafkaTestSupport.produce(cluster, topic: topic, count: records, partitions: 4)
+        #expect(failures == 0)
+
+        let registry = MetricsRegistry()
+        var configuration = KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g"))
+        configuration.queuedMinMessages = 2000
+        let delegate = ArrivalDelegate()
+        let consumer = try KafkaConsumer(
+            topics: [topic], configuration: configuration, delegate: delegate, logger: KafkaTestSupport.logger,
+            metrics: registry)
+        let done = await KafkaTestSupport.waitUntil(timeout: .seconds(60)) { delegate.count >= records }
+        await consumer.close()
+        #expect(done)
+        #expect(delegate.count == records)
+        let wakeups = registry.exposition().split(separator: "\n").first { $0.hasPrefix("callpush_kafka_fetch_wakeups_total ") }
+        let count = wakeups.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+        // How often the queue fills depends on how far fetching runs ahead of this (debug-built) consumer; it does fill.
+        #expect(count >= 1, "\(wakeups ?? "no callpush_kafka_fetch_wakeups_total")")
+        // The longest gap between two batches: about a second whenever the fetcher waits for itself.
+        #expect(delegate.longestGap < .milliseconds(700), "longest gap \(delegate.longestGap)")
+    }
+}
+
+/// Counts messages (completing each) and the longest time between two consecutive batches.
+private final class ArrivalDelegate: KafkaConsumerDelegate {
+    private struct Arrivals {
+        var count = 0
+        var last: ContinuousClock.Instant?
+        var longestGap = Duration.zero
+    }
+
+    private let arrivals = Mutex(Arrivals())
+
+    var count: Int { arrivals.withLock { $0.count } }
+    var longestGap: Duration { arrivals.withLock { $0.longestGap } }
+
+    func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
+        let now = ContinuousClock.now
+        arrivals.withLock { arrivals in
+            if let last = arrivals.last { arrivals.longestGap = max(arrivals.longestGap, now - last) }
+            arrivals.last = now
+            arrivals.count += messages.count
+        }
+        for message in messages { consumer.complete(message) }
+    }
+
+    func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
+        consumer.complete(message)
+        arrivals.withLock { $0.count += 1 }
+    }
+}

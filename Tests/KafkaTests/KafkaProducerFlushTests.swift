@@ -1,0 +1,61 @@
+import Foundation
+import Synchronization
+import Telemetry
+import Testing
+
+@testable import Kafka
+
+@Suite(.timeLimit(.minutes(2))) struct KafkaProducerFlushTests {
+    /// `flush` returns `true` once every record's completion has run, each exactly once.
+    @Test func flushReturnsOnceEveryCompletionHasRun() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("receipts")
+        try cluster.createTopic(topic, partitions: 4)
+        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster), logger: KafkaTestSupport.logger)
+        #expect(await producer.flush(timeout: .seconds(1)), "nothing outstanding")
+
+        let records = 5000
+        let completions = Mutex<[UInt: Int]>([:])
+        var ids: [UInt] = []
+        for index in 0..<records {
+            let record = KafkaProducerRecord(topic: topic, partition: Int32(index % 4), value: Array(String(index).utf8))
+            ids.append(try producer.produce(record) { result in
+                guard case .success(let report) = result else { return }
+                completions.withLock { $0[report.id, default: 0] += 1 }
+            })
+        }
+        #expect(await producer.flush(timeout: .seconds(30)))
+        let seen = completions.withLock { $0 }
+        #expect(seen.count == records)
+        #expect(seen.values.allSatisfy { $0 == 1 })
+        #expect(Set(seen.keys) == Set(ids))
+        #expect(producer.outstandingCount == 0)
+        await producer.close()
+    }
+
+    /// While records cannot be delivered `flush` gives up at its timeout; once they are, it returns `true`.
+    @Test func flushTimesOutWhileTheBrokerIsDown() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("receipts")
+        try cluster.createTopic(topic, partitions: 1)
+        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster), logger: KafkaTestSupport.logger)
+        _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [0]))
+        try cluster.setBrokerDown(1)
+        let delivered = Tally()
+        for index in 0..<10 {
+            try producer.produce(KafkaProducerRecord(topic: topic, value: [UInt8(index)])) { result in
+                if case .success = result { delivered.add() }
+            }
+        }
+        let start = ContinuousClock.now
+        #expect(await producer.flush(timeout: .milliseconds(300)) == false)
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(producer.outstandingCount == 10)
+        try cluster.setBrokerUp(1)
+        #expect(await producer.flush(timeout: .seconds(20)))
+        #expect(delivered.value == 10)
+        await producer.close()
+    }
+}
