@@ -11,14 +11,20 @@ public final class APNsMockRecorder: Sendable {
         /// The client certificate the connection's TLS handshake verified (certificate auth); nil when it
         /// presented none.
         public let clientCertificate: CertificateFingerprint?
-        public let method: String
-        public let path: String
-        public let headers: [HTTP2Header]
+        /// The request's header fields as received (kept as bytes; ``method``, ``path`` and ``headers`` decode them).
+        let fields: HTTP2RawHeaderBlock
         public let payload: [UInt8]
         /// nil when the stream was stalled or the connection dropped.
         public let status: Int?
         /// The reason answered, `"Success"` for 200, `"Stalled"` or `"Dropped"` for no answer.
         let outcome: String
+
+        /// `:method`.
+        public var method: String { fields.first(name: ":method") ?? "" }
+        /// `:path`.
+        public var path: String { fields.first(name: ":path") ?? "" }
+        /// The regular headers in arrival order.
+        public var headers: [HTTP2Header] { fields.decoded() }
     }
 
     private struct State {

@@ -201,9 +201,7 @@ public final class APNsMockServer: Sendable {
                 responder.reset(errorCode: 0x7)  // REFUSED_STREAM: safe for the client to retry elsewhere
                 return
             }
-            let decision = validator.handle(
-                APNsMockRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
-                connection: entry.apns)
+            let decision = validator.handle(APNsMockRequest(fields: request.fields, body: request.body), connection: entry.apns)
             if !authenticated { authenticate(entry) }
             // Streams answered on this turn of the loop never count as active; delayed, stalled and dropped ones do.
             var answersNow = decision.delay == .zero
@@ -274,7 +272,7 @@ public final class APNsMockServer: Sendable {
             switch decision.action {
             case .respond(let response):
                 if counted { state.withLock { _ in entry.active -= 1 } }
-                responder.respond(status: response.status, headers: response.headers, body: response.body)
+                responder.respond(status: response.status, body: response.body) { response.writeHeaders($0) }
             case .stall:
                 break
             case .dropConnection:
