@@ -9,14 +9,16 @@
 public struct HTTP2RawHeaderBlock: @unchecked Sendable {
     /// The byte store; its header holds the bytes used and the requested capacity (kept here instead of reading
     /// `ManagedBuffer.capacity`, which asks the allocator on every call).
+    @usableFromInline
     final class HeaderBytes: ManagedBuffer<HeaderBytes.Counts, UInt8> {
+        @usableFromInline
         struct Counts {
-            var used: Int
+            @usableFromInline var used: Int
             var capacity: Int
         }
     }
 
-    private var storage: HeaderBytes?
+    @usableFromInline var storage: HeaderBytes?
 
     public init() {}
 
@@ -59,9 +61,26 @@ public struct HTTP2RawHeaderBlock: @unchecked Sendable {
             let raw = UnsafeMutableRawPointer(start)
             raw.storeBytes(of: UInt32(truncatingIfNeeded: nameLength).littleEndian, as: UInt32.self)
             raw.storeBytes(of: UInt32(truncatingIfNeeded: valueLength).littleEndian, toByteOffset: 4, as: UInt32.self)
-            (start + 8).update(from: name, count: nameLength)
-            (start + 8 + nameLength).update(from: value, count: valueLength)
+            Self.copy(name, nameLength, to: start + 8)
+            Self.copy(value, valueLength, to: start + 8 + nameLength)
             counts.pointee.used += needed
+        }
+    }
+
+    /// Copies `count` bytes; most header names and values are short, and two overlapping 8-byte moves beat a call to
+    /// `memcpy` there.
+    private static func copy(_ source: UnsafePointer<UInt8>, _ count: Int, to target: UnsafeMutablePointer<UInt8>) {
+        if count >= 8 && count <= 16 {
+            let from = UnsafeRawPointer(source)
+            let to = UnsafeMutableRawPointer(target)
+            let head = from.loadUnaligned(as: UInt64.self)
+            let tail = from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            to.storeBytes(of: head, as: UInt64.self)
+            to.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
+        } else if count < 8 {
+            for index in 0..<count { target[index] = source[index] }
+        } else {
+            target.update(from: source, count: count)
         }
     }
 
@@ -78,15 +97,25 @@ public struct HTTP2RawHeaderBlock: @unchecked Sendable {
     /// The fields' bytes for the duration of a ``withFields(_:)`` call: a sequence of (name, value) byte ranges in
     /// arrival order.
     public struct Fields: Sequence {
-        let base: UnsafePointer<UInt8>?
-        let count: Int
+        @usableFromInline let base: UnsafePointer<UInt8>?
+        @usableFromInline let count: Int
+
+        @inlinable init(base: UnsafePointer<UInt8>?, count: Int) {
+            self.base = base
+            self.count = count
+        }
 
         public struct Iterator: IteratorProtocol {
-            let base: UnsafePointer<UInt8>?
-            let count: Int
-            var offset = 0
+            @usableFromInline let base: UnsafePointer<UInt8>?
+            @usableFromInline let count: Int
+            @usableFromInline var offset = 0
 
-            public mutating func next() -> (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)? {
+            @inlinable init(base: UnsafePointer<UInt8>?, count: Int) {
+                self.base = base
+                self.count = count
+            }
+
+            @inlinable public mutating func next() -> (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)? {
                 guard let base, offset + 8 <= count else { return nil }
                 let nameLength = HTTP2RawHeaderBlock.readLength(base + offset)
                 let valueLength = HTTP2RawHeaderBlock.readLength(base + offset + 4)
@@ -99,19 +128,19 @@ public struct HTTP2RawHeaderBlock: @unchecked Sendable {
             }
         }
 
-        public func makeIterator() -> Iterator { Iterator(base: base, count: count) }
+        @inlinable public func makeIterator() -> Iterator { Iterator(base: base, count: count) }
     }
 
     /// Calls `body` with the fields' bytes, valid only during the call.
-    public func withFields<R>(_ body: (Fields) throws -> R) rethrows -> R {
+    @inlinable public func withFields<R>(_ body: (Fields) throws -> R) rethrows -> R {
         guard let storage else { return try body(Fields(base: nil, count: 0)) }
         return try storage.withUnsafeMutablePointers { counts, elements in
             try body(Fields(base: UnsafePointer(elements), count: counts.pointee.used))
         }
     }
 
-    static func readLength(_ pointer: UnsafePointer<UInt8>) -> Int {
-        Int(pointer[0]) | Int(pointer[1]) << 8 | Int(pointer[2]) << 16 | Int(pointer[3]) << 24
+    @inlinable static func readLength(_ pointer: UnsafePointer<UInt8>) -> Int {
+        Int(UInt32(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt32.self)))
     }
 
     static func isPseudoHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -93,10 +93,11 @@ private let serverOnBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame
 }
 
 private let serverOnHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
-    guard let frame, let name, let value, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    let connection = serverConnection(userData)
-    guard let stream = connection.stream(frame.pointee.hd.stream_id) else { return 0 }
-    stream.fields.append(name: name, nameLength: nameLength, value: value, valueLength: valueLength)
+    guard let frame, let name, let value, let userData else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    Unmanaged<HTTP2ServerConnection>.fromOpaque(userData)._withUnsafeGuaranteedRef {
+        $0.receiveField(streamID: frame.pointee.hd.stream_id, name: name, nameLength: nameLength, value: value,
+                        valueLength: valueLength)
+    }
     return 0
 }
 

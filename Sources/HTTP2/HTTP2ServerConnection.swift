@@ -27,8 +27,9 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// Closed streams kept for the next requests (see ``openStream(_:)``).
     var spareStreams: [ServerStream] = []
     /// The stream the last frame callback was about: a request's HEADERS, CONTINUATION and DATA arrive back to
-    /// back, so most callbacks skip the dictionary lookup.
-    var currentStream: ServerStream?
+    /// back, so most callbacks skip the dictionary lookup. Unretained (``streams`` keeps it); cleared when the stream
+    /// leaves ``streams``.
+    var currentStream: Unmanaged<ServerStream>?
     var encoder = NGHTTP2HeaderEncoder()
     var requestsReceived = 0
     var goAwaySentLastStreamID: Int32?
@@ -154,7 +155,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     /// The open stream `streamID` when it still wants an answer, marked answered.
     private func answerableStream(_ streamID: Int32) -> ServerStream? {
-        guard session != nil, let stream = streams[streamID], !stream.responded, !stream.abandoned else { return nil }
+        guard session != nil, let stream = stream(streamID), !stream.responded, !stream.abandoned else { return nil }
         stream.responded = true
         return stream
     }
@@ -219,20 +220,36 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
             stream = ServerStream(streamID: id)
         }
         streams[id] = stream
-        currentStream = stream
+        currentStream = Unmanaged.passUnretained(stream)
     }
 
     /// Forgets stream `id` and keeps its object as a spare.
     func closeStream(_ id: Int32) {
         guard let stream = streams.removeValue(forKey: id) else { return }
-        if currentStream === stream { currentStream = nil }
+        if currentStream?.toOpaque() == Unmanaged.passUnretained(stream).toOpaque() { currentStream = nil }
         if spareStreams.count < Self.maximumSpareStreams { spareStreams.append(stream) }
     }
 
+    /// Appends a received header field to stream `id`'s request. The current stream's (every field of a request
+    /// but its trailers) costs no reference counting.
+    func receiveField(streamID id: Int32, name: UnsafePointer<UInt8>, nameLength: Int, value: UnsafePointer<UInt8>,
+                      valueLength: Int) {
+        if let current = currentStream,
+           current._withUnsafeGuaranteedRef({ stream in
+               guard stream.streamID == id else { return false }
+               stream.fields.append(name: name, nameLength: nameLength, value: value, valueLength: valueLength)
+               return true
+           })
+        {
+            return
+        }
+        stream(id)?.fields.append(name: name, nameLength: nameLength, value: value, valueLength: valueLength)
+    }
+
     func stream(_ id: Int32) -> ServerStream? {
-        if let current = currentStream, current.streamID == id { return current }
+        if let current = currentStream?.takeUnretainedValue(), current.streamID == id { return current }
         let found = streams[id]
-        currentStream = found
+        currentStream = found.map { Unmanaged.passUnretained($0) }
         return found
     }
 
