@@ -6,9 +6,25 @@ import Glibc
 enum APNsMockBytes {
     typealias Bytes = UnsafeBufferPointer<UInt8>
 
-    /// `bytes` equal `text` exactly.
+    /// `bytes` equal `text` exactly (header names and short values: 8-byte words, no call to `memcmp`).
     static func equal(_ bytes: Bytes, _ text: StaticString) -> Bool {
-        bytes.count == text.utf8CodeUnitCount && (bytes.isEmpty || memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0)
+        let count = text.utf8CodeUnitCount
+        guard bytes.count == count else { return false }
+        guard count > 0, let base = bytes.baseAddress else { return count == 0 }
+        let a = UnsafeRawPointer(base)
+        let b = UnsafeRawPointer(text.utf8Start)
+        switch count {
+        case 8...16:
+            return a.loadUnaligned(as: UInt64.self) == b.loadUnaligned(as: UInt64.self)
+                && a.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+                == b.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+        case 4..<8:
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+                == b.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+        default:
+            return memcmp(a, b, count) == 0
+        }
     }
 
     /// `bytes` equal `other` exactly.
@@ -40,7 +56,7 @@ enum APNsMockBytes {
 
     /// `bytes` equal `lowercase` (given in lowercase) ignoring the case of `bytes`' ASCII letters.
     static func equalIgnoringASCIICase(_ bytes: Bytes, lowercase: StaticString) -> Bool {
-        bytes.count == lowercase.utf8CodeUnitCount && hasPrefixIgnoringASCIICase(bytes, lowercase)
+        bytes.count == lowercase.utf8CodeUnitCount && (equal(bytes, lowercase) || hasPrefixIgnoringASCIICase(bytes, lowercase))
     }
 
     /// `bytes` start with `prefix`, `prefix` given in lowercase, ignoring the case of `bytes`' ASCII letters.

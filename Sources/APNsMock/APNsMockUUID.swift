@@ -44,31 +44,43 @@ struct APNsMockUUID: Sendable, Hashable {
 
     /// Writes the canonical form into the first ``textLength`` bytes of `buffer`.
     func write(to buffer: UnsafeMutableBufferPointer<UInt8>) {
-        var position = 0
-        var digit = 0
-        /// Hex digits `nibbles` of `word`, counted from the most significant, then a dash unless last.
-        func put(_ word: UInt64, _ nibbles: Range<Int>) {
-            for nibble in nibbles {
-                let value = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * nibble)) & 0xF
-                if value < 10 {
-                    buffer[position] = UInt8(ascii: "0") + value
-                } else {
-                    let letterBase = uppercaseDigits & (1 << UInt32(digit)) != 0 ? UInt8(ascii: "A") : UInt8(ascii: "a")
-                    buffer[position] = letterBase + value - 10
-                }
-                position += 1
-                digit += 1
-            }
-            if position < Self.textLength {
-                buffer[position] = UInt8(ascii: "-")
-                position += 1
-            }
+        guard let start = buffer.baseAddress, buffer.count >= Self.textLength else { return }
+        let output = UnsafeMutableRawPointer(start)
+        // 8-4-4-4-12: each 32-bit half of `high` and `low` is 8 digits; the dashes split the middle two.
+        let first = Self.digits(UInt32(truncatingIfNeeded: high >> 32), uppercase: uppercaseDigits & 0xFF)
+        let second = Self.digits(UInt32(truncatingIfNeeded: high), uppercase: uppercaseDigits >> 8 & 0xFF)
+        let third = Self.digits(UInt32(truncatingIfNeeded: low >> 32), uppercase: uppercaseDigits >> 16 & 0xFF)
+        let fourth = Self.digits(UInt32(truncatingIfNeeded: low), uppercase: uppercaseDigits >> 24)
+        output.storeBytes(of: first.littleEndian, as: UInt64.self)
+        output.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 8, as: UInt8.self)
+        output.storeBytes(of: UInt32(truncatingIfNeeded: second).littleEndian, toByteOffset: 9, as: UInt32.self)
+        output.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 13, as: UInt8.self)
+        output.storeBytes(of: UInt32(truncatingIfNeeded: second >> 32).littleEndian, toByteOffset: 14, as: UInt32.self)
+        output.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 18, as: UInt8.self)
+        output.storeBytes(of: UInt32(truncatingIfNeeded: third).littleEndian, toByteOffset: 19, as: UInt32.self)
+        output.storeBytes(of: UInt8(ascii: "-"), toByteOffset: 23, as: UInt8.self)
+        output.storeBytes(of: UInt32(truncatingIfNeeded: third >> 32).littleEndian, toByteOffset: 24, as: UInt32.self)
+        output.storeBytes(of: fourth.littleEndian, toByteOffset: 28, as: UInt64.self)
+    }
+
+    /// The 8 hex digits of `word`, most significant first, as the bytes of a 64-bit value from its low byte up;
+    /// digit `i`'s letter uppercase when bit `i` of `uppercase` is set.
+    private static func digits(_ word: UInt32, uppercase: UInt32) -> UInt64 {
+        // One nibble per byte, the most significant nibble in the lowest byte.
+        var value = UInt64(word)
+        value = (value & 0xFFFF_0000) << 16 | (value & 0x0000_FFFF)
+        value = (value & 0x0000_FF00_0000_FF00) << 8 | (value & 0x0000_00FF_0000_00FF)
+        value = (value & 0x00F0_00F0_00F0_00F0) << 4 | (value & 0x000F_000F_000F_000F)
+        value = value.byteSwapped
+        // 0x01 in every byte that holds a letter (a nibble above 9), then "0" + nibble, + 0x27 more for "a"-"f" or
+        // 0x07 more for "A"-"F".
+        let letters = (value &+ 0x7676_7676_7676_7676) >> 7 & 0x0101_0101_0101_0101
+        var uppercaseBytes: UInt64 = uppercase == 0xFF ? .max : 0
+        if uppercase != 0 && uppercase != 0xFF {
+            for digit in 0..<8 where uppercase & (1 << UInt32(digit)) != 0 { uppercaseBytes |= 0xFF << UInt64(8 * digit) }
         }
-        put(high, 0..<8)
-        put(high, 8..<12)
-        put(high, 12..<16)
-        put(low, 0..<4)
-        put(low, 4..<16)
+        let offsets = (0x2727_2727_2727_2727 & ~uppercaseBytes) | (0x0707_0707_0707_0707 & uppercaseBytes)
+        return value &+ 0x3030_3030_3030_3030 &+ letters &* 0xFF & offsets
     }
 
     /// The canonical form as a `String`.

@@ -43,9 +43,9 @@ final class APNsMockValidator: Sendable {
     public let configuration: APNsMockConfiguration
     public let faults: APNsMockFaultInjector
     public let recorder: APNsMockRecorder
-    /// Every allowed bundle ID with every known topic suffix (and none), by a hash of its bytes: with allowed bundle
-    /// IDs, the topic checks are one lookup and one comparison.
-    private let allowedTopics: [UInt64: [AllowedTopic]]
+    /// Every allowed bundle ID with every known topic suffix (and none), by length (a topic has at most 255 bytes):
+    /// with allowed bundle IDs, the topic checks are an index and a comparison or two.
+    private let allowedTopics: [[AllowedTopic]]
     /// Every push type APNs documents, with what the checks need of it.
     private let pushTypes: [KnownPushType]
     private let alert: KnownPushType
@@ -93,14 +93,15 @@ final class APNsMockValidator: Sendable {
         self.configuration = configuration
         self.faults = faults
         self.recorder = recorder
-        var topics: [UInt64: [AllowedTopic]] = [:]
+        var topics = [[AllowedTopic]](repeating: [], count: configuration.allowedBundleIDs.isEmpty ? 0 : 256)
         for bundleID in configuration.allowedBundleIDs {
             for suffix in [""] + Self.knownSuffixes {
                 let topic = Array((bundleID + suffix).utf8)
-                let entry = topic.withUnsafeBufferPointer { bytes in
-                    AllowedTopic(bytes: topic, suffix: Self.suffix(of: bytes), wellFormed: Self.isWellFormedTopic(bytes))
+                guard topic.count < topics.count else { continue }  // too long to be well formed: never allowed
+                topic.withUnsafeBufferPointer { bytes in
+                    topics[bytes.count].append(AllowedTopic(bytes: topic, suffix: Self.suffix(of: bytes),
+                                                            wellFormed: Self.isWellFormedTopic(bytes)))
                 }
-                topics[topic.withUnsafeBufferPointer(Self.hash), default: []].append(entry)
             }
         }
         allowedTopics = topics
@@ -270,7 +271,8 @@ final class APNsMockValidator: Sendable {
     /// `apns-topic`: well formed (400 BadTopic), allowed (400 TopicDisallowed), within a certificate's bundle IDs
     /// (400 TopicDisallowed), with the push type's suffix (400 DeviceTokenNotForTopic).
     private func checkTopic(_ topic: Bytes, pushType: KnownPushType, certificateBundleIDs: Set<String>?) -> Rejection? {
-        let known = allowedTopics.isEmpty ? nil : allowedTopics[Self.hash(topic)]?.first { APNsMockBytes.equal(topic, $0.bytes) }
+        let known = topic.count < allowedTopics.count
+            ? allowedTopics[topic.count].first { APNsMockBytes.equal(topic, $0.bytes) } : nil
         guard known?.wellFormed ?? Self.isWellFormedTopic(topic) else { return .init(400, .badTopic) }
         if !configuration.allowedBundleIDs.isEmpty, known == nil { return .init(400, .topicDisallowed) }
         let suffix = known?.suffix ?? Self.suffix(of: topic)
@@ -284,13 +286,6 @@ final class APNsMockValidator: Sendable {
         return nil
     }
 
-    /// FNV-1a over `bytes`: the key of ``allowedTopics``.
-    private static func hash(_ bytes: Bytes) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-        return hash
-    }
-
     private static let devicePathPrefix: StaticString = "/3/device/"
 
     /// `/3/device/<token>`: 404 BadPath, 400 MissingDeviceToken, or the token's length; 0 when the token is not an
@@ -302,13 +297,40 @@ final class APNsMockValidator: Sendable {
         }
         let length = bytes.count - prefix
         guard length > 0 else { return .failure(.init(400, .missingDeviceToken)) }
-        var allHex = true
-        for byte in bytes[prefix...] where byte &- UInt8(ascii: "0") >= 10 && (byte | 0x20) &- UInt8(ascii: "a") >= 6 {
-            guard byte != UInt8(ascii: "/"), byte != UInt8(ascii: "?") else { return .failure(.init(404, .badPath)) }
-            allHex = false
+        var allHex = isHex(Bytes(rebasing: bytes[prefix...]))
+        if !allHex {
+            for byte in bytes[prefix...] where APNsMockBytes.hexValue(byte) == nil {
+                guard byte != UInt8(ascii: "/"), byte != UInt8(ascii: "?") else { return .failure(.init(404, .badPath)) }
+                allHex = false
+            }
         }
         let plausible = length % 2 == 0 && (DeviceToken.minimumHexDigits...DeviceToken.maximumHexDigits).contains(length)
         return .success(allHex && plausible ? length : 0)
+    }
+
+    /// Every byte is a hex digit (either case): eight at a time, as bytewise range checks on a 64-bit word.
+    private static func isHex(_ bytes: Bytes) -> Bool {
+        func spread(_ byte: UInt8) -> UInt64 { UInt64(byte) &* 0x0101_0101_0101_0101 }
+        let high = spread(0x80)
+        var index = 0
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                guard word & high == 0 else { return false }
+                // With every byte below 0x80, adding 0x80 - n sets a byte's top bit exactly when the byte is >= n,
+                // with no carry into the next byte.
+                let digit = (word &+ spread(0x80 - 0x30)) & ~(word &+ spread(0x80 - 0x3A))
+                let folded = word | spread(0x20)
+                let letter = (folded &+ spread(0x80 - 0x61)) & ~(folded &+ spread(0x80 - 0x67))
+                guard (digit | letter) & high == high else { return false }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            guard APNsMockBytes.hexValue(bytes[index]) != nil else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Known suffixes, longest first so `.voip-ptt` wins over `.voip`.
