@@ -28,13 +28,13 @@ enum APNsMockBytes {
     }
 
     /// `bytes` equal `other` exactly.
-    static func equal(_ bytes: Bytes, _ other: [UInt8]) -> Bool {
+    static func equal(_ bytes: Bytes, bytes other: [UInt8]) -> Bool {
         bytes.count == other.count
             && (bytes.isEmpty || other.withUnsafeBufferPointer { memcmp(bytes.baseAddress!, $0.baseAddress!, bytes.count) == 0 })
     }
 
     /// `bytes` equal `text`'s UTF-8 exactly.
-    static func equal(_ bytes: Bytes, _ text: String) -> Bool {
+    static func equal(_ bytes: Bytes, string text: String) -> Bool {
         guard bytes.count == text.utf8.count else { return false }
         if bytes.isEmpty { return true }
         if let same = text.utf8.withContiguousStorageIfAvailable({ memcmp(bytes.baseAddress!, $0.baseAddress!, bytes.count) == 0 }) {

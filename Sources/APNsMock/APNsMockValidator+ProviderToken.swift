@@ -20,7 +20,7 @@ extension APNsMockValidator {
         guard let authorization, !authorization.isEmpty else { return Rejection(403, .missingProviderToken) }
         let now = configuration.clock.now().seconds
         let known = connection.state.withLock { state -> (verified: Bool, rejection: Rejection?) in
-            guard let verified = state.verifiedToken, APNsMockBytes.equal(authorization, verified.authorization) else {
+            guard let verified = state.verifiedToken, APNsMockBytes.equal(authorization, string: verified.authorization) else {
                 return (false, nil)
             }
             return (true, applyTokenRules(verified.authorization, keyID: verified.keyID, issuedAt: verified.issuedAt,

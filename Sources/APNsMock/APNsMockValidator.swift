@@ -2,6 +2,7 @@ internal import APNs
 import Glibc
 import HTTP2
 internal import Telemetry
+import Synchronization
 
 /// Decides APNs' answer to one request, the way Apple validates (facts §2–§7), plus injected faults.
 ///
@@ -114,10 +115,7 @@ final class APNsMockValidator: Sendable {
 
     /// The full decision for one stream: validation, faults, latency, GOAWAY; recorded in ``recorder``.
     func handle(_ request: APNsMockRequest, connection: APNsMockConnectionState) -> APNsMockDecision {
-        let streamNumber = connection.state.withLock { state -> Int in
-            state.streams += 1
-            return state.streams
-        }
+        let streamNumber = connection.streams.wrappingAdd(1, ordering: .relaxed).newValue
         let decision = request.fields.withFields { bytes -> APNsMockDecision in
             let fields = APNsMockHeaderFields(bytes)
             let apnsID = responseID(fields)
@@ -225,7 +223,7 @@ final class APNsMockValidator: Sendable {
 
         var pushType = alert
         if let value = fields.pushType {
-            guard let known = pushTypes.first(where: { APNsMockBytes.equal(value, $0.bytes) }) else {
+            guard let known = pushTypes.first(where: { APNsMockBytes.equal(value, bytes: $0.bytes) }) else {
                 return .failure(.init(400, .invalidPushType))
             }
             pushType = known
@@ -272,7 +270,7 @@ final class APNsMockValidator: Sendable {
     /// (400 TopicDisallowed), with the push type's suffix (400 DeviceTokenNotForTopic).
     private func checkTopic(_ topic: Bytes, pushType: KnownPushType, certificateBundleIDs: Set<String>?) -> Rejection? {
         let known = topic.count < allowedTopics.count
-            ? allowedTopics[topic.count].first { APNsMockBytes.equal(topic, $0.bytes) } : nil
+            ? allowedTopics[topic.count].first { APNsMockBytes.equal(topic, bytes: $0.bytes) } : nil
         guard known?.wellFormed ?? Self.isWellFormedTopic(topic) else { return .init(400, .badTopic) }
         if !configuration.allowedBundleIDs.isEmpty, known == nil { return .init(400, .topicDisallowed) }
         let suffix = known?.suffix ?? Self.suffix(of: topic)
@@ -280,7 +278,7 @@ final class APNsMockValidator: Sendable {
             // A certificate covers its own app only: another app's topic (another team's, say) is disallowed. The
             // topic is well formed here, so ASCII: characters are bytes.
             let bundleID = Bytes(rebasing: topic[..<(topic.count - suffix.utf8.count)])
-            guard bundleIDs.contains(where: { APNsMockBytes.equal(bundleID, $0) }) else { return .init(400, .topicDisallowed) }
+            guard bundleIDs.contains(where: { APNsMockBytes.equal(bundleID, string: $0) }) else { return .init(400, .topicDisallowed) }
         }
         if !pushType.isMDM, suffix != pushType.topicSuffix ?? "" { return .init(400, .deviceTokenNotForTopic) }
         return nil
@@ -340,7 +338,7 @@ final class APNsMockValidator: Sendable {
     /// The push-type suffix `topic` ends with (`.voip` for `com.example.app.voip`), or "" for a bare bundle ID.
     static func suffix(of topic: Bytes) -> String {
         for suffix in knownSuffixes where topic.count > suffix.utf8.count {
-            if APNsMockBytes.equal(Bytes(rebasing: topic[(topic.count - suffix.utf8.count)...]), suffix) { return suffix }
+            if APNsMockBytes.equal(Bytes(rebasing: topic[(topic.count - suffix.utf8.count)...]), string: suffix) { return suffix }
         }
         return ""
     }
