@@ -17,13 +17,14 @@ final class APNsMockConnectionState: Sendable {
         /// `iat`: APNs does not re-verify an unchanged token on every request, and neither does the mock.
         var verifiedToken: (authorization: String, keyID: String, issuedAt: Int64)?
         var tokenUpdates = 0
-        var streams = 0
         var goAwaySent = false
     }
 
     /// An identifier for logs and the recorder.
     public let id: Int
     let state = Mutex(State())
+    /// Streams handled so far (counted without the lock).
+    let streams = Atomic<Int>(0)
 
     /// The fingerprint of the client certificate the connection's TLS handshake verified against the server's
     /// client CA; nil when it presented none. A connection with one is checked as certificate auth.
@@ -41,7 +42,7 @@ final class APNsMockConnectionState: Sendable {
     }
 
     /// Streams handled so far on this connection.
-    var streamCount: Int { state.withLock { $0.streams } }
+    var streamCount: Int { streams.load(ordering: .relaxed) }
     /// The `kid` bound to this connection by its first authenticated push.
     var boundKeyID: String? { state.withLock { $0.boundKeyID } }
     /// How many times the connection switched to a new token after the first.

@@ -51,7 +51,7 @@ public final class APNsMockFaultInjector: Sendable {
     /// Decides the fault for one valid request to `token` (hex digits in any case), and the added latency. Token
     /// lists are checked first, then one random draw picks among drop, stall, 429, 500, 503 (cumulative
     /// probabilities). Without faults it returns at once: no lock, no draw.
-    func decide(token: Substring) -> (outcome: Outcome, delay: Duration, goAwayAfterStreams: Int?) {
+    func decide(token: UnsafeBufferPointer<UInt8>) -> (outcome: Outcome, delay: Duration, goAwayAfterStreams: Int?) {
         if quiet.load(ordering: .relaxed) { return (.none, .zero, nil) }
         return state.withLock { state in
             let faults = state.faults
@@ -59,7 +59,8 @@ public final class APNsMockFaultInjector: Sendable {
             if faults.latencyJitter > .zero { delay += faults.latencyJitter * state.random.unit() }
             let draw = state.random.unit()
             var outcome = Outcome.none
-            let listed = faults.badTokens.isEmpty && faults.unregisteredTokens.isEmpty ? nil : token.lowercased()
+            let listed = faults.badTokens.isEmpty && faults.unregisteredTokens.isEmpty
+                ? nil : String(decoding: token, as: UTF8.self).lowercased()
             if let listed, faults.badTokens.contains(listed) {
                 outcome = .badDeviceToken
             } else if let listed, faults.unregisteredTokens.contains(listed) {

@@ -1,36 +1,52 @@
 import HTTP2
 
-/// The request headers the validator looks at, found in one pass over the header list, and whether any regular
-/// header appeared twice. Holds the request's own strings (no copies, no case-converted names).
+/// The request fields the validator looks at, found in one pass over the header block's bytes, and whether any
+/// regular header appeared twice. Holds byte ranges of the block (no copies, no strings): valid only inside the
+/// `HTTP2RawHeaderBlock.withFields` call it was made in.
 struct APNsMockHeaderFields {
-    var authorization: String?
-    var pushType: String?
-    var topic: String?
-    var priority: String?
-    var expiration: String?
-    var collapseID: String?
-    var apnsID: String?
+    typealias Bytes = UnsafeBufferPointer<UInt8>
+
+    var method: Bytes?
+    var path: Bytes?
+    var authorization: Bytes?
+    var pushType: Bytes?
+    var topic: Bytes?
+    var priority: Bytes?
+    var expiration: Bytes?
+    var collapseID: Bytes?
+    var apnsID: Bytes?
     var hasDuplicate = false
 
     private enum Field { case authorization, pushType, topic, priority, expiration, collapseID, apnsID }
 
-    init(_ headers: [HTTP2Header]) {
-        for (position, header) in headers.enumerated() where header.name.utf8.first != UInt8(ascii: ":") {
-            guard let field = Self.field(named: header.name) else {
+    init(_ fields: HTTP2RawHeaderBlock.Fields) {
+        var iterator = fields.makeIterator()
+        while let (name, value) = iterator.next() {
+            if name.first == UInt8(ascii: ":") {
+                // Pseudo-headers: the first of each counts (nghttp2 refuses requests that repeat one).
+                if APNsMockBytes.equal(name, ":method") {
+                    if method == nil { method = value }
+                } else if APNsMockBytes.equal(name, ":path") {
+                    if path == nil { path = value }
+                }
+                continue
+            }
+            guard let field = Self.field(named: name) else {
                 // A name the validator does not read: only a later copy of it can make it a duplicate.
                 if !hasDuplicate {
-                    hasDuplicate = headers[(position + 1)...].contains {
-                        APNsMockBytes.equalIgnoringASCIICase($0.name, header.name)
+                    var rest = iterator
+                    while !hasDuplicate, let (later, _) = rest.next() {
+                        hasDuplicate = APNsMockBytes.equalIgnoringASCIICase(later, name)
                     }
                 }
                 continue
             }
-            set(field, header.value)
+            set(field, value)
         }
     }
 
-    private mutating func set(_ field: Field, _ value: String) {
-        func store(_ slot: inout String?) {
+    private mutating func set(_ field: Field, _ value: Bytes) {
+        func store(_ slot: inout Bytes?) {
             if slot == nil { slot = value } else { hasDuplicate = true }
         }
         switch field {
@@ -45,19 +61,17 @@ struct APNsMockHeaderFields {
     }
 
     /// The field a header name stands for (ASCII case ignored), by length first so most names cost one compare.
-    private static func field(named name: String) -> Field? {
-        let candidates: (String, Field, String?, Field?)
-        switch name.utf8.count {
-        case 7: candidates = ("apns-id", .apnsID, nil, nil)
-        case 10: candidates = ("apns-topic", .topic, nil, nil)
-        case 13: candidates = ("authorization", .authorization, "apns-priority", .priority)
-        case 14: candidates = ("apns-push-type", .pushType, nil, nil)
-        case 15: candidates = ("apns-expiration", .expiration, nil, nil)
-        case 16: candidates = ("apns-collapse-id", .collapseID, nil, nil)
+    private static func field(named name: Bytes) -> Field? {
+        switch name.count {
+        case 7: return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-id") ? .apnsID : nil
+        case 10: return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-topic") ? .topic : nil
+        case 13:
+            if APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "authorization") { return .authorization }
+            return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-priority") ? .priority : nil
+        case 14: return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-push-type") ? .pushType : nil
+        case 15: return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-expiration") ? .expiration : nil
+        case 16: return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-collapse-id") ? .collapseID : nil
         default: return nil
         }
-        if APNsMockBytes.equalIgnoringASCIICase(name, candidates.0) { return candidates.1 }
-        if let other = candidates.2, APNsMockBytes.equalIgnoringASCIICase(name, other) { return candidates.3 }
-        return nil
     }
 }

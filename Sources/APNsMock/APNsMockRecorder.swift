@@ -11,30 +11,28 @@ public final class APNsMockRecorder: Sendable {
         /// The client certificate the connection's TLS handshake verified (certificate auth); nil when it
         /// presented none.
         public let clientCertificate: CertificateFingerprint?
-        public let method: String
-        public let path: String
-        public let headers: [HTTP2Header]
+        /// The request's header fields as received (kept as bytes; ``method``, ``path`` and ``headers`` decode them).
+        let fields: HTTP2RawHeaderBlock
         public let payload: [UInt8]
         /// nil when the stream was stalled or the connection dropped.
         public let status: Int?
         /// The reason answered, `"Success"` for 200, `"Stalled"` or `"Dropped"` for no answer.
         let outcome: String
+
+        /// `:method`.
+        public var method: String { fields.first(name: ":method") ?? "" }
+        /// `:path`.
+        public var path: String { fields.first(name: ":path") ?? "" }
+        /// The regular headers in arrival order.
+        public var headers: [HTTP2Header] { fields.decoded() }
     }
 
     private struct State {
         /// A ring: once full, `next` is the oldest entry and is overwritten next.
         var ring: [Entry] = []
         var next = 0
-        /// Counts of every outcome but success, which is counted apart (no hashing on the common path).
+        /// Counts of every outcome but success, which is counted apart (no hashing, no lock on the common path).
         var countsByOtherOutcome: [String: Int] = [:]
-        var successes = 0
-        var total = 0
-
-        var countsByOutcome: [String: Int] {
-            var counts = countsByOtherOutcome
-            if successes > 0 { counts[APNsMockRecorder.success] = successes }
-            return counts
-        }
     }
 
     /// The outcome of a 200.
@@ -43,15 +41,21 @@ public final class APNsMockRecorder: Sendable {
     /// Entries kept; 0 keeps only the counts (`callpush mock-apns`, which shows only counts). Default: 10_000.
     let capacity: Int
     private let state = Mutex(State())
+    private let successes = Atomic<Int>(0)
+    private let total = Atomic<Int>(0)
 
     init(capacity: Int = 10_000) { self.capacity = max(0, capacity) }
 
-    /// Counts `outcome` and keeps the entry `makeEntry` builds (built only when entries are kept).
+    /// Counts `outcome` and keeps the entry `makeEntry` builds (built only when entries are kept). A success with no
+    /// entries kept takes no lock.
     func record(outcome: String, _ makeEntry: () -> Entry) {
+        total.add(1, ordering: .relaxed)
+        let isSuccess = outcome == Self.success
+        if isSuccess { successes.add(1, ordering: .relaxed) }
+        guard capacity > 0 || !isSuccess else { return }
         let entry = capacity > 0 ? makeEntry() : nil
         state.withLock { state in
-            state.total += 1
-            if outcome == Self.success { state.successes += 1 } else { state.countsByOtherOutcome[outcome, default: 0] += 1 }
+            if !isSuccess { state.countsByOtherOutcome[outcome, default: 0] += 1 }
             guard let entry else { return }
             if state.ring.count < capacity {
                 state.ring.append(entry)
@@ -67,11 +71,25 @@ public final class APNsMockRecorder: Sendable {
         state.withLock { state in Array(state.ring[state.next...] + state.ring[..<state.next]) }
     }
     /// Count per outcome (`"Success"`, a reason such as `"Unregistered"`, `"Stalled"`, `"Dropped"`).
-    public var countsByOutcome: [String: Int] { state.withLock { $0.countsByOutcome } }
+    public var countsByOutcome: [String: Int] {
+        var counts = state.withLock { $0.countsByOtherOutcome }
+        let successes = successes.load(ordering: .relaxed)
+        if successes > 0 { counts[Self.success] = successes }
+        return counts
+    }
     /// Streams handled.
-    public var totalCount: Int { state.withLock { $0.total } }
+    public var totalCount: Int { total.load(ordering: .relaxed) }
     /// Count for one outcome.
-    public func count(_ outcome: String) -> Int { state.withLock { $0.countsByOutcome[outcome, default: 0] } }
+    public func count(_ outcome: String) -> Int {
+        if outcome == Self.success { return successes.load(ordering: .relaxed) }
+        return state.withLock { $0.countsByOtherOutcome[outcome, default: 0] }
+    }
 
-    public func reset() { state.withLock { $0 = State() } }
+    public func reset() {
+        state.withLock { state in
+            state = State()
+            successes.store(0, ordering: .relaxed)
+            total.store(0, ordering: .relaxed)
+        }
+    }
 }

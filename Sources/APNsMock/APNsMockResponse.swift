@@ -1,25 +1,48 @@
 public import HTTP2
 
-/// An answer to send on the stream: `:status`, headers, body.
+/// An answer to send on the stream: `:status`, headers, body. The header values are kept as what they are made from
+/// (UUIDs as their bits), and written into the server's header block only when the answer is sent
+/// (``writeHeaders(_:)``); ``headers`` spells them out as `HTTP2Header`s.
 struct APNsMockResponse: Sendable, Hashable {
     public var status: Int
-    /// Regular headers (not `:status`) in the order they are sent: `apns-id`, then `apns-unique-id` or
-    /// `content-type`.
-    public var headers: [HTTP2Header]
+    /// `apns-id`: the request's own, exactly as sent, or a generated one.
+    var id: APNsMockUUID
+    /// `apns-unique-id`, sent on success as the sandbox does; nil when not sent.
+    var uniqueID: APNsMockUUID?
+    /// Empty on success; the JSON reason otherwise (sent with `content-type: application/json`).
     public var body: [UInt8]
     /// The reason in the body, if any (nil on success).
     public var reason: String?
 
-    init(status: Int, headers: [HTTP2Header], body: [UInt8], reason: String?) {
+    init(status: Int, id: APNsMockUUID, uniqueID: APNsMockUUID? = nil, body: [UInt8] = [], reason: String? = nil) {
         self.status = status
-        self.headers = headers
+        self.id = id
+        self.uniqueID = uniqueID
         self.body = body
         self.reason = reason
+    }
+
+    /// Regular headers (not `:status`) in the order they are sent: `apns-id`, then `apns-unique-id` or
+    /// `content-type`. Per-response values are never indexed, so they do not churn the HPACK tables on either side.
+    public var headers: [HTTP2Header] {
+        var headers = [HTTP2Header("apns-id", id.text, neverIndex: true)]
+        if let uniqueID { headers.append(HTTP2Header("apns-unique-id", uniqueID.text, neverIndex: true)) }
+        if !body.isEmpty { headers.append(HTTP2Header("content-type", "application/json")) }
+        return headers
+    }
+
+    /// Writes ``headers`` into a response's header block, the UUIDs in place.
+    func writeHeaders(_ writer: HTTP2HeaderWriter) {
+        writer.add("apns-id", valueCount: APNsMockUUID.textLength, neverIndex: true) { id.write(to: $0) }
+        if let uniqueID {
+            writer.add("apns-unique-id", valueCount: APNsMockUUID.textLength, neverIndex: true) { uniqueID.write(to: $0) }
+        }
+        if !body.isEmpty { writer.add("content-type", "application/json") }
     }
 
     /// The first value of header `name`.
     func header(_ name: String) -> String? { headers.first(name: name) }
 
     /// The `apns-id` header.
-    public var apnsID: String? { header("apns-id") }
+    public var apnsID: String? { id.text }
 }

@@ -140,11 +140,12 @@ public final class APNsMockServer: Sendable {
     /// Per-connection statistics, by connection id.
     func connectionStats() -> [APNsMockConnectionStats] {
         core.state.withLock { state in
-            state.connections.values.map { entry in
-                APNsMockConnectionStats(
-                    id: entry.id, requests: entry.requests, maxConcurrentStreams: entry.maxActive,
-                    maxConcurrentStreamsBeforeAuthentication: entry.maxActiveBeforeAuthentication,
-                    authenticated: entry.raised, refusedAfterGoAway: entry.refused)
+            state.connections.map { id, tracked in
+                let counters = tracked.counters
+                return APNsMockConnectionStats(
+                    id: id, requests: counters.requests, maxConcurrentStreams: counters.maxActive,
+                    maxConcurrentStreamsBeforeAuthentication: counters.maxActiveBeforeAuthentication,
+                    authenticated: counters.raised, refusedAfterGoAway: counters.refused)
             }.sorted { $0.id < $1.id }
         }
     }
@@ -161,19 +162,11 @@ public final class APNsMockServer: Sendable {
 
     /// The handler side: per-connection state and the carrying-out of decisions.
     final class Core: Sendable {
-        final class Entry: @unchecked Sendable {
-            // Mutable fields only under Core.state's lock.
+        /// A connection as the handler knows it from its first request on; never changes.
+        final class Peer: Sendable {
             let id: Int
             let apns: APNsMockConnectionState
             let connection: HTTP2ServerConnection
-            var raised = false
-            var requests = 0
-            var active = 0
-            var maxActive = 0
-            var maxActiveBeforeAuthentication = 0
-            /// Set when this connection decided to send GOAWAY: later streams above it are refused, not processed.
-            var goAwayLastStreamID: Int32?
-            var refused = 0
 
             init(id: Int, connection: HTTP2ServerConnection) {
                 self.id = id
@@ -182,9 +175,33 @@ public final class APNsMockServer: Sendable {
             }
         }
 
+        /// A connection's counters, in ``state``.
+        struct Counters {
+            var raised = false
+            var requests = 0
+            var active = 0
+            var maxActive = 0
+            var maxActiveBeforeAuthentication = 0
+            /// Set when this connection decided to send GOAWAY: later streams above it are refused, not processed.
+            var goAwayLastStreamID: Int32?
+            var refused = 0
+        }
+
+        struct Tracked {
+            let peer: Peer
+            var counters = Counters()
+        }
+
         struct State {
-            var connections: [Int: Entry] = [:]
+            /// By connection id.
+            var connections: [Int: Tracked] = [:]
             var accepted = 0
+
+            /// Changes the counters of connection `id`, if it is still tracked.
+            mutating func update(_ id: Int, _ change: (inout Counters) -> Void) {
+                guard let index = connections.index(forKey: id) else { return }
+                change(&connections.values[index].counters)
+            }
         }
 
         let configuration: APNsMockServerConfiguration
@@ -197,91 +214,104 @@ public final class APNsMockServer: Sendable {
         }
 
         func handle(_ request: HTTP2ServerRequest, _ responder: HTTP2ServerResponder) {
-            guard let (entry, authenticated) = admit(request) else {
+            guard let (peer, authenticated) = admit(request) else {
                 responder.reset(errorCode: 0x7)  // REFUSED_STREAM: safe for the client to retry elsewhere
                 return
             }
-            let decision = validator.handle(
-                APNsMockRequest(method: request.method, path: request.path, headers: request.headers, body: request.body),
-                connection: entry.apns)
-            if !authenticated { authenticate(entry) }
+            let decision = validator.handle(APNsMockRequest(fields: request.fields, body: request.body), connection: peer.apns)
+            if !authenticated { authenticate(peer) }
             // Streams answered on this turn of the loop never count as active; delayed, stalled and dropped ones do.
             var answersNow = decision.delay == .zero
             if case .respond = decision.action {} else { answersNow = false }
             let streamID = request.streamID
             if !answersNow || decision.sendGoAwayAfter {
-                state.withLock { _ in
-                    if !answersNow { entry.active += 1 }
-                    if decision.sendGoAwayAfter { entry.goAwayLastStreamID = streamID }
+                state.withLock { state in
+                    state.update(peer.id) { counters in
+                        if !answersNow { counters.active += 1 }
+                        if decision.sendGoAwayAfter { counters.goAwayLastStreamID = streamID }
+                    }
                 }
             }
             if decision.delay > .zero {
                 request.connection.loop.execute(after: decision.delay) { [self] in
-                    carryOut(decision, streamID: streamID, entry: entry, responder: responder, counted: true)
+                    carryOut(decision, streamID: streamID, peer: peer, responder: responder, counted: true)
                 }
             } else {
-                carryOut(decision, streamID: streamID, entry: entry, responder: responder, counted: !answersNow)
+                carryOut(decision, streamID: streamID, peer: peer, responder: responder, counted: !answersNow)
             }
         }
 
-        /// Finds (or registers) the connection's entry and counts the stream; nil when the stream is above the
-        /// GOAWAY this connection decided to send. Also returns whether the connection is already authenticated.
-        private func admit(_ request: HTTP2ServerRequest) -> (Entry, Bool)? {
+        /// Finds (or registers) the connection and counts the stream; nil when the stream is above the GOAWAY this
+        /// connection decided to send. Also returns whether the connection is already authenticated.
+        private func admit(_ request: HTTP2ServerRequest) -> (Peer, Bool)? {
             let connection = request.connection
-            return state.withLock { state -> (Entry, Bool)? in
-                let entry: Entry
-                if let existing = state.connections[connection.id] {
-                    entry = existing
+            let streamID = request.streamID
+            return state.withLock { state -> (Peer, Bool)? in
+                let id = connection.id
+                let index: Dictionary<Int, Tracked>.Index
+                if let existing = state.connections.index(forKey: id) {
+                    index = existing
                 } else {
-                    entry = Entry(id: connection.id, connection: connection)
-                    state.connections[connection.id] = entry
                     state.accepted += 1
-                    if state.connections.count > 256 {
-                        state.connections = state.connections.filter { !$0.value.connection.isClosed }
+                    if state.connections.count >= 256 {
+                        state.connections = state.connections.filter { !$0.value.peer.connection.isClosed }
                     }
+                    state.connections[id] = Tracked(peer: Peer(id: id, connection: connection))
+                    index = state.connections.index(forKey: id)!
                 }
-                if let last = entry.goAwayLastStreamID, request.streamID > last {
-                    // HTTP2 sends GOAWAY at the end of the loop turn, after handing over every stream of the same
-                    // read; streams above the GOAWAY's last-stream-id were never processed, so refuse them.
-                    entry.refused += 1
-                    return nil
-                }
-                entry.requests += 1
-                entry.maxActive = max(entry.maxActive, entry.active + 1)
-                if !entry.raised {
-                    entry.maxActiveBeforeAuthentication = max(entry.maxActiveBeforeAuthentication, entry.active + 1)
-                }
-                return (entry, entry.raised)
+                let peer = state.connections.values[index].peer
+                return Self.count(streamID, in: &state.connections.values[index].counters).map { (peer, $0) }
             }
+        }
+
+        /// Counts a new stream: nil when it is above the connection's GOAWAY, else whether the connection is
+        /// already authenticated.
+        private static func count(_ streamID: Int32, in counters: inout Counters) -> Bool? {
+            if let last = counters.goAwayLastStreamID, streamID > last {
+                // HTTP2 sends GOAWAY at the end of the loop turn, after handing over every stream of the same read;
+                // streams above the GOAWAY's last-stream-id were never processed, so refuse them.
+                counters.refused += 1
+                return nil
+            }
+            counters.requests += 1
+            counters.maxActive = max(counters.maxActive, counters.active + 1)
+            if !counters.raised {
+                counters.maxActiveBeforeAuthentication = max(counters.maxActiveBeforeAuthentication, counters.active + 1)
+            }
+            return counters.raised
         }
 
         /// After a connection's first valid provider token (or its first request without token auth, or on a
         /// connection with a verified client certificate), raises its stream limit as APNs does.
-        private func authenticate(_ entry: Entry) {
-            if configuration.usesProviderTokens, entry.apns.boundKeyID == nil, entry.apns.clientCertificate == nil { return }
-            let first = state.withLock { _ -> Bool in
-                defer { entry.raised = true }
-                return !entry.raised
+        private func authenticate(_ peer: Peer) {
+            if configuration.usesProviderTokens, peer.apns.boundKeyID == nil, peer.apns.clientCertificate == nil { return }
+            let first = state.withLock { state -> Bool in
+                var first = false
+                state.update(peer.id) { counters in
+                    first = !counters.raised
+                    counters.raised = true
+                }
+                return first
             }
             if first, configuration.usesProviderTokens {
-                entry.connection.setMaxConcurrentStreams(configuration.maxConcurrentStreams)
+                peer.connection.setMaxConcurrentStreams(configuration.maxConcurrentStreams)
             }
         }
 
         private func carryOut(
-            _ decision: APNsMockDecision, streamID: Int32, entry: Entry, responder: HTTP2ServerResponder, counted: Bool
+            _ decision: APNsMockDecision, streamID: Int32, peer: Peer, responder: HTTP2ServerResponder, counted: Bool
         ) {
             switch decision.action {
             case .respond(let response):
-                if counted { state.withLock { _ in entry.active -= 1 } }
-                responder.respond(status: response.status, headers: response.headers, body: response.body)
+                if counted { state.withLock { $0.update(peer.id) { $0.active -= 1 } } }
+                responder.respond(status: response.status, body: response.body) { response.writeHeaders($0) }
             case .stall:
                 break
             case .dropConnection:
-                entry.connection.drop()
+                peer.connection.drop()
             }
             if decision.sendGoAwayAfter {
-                entry.connection.sendGoAway(
+                peer.connection.sendGoAway(
                     lastStreamID: streamID, errorCode: 0,
                     debugData: String(decoding: decision.goAwayDebugData, as: UTF8.self))
             }

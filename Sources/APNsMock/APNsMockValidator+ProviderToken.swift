@@ -4,14 +4,15 @@ internal import Foundation
 internal import Telemetry
 
 extension APNsMockValidator {
-    /// Checks `authorization` as APNs does for token auth and updates the connection's token state. Returns nil
-    /// when the token is accepted. `keys` nil: no key to verify against (``APNsMockConfiguration/Authentication/
-    /// unverifiedProviderToken``): the token must decode, its signature is not checked.
+    /// Checks `authorization` (the header's bytes) as APNs does for token auth and updates the connection's token
+    /// state. Returns nil when the token is accepted. `keys` nil: no key to verify against
+    /// (``APNsMockConfiguration/Authentication/unverifiedProviderToken``): the token must decode, its signature is not
+    /// checked.
     ///
     /// The connection's already-verified token (almost every request) costs one lock and one comparison of the
-    /// header value; a token the connection has not used before is decoded and verified once.
+    /// header's bytes; a token the connection has not used before is decoded and verified once.
     func checkProviderToken(
-        _ authorization: String?,
+        _ authorization: UnsafeBufferPointer<UInt8>?,
         keys: [String: ES256PublicKey]?,
         teamID: String?,
         connection: APNsMockConnectionState
@@ -19,22 +20,25 @@ extension APNsMockValidator {
         guard let authorization, !authorization.isEmpty else { return Rejection(403, .missingProviderToken) }
         let now = configuration.clock.now().seconds
         let known = connection.state.withLock { state -> (verified: Bool, rejection: Rejection?) in
-            guard let verified = state.verifiedToken, verified.authorization == authorization else { return (false, nil) }
-            return (true, applyTokenRules(authorization, keyID: verified.keyID, issuedAt: verified.issuedAt, now: now,
-                                          state: &state))
+            guard let verified = state.verifiedToken, APNsMockBytes.equal(authorization, string: verified.authorization) else {
+                return (false, nil)
+            }
+            return (true, applyTokenRules(verified.authorization, keyID: verified.keyID, issuedAt: verified.issuedAt,
+                                          now: now, state: &state))
         }
         if known.verified { return known.rejection }
 
-        let scheme = "bearer "
-        guard authorization.utf8.count > scheme.utf8.count, APNsMockBytes.hasPrefixIgnoringASCIICase(authorization, "bearer ")
+        let scheme: StaticString = "bearer "
+        guard authorization.count > scheme.utf8CodeUnitCount, APNsMockBytes.hasPrefixIgnoringASCIICase(authorization, scheme)
         else { return Rejection(403, .invalidProviderToken) }
-        let jwt = Substring(authorization.utf8.dropFirst(scheme.utf8.count))
+        let text = String(decoding: authorization, as: UTF8.self)
+        let jwt = Substring(text.utf8.dropFirst(scheme.utf8CodeUnitCount))
         guard let (keyID, issuedAt) = verify(jwt, keys: keys, teamID: teamID) else {
             return Rejection(403, .invalidProviderToken)
         }
         return connection.state.withLock { state in
-            state.verifiedToken = (authorization, keyID, issuedAt)
-            return applyTokenRules(authorization, keyID: keyID, issuedAt: issuedAt, now: now, state: &state)
+            state.verifiedToken = (text, keyID, issuedAt)
+            return applyTokenRules(text, keyID: keyID, issuedAt: issuedAt, now: now, state: &state)
         }
     }
 
@@ -72,13 +76,13 @@ extension APNsMockValidator {
         _ authorization: String, keyID: String, issuedAt: Int64, now: Double, state: inout APNsMockConnectionState.State
     ) -> Rejection? {
         let age = now - Double(issuedAt)
-        guard age >= -configuration.maximumTokenClockSkew.inSeconds else { return Rejection(403, .invalidProviderToken) }
-        guard age <= configuration.maximumTokenAge.inSeconds else { return Rejection(403, .expiredProviderToken) }
+        guard age >= -maximumTokenClockSkew else { return Rejection(403, .invalidProviderToken) }
+        guard age <= maximumTokenAge else { return Rejection(403, .expiredProviderToken) }
         if configuration.bindsKeyToConnection, let bound = state.boundKeyID, bound != keyID {
             return Rejection(403, .unrelatedKeyIdInToken)
         }
         if let current = state.currentToken, current != authorization {
-            guard now - state.currentTokenSince >= configuration.minimumTokenUpdateInterval.inSeconds else {
+            guard now - state.currentTokenSince >= minimumTokenUpdateInterval else {
                 return Rejection(429, .tooManyProviderTokenUpdates)
             }
             state.tokenUpdates += 1

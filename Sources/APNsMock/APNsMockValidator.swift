@@ -1,6 +1,8 @@
 internal import APNs
 import Glibc
 import HTTP2
+internal import Telemetry
+import Synchronization
 
 /// Decides APNs' answer to one request, the way Apple validates (facts §2–§7), plus injected faults.
 ///
@@ -37,13 +39,52 @@ import HTTP2
 ///     ("no usable payload") is the closest documented one.
 /// 14. Faults (``APNsMockFaults``): bad tokens, unregistered tokens, then random drop/stall/429/500/503.
 final class APNsMockValidator: Sendable {
+    typealias Bytes = UnsafeBufferPointer<UInt8>
+
     public let configuration: APNsMockConfiguration
     public let faults: APNsMockFaultInjector
     public let recorder: APNsMockRecorder
-    /// Every allowed bundle ID with every known topic suffix (and none), to its suffix and whether it is well
-    /// formed: with allowed bundle IDs, the topic checks are one dictionary lookup.
-    private let allowedTopics: [String: (suffix: String, wellFormed: Bool)]
+    /// Every allowed bundle ID with every known topic suffix (and none), by length (a topic has at most 255 bytes):
+    /// with allowed bundle IDs, the topic checks are an index and a comparison or two.
+    private let allowedTopics: [[AllowedTopic]]
+    /// Every push type APNs documents, with what the checks need of it.
+    private let pushTypes: [KnownPushType]
+    private let alert: KnownPushType
+    /// The time rules in seconds (`Duration` arithmetic is not free on the per-request path).
+    let maximumTokenClockSkew: Double
+    let maximumTokenAge: Double
+    let minimumTokenUpdateInterval: Double
     private let ids = APNsMockIDGenerator()
+
+    /// An allowed topic: its bytes, its push-type suffix and whether it is well formed.
+    private struct AllowedTopic {
+        let bytes: [UInt8]
+        let suffix: String
+        let wellFormed: Bool
+    }
+
+    /// A push type as its `apns-push-type` bytes, its topic suffix, its payload limit and the priorities it allows.
+    private struct KnownPushType {
+        let type: APNsPushType
+        let bytes: [UInt8]
+        /// nil for mdm, whose topic comes from the certificate.
+        let topicSuffix: String?
+        let isMDM: Bool
+        let payloadLimit: Int
+        /// Bit `p` set: priority `p` is allowed.
+        let allowedPriorities: UInt16
+
+        init(_ type: APNsPushType, maximumPayloadBytes: Int?) {
+            self.type = type
+            bytes = Array(type.rawValue.utf8)
+            topicSuffix = type.topicSuffix
+            isMDM = type == .mdm
+            payloadLimit = min(type.maximumPayloadSize, maximumPayloadBytes ?? Int.max)
+            var allowed: UInt16 = 0
+            for value in [1, 5, 10] where type.allows(APNsPriority(rawValue: value)!) { allowed |= 1 << UInt16(value) }
+            allowedPriorities = allowed
+        }
+    }
 
     init(
         configuration: APNsMockConfiguration = APNsMockConfiguration(),
@@ -53,31 +94,38 @@ final class APNsMockValidator: Sendable {
         self.configuration = configuration
         self.faults = faults
         self.recorder = recorder
-        var topics: [String: (suffix: String, wellFormed: Bool)] = [:]
+        var topics = [[AllowedTopic]](repeating: [], count: configuration.allowedBundleIDs.isEmpty ? 0 : 256)
         for bundleID in configuration.allowedBundleIDs {
             for suffix in [""] + Self.knownSuffixes {
-                let topic = bundleID + suffix
-                topics[topic] = (Self.suffix(of: topic), Self.isWellFormedTopic(topic))
+                let topic = Array((bundleID + suffix).utf8)
+                guard topic.count < topics.count else { continue }  // too long to be well formed: never allowed
+                topic.withUnsafeBufferPointer { bytes in
+                    topics[bytes.count].append(AllowedTopic(bytes: topic, suffix: Self.suffix(of: bytes),
+                                                            wellFormed: Self.isWellFormedTopic(bytes)))
+                }
             }
         }
         allowedTopics = topics
+        pushTypes = APNsPushType.all.map { KnownPushType($0, maximumPayloadBytes: configuration.maximumPayloadBytes) }
+        alert = KnownPushType(.alert, maximumPayloadBytes: configuration.maximumPayloadBytes)
+        maximumTokenClockSkew = configuration.maximumTokenClockSkew.inSeconds
+        maximumTokenAge = configuration.maximumTokenAge.inSeconds
+        minimumTokenUpdateInterval = configuration.minimumTokenUpdateInterval.inSeconds
     }
 
     /// The full decision for one stream: validation, faults, latency, GOAWAY; recorded in ``recorder``.
     func handle(_ request: APNsMockRequest, connection: APNsMockConnectionState) -> APNsMockDecision {
-        let streamNumber = connection.state.withLock { state -> Int in
-            state.streams += 1
-            return state.streams
-        }
-        let fields = APNsMockHeaderFields(request.headers)
-        let apnsID = responseID(fields)
-        var decision: APNsMockDecision
-        switch check(request, fields, connection: connection) {
-        case .failure(let rejection):
-            decision = APNsMockDecision(action: .respond(response(rejection, apnsID: apnsID)))
-        case .success(let validToken):
+        let streamNumber = connection.streams.wrappingAdd(1, ordering: .relaxed).newValue
+        let decision = request.fields.withFields { bytes -> APNsMockDecision in
+            let fields = APNsMockHeaderFields(bytes)
+            let apnsID = responseID(fields)
+            let validToken: Bytes
+            switch check(fields, body: request.body, connection: connection) {
+            case .failure(let rejection): return APNsMockDecision(action: .respond(response(rejection, apnsID: apnsID)))
+            case .success(let token): validToken = token
+            }
             let fault = faults.decide(token: validToken)
-            decision = APNsMockDecision(action: .respond(success(apnsID: apnsID)), delay: fault.delay)
+            var decision = APNsMockDecision(action: .respond(success(apnsID: apnsID)), delay: fault.delay)
             switch fault.outcome {
             case .none: break
             case .badDeviceToken: decision.action = .respond(response(.init(400, .badDeviceToken), apnsID: apnsID))
@@ -102,6 +150,7 @@ final class APNsMockValidator: Sendable {
                     decision.goAwayDebugData = Array(#"{"reason":"Shutdown"}"#.utf8)
                 }
             }
+            return decision
         }
         record(request, decision: decision, connection: connection)
         return decision
@@ -125,16 +174,22 @@ final class APNsMockValidator: Sendable {
     /// Validation only (no faults, no recording): the device token (lowercase hex) when the request is valid.
     /// Updates `connection`'s token state as APNs would.
     func validate(_ request: APNsMockRequest, connection: APNsMockConnectionState) -> Result<String, Rejection> {
-        check(request, APNsMockHeaderFields(request.headers), connection: connection).map { $0.lowercased() }
+        request.fields.withFields { bytes in
+            check(APNsMockHeaderFields(bytes), body: request.body, connection: connection)
+                .map { String(decoding: $0, as: UTF8.self).lowercased() }
+        }
     }
 
-    /// The checks in the order of the type's overview, on bytes; the token as a slice of the path when valid.
-    private func check(_ request: APNsMockRequest, _ fields: APNsMockHeaderFields, connection: APNsMockConnectionState)
-        -> Result<Substring, Rejection>
+    /// The checks in the order of the type's overview, on bytes; the token (the end of the path) when valid.
+    private func check(_ fields: APNsMockHeaderFields, body: [UInt8], connection: APNsMockConnectionState)
+        -> Result<Bytes, Rejection>
     {
-        guard request.method == "POST" else { return .failure(.init(405, .methodNotAllowed)) }
+        guard let method = fields.method, APNsMockBytes.equal(method, "POST") else {
+            return .failure(.init(405, .methodNotAllowed))
+        }
+        let path = fields.path ?? Bytes(start: nil, count: 0)
         let tokenLength: Int
-        switch Self.checkPath(request.path) {
+        switch Self.checkPath(path) {
         case .failure(let rejection): return .failure(rejection)
         case .success(let length): tokenLength = length
         }
@@ -166,82 +221,114 @@ final class APNsMockValidator: Sendable {
             if let authorization { return .failure(authorization) }
         }
 
-        var pushType = APNsPushType.alert
+        var pushType = alert
         if let value = fields.pushType {
-            guard let known = APNsPushType.all.first(where: { $0.rawValue == value }) else {
+            guard let known = pushTypes.first(where: { APNsMockBytes.equal(value, bytes: $0.bytes) }) else {
                 return .failure(.init(400, .invalidPushType))
             }
             pushType = known
         }
 
-        var topic = fields.topic
-        if topic == nil {
+        let topicRejection: Rejection?
+        if let topic = fields.topic {
+            topicRejection = checkTopic(topic, pushType: pushType, certificateBundleIDs: certificateBundleIDs)
+        } else {
             // A single-topic certificate defaults the topic to its bundle ID.
             var single = certificateBundleIDs
             if single == nil, case .certificate = configuration.authentication { single = configuration.allowedBundleIDs }
-            if let single, single.count == 1 { topic = single.first }
+            guard let single, single.count == 1, var topic = single.first else { return .failure(.init(400, .missingTopic)) }
+            topicRejection = topic.withUTF8 { checkTopic($0, pushType: pushType, certificateBundleIDs: certificateBundleIDs) }
         }
-        guard let topic else { return .failure(.init(400, .missingTopic)) }
-        let known = allowedTopics[topic]
-        guard known?.wellFormed ?? Self.isWellFormedTopic(topic) else { return .failure(.init(400, .badTopic)) }
-        if !configuration.allowedBundleIDs.isEmpty, known == nil { return .failure(.init(400, .topicDisallowed)) }
-        if let bundleIDs = certificateBundleIDs, !bundleIDs.isEmpty {
-            // A certificate covers its own app only: another app's topic (another team's, say) is disallowed. The
-            // topic is well formed here, so ASCII: characters are bytes.
-            let suffix = known?.suffix ?? Self.suffix(of: topic)
-            guard bundleIDs.contains(String(topic.dropLast(suffix.utf8.count))) else {
-                return .failure(.init(400, .topicDisallowed))
-            }
-        }
-        if pushType != .mdm, known?.suffix ?? Self.suffix(of: topic) != (pushType.topicSuffix ?? "") {
-            return .failure(.init(400, .deviceTokenNotForTopic))
-        }
+        if let topicRejection { return .failure(topicRejection) }
 
         if let value = fields.priority {
-            guard let number = Int(value), let priority = APNsPriority(rawValue: number), pushType.allows(priority) else {
-                return .failure(.init(400, .badPriority))
-            }
-        } else if pushType == .background {
-            return .failure(.init(400, .badPriority))  // the default, 10, is not allowed for background
+            guard let number = APNsMockBytes.integer(value), [1, 5, 10].contains(number),
+                pushType.allowedPriorities & (1 << UInt16(number)) != 0
+            else { return .failure(.init(400, .badPriority)) }
+        } else if pushType.allowedPriorities & (1 << 10) == 0 {
+            return .failure(.init(400, .badPriority))  // the default, 10, is not allowed (background)
         }
         if let value = fields.expiration {
-            guard let seconds = Int64(value), seconds >= 0 else { return .failure(.init(400, .badExpirationDate)) }
+            guard let seconds = APNsMockBytes.integer(value), seconds >= 0 else {
+                return .failure(.init(400, .badExpirationDate))
+            }
         }
-        if let value = fields.collapseID, value.utf8.count > APNsRequest.maximumCollapseIDSize {
+        if let value = fields.collapseID, value.count > APNsRequest.maximumCollapseIDSize {
             return .failure(.init(400, .badCollapseId))
         }
-        if let value = fields.apnsID, !APNsMockBytes.isUUID(value) {
+        if let value = fields.apnsID, APNsMockUUID(text: value) == nil {
             return .failure(.init(400, .badMessageId))
         }
 
-        guard !request.body.isEmpty else { return .failure(.init(400, .payloadEmpty)) }
-        let payloadLimit = min(pushType.maximumPayloadSize, configuration.maximumPayloadBytes ?? Int.max)
-        guard request.body.count <= payloadLimit else { return .failure(.init(413, .payloadTooLarge)) }
-        guard APNsMockJSONValidator.isObject(request.body) else { return .failure(.init(400, .payloadEmpty)) }
-        let path = request.path.utf8
-        return .success(Substring(path[path.index(path.endIndex, offsetBy: -tokenLength)...]))
+        guard !body.isEmpty else { return .failure(.init(400, .payloadEmpty)) }
+        guard body.count <= pushType.payloadLimit else { return .failure(.init(413, .payloadTooLarge)) }
+        guard APNsMockJSONValidator.isObject(body) else { return .failure(.init(400, .payloadEmpty)) }
+        return .success(Bytes(rebasing: path[(path.count - tokenLength)...]))
+    }
+
+    /// `apns-topic`: well formed (400 BadTopic), allowed (400 TopicDisallowed), within a certificate's bundle IDs
+    /// (400 TopicDisallowed), with the push type's suffix (400 DeviceTokenNotForTopic).
+    private func checkTopic(_ topic: Bytes, pushType: KnownPushType, certificateBundleIDs: Set<String>?) -> Rejection? {
+        let known = topic.count < allowedTopics.count
+            ? allowedTopics[topic.count].first { APNsMockBytes.equal(topic, bytes: $0.bytes) } : nil
+        guard known?.wellFormed ?? Self.isWellFormedTopic(topic) else { return .init(400, .badTopic) }
+        if !configuration.allowedBundleIDs.isEmpty, known == nil { return .init(400, .topicDisallowed) }
+        let suffix = known?.suffix ?? Self.suffix(of: topic)
+        if let bundleIDs = certificateBundleIDs, !bundleIDs.isEmpty {
+            // A certificate covers its own app only: another app's topic (another team's, say) is disallowed. The
+            // topic is well formed here, so ASCII: characters are bytes.
+            let bundleID = Bytes(rebasing: topic[..<(topic.count - suffix.utf8.count)])
+            guard bundleIDs.contains(where: { APNsMockBytes.equal(bundleID, string: $0) }) else { return .init(400, .topicDisallowed) }
+        }
+        if !pushType.isMDM, suffix != pushType.topicSuffix ?? "" { return .init(400, .deviceTokenNotForTopic) }
+        return nil
     }
 
     private static let devicePathPrefix: StaticString = "/3/device/"
 
     /// `/3/device/<token>`: 404 BadPath, 400 MissingDeviceToken, or the token's length; 0 when the token is not an
     /// even number of hex digits of a plausible length (BadDeviceToken, which comes after the duplicate check).
-    private static func checkPath(_ path: String) -> Result<Int, Rejection> {
-        APNsMockBytes.withBytes(path) { bytes in
-            let prefix = devicePathPrefix.utf8CodeUnitCount
-            guard bytes.count >= prefix, memcmp(bytes.baseAddress!, devicePathPrefix.utf8Start, prefix) == 0 else {
-                return .failure(.init(404, .badPath))
-            }
-            let length = bytes.count - prefix
-            guard length > 0 else { return .failure(.init(400, .missingDeviceToken)) }
-            var allHex = true
-            for byte in bytes[prefix...] where !DeviceToken.isHexDigit(byte) {
+    private static func checkPath(_ bytes: Bytes) -> Result<Int, Rejection> {
+        let prefix = devicePathPrefix.utf8CodeUnitCount
+        guard bytes.count >= prefix, memcmp(bytes.baseAddress!, devicePathPrefix.utf8Start, prefix) == 0 else {
+            return .failure(.init(404, .badPath))
+        }
+        let length = bytes.count - prefix
+        guard length > 0 else { return .failure(.init(400, .missingDeviceToken)) }
+        var allHex = isHex(Bytes(rebasing: bytes[prefix...]))
+        if !allHex {
+            for byte in bytes[prefix...] where APNsMockBytes.hexValue(byte) == nil {
                 guard byte != UInt8(ascii: "/"), byte != UInt8(ascii: "?") else { return .failure(.init(404, .badPath)) }
                 allHex = false
             }
-            let plausible = length % 2 == 0 && (DeviceToken.minimumHexDigits...DeviceToken.maximumHexDigits).contains(length)
-            return .success(allHex && plausible ? length : 0)
         }
+        let plausible = length % 2 == 0 && (DeviceToken.minimumHexDigits...DeviceToken.maximumHexDigits).contains(length)
+        return .success(allHex && plausible ? length : 0)
+    }
+
+    /// Every byte is a hex digit (either case): eight at a time, as bytewise range checks on a 64-bit word.
+    private static func isHex(_ bytes: Bytes) -> Bool {
+        func spread(_ byte: UInt8) -> UInt64 { UInt64(byte) &* 0x0101_0101_0101_0101 }
+        let high = spread(0x80)
+        var index = 0
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                guard word & high == 0 else { return false }
+                // With every byte below 0x80, adding 0x80 - n sets a byte's top bit exactly when the byte is >= n,
+                // with no carry into the next byte.
+                let digit = (word &+ spread(0x80 - 0x30)) & ~(word &+ spread(0x80 - 0x3A))
+                let folded = word | spread(0x20)
+                let letter = (folded &+ spread(0x80 - 0x61)) & ~(folded &+ spread(0x80 - 0x67))
+                guard (digit | letter) & high == high else { return false }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            guard APNsMockBytes.hexValue(bytes[index]) != nil else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Known suffixes, longest first so `.voip-ptt` wins over `.voip`.
@@ -249,17 +336,15 @@ final class APNsMockValidator: Sendable {
         .sorted { $0.utf8.count > $1.utf8.count }
 
     /// The push-type suffix `topic` ends with (`.voip` for `com.example.app.voip`), or "" for a bare bundle ID.
-    static func suffix(of topic: String) -> String {
-        let bytes = topic.utf8
-        for suffix in knownSuffixes where bytes.count > suffix.utf8.count {
-            if bytes.suffix(suffix.utf8.count).elementsEqual(suffix.utf8) { return suffix }
+    static func suffix(of topic: Bytes) -> String {
+        for suffix in knownSuffixes where topic.count > suffix.utf8.count {
+            if APNsMockBytes.equal(Bytes(rebasing: topic[(topic.count - suffix.utf8.count)...]), string: suffix) { return suffix }
         }
         return ""
     }
 
     /// Letters, digits, `.`, `-`, `_`; no leading or trailing dot; at most 255 bytes.
-    static func isWellFormedTopic(_ topic: String) -> Bool {
-        let bytes = topic.utf8
+    static func isWellFormedTopic(_ bytes: Bytes) -> Bool {
         guard !bytes.isEmpty, bytes.count <= 255, bytes.first != UInt8(ascii: "."), bytes.last != UInt8(ascii: ".") else {
             return false
         }
@@ -278,29 +363,21 @@ final class APNsMockValidator: Sendable {
 
     /// The request's `apns-id` exactly as sent when it is a UUID (APNs echoes it; clients may match the echo byte
     /// for byte), else a generated one in uppercase, as APNs generates them.
-    private func responseID(_ fields: APNsMockHeaderFields) -> String {
-        if let id = fields.apnsID, APNsMockBytes.isUUID(id) { return id }
+    private func responseID(_ fields: APNsMockHeaderFields) -> APNsMockUUID {
+        if let id = fields.apnsID, let echoed = APNsMockUUID(text: id) { return echoed }
         return ids.next(uppercase: true)
     }
 
-    private func success(apnsID: String) -> APNsMockResponse {
-        // Per-response values: never indexed, so they do not churn the HPACK tables on either side.
-        let id = HTTP2Header("apns-id", apnsID, neverIndex: true)
-        let headers = configuration.sendsUniqueID
-            ? [id, HTTP2Header("apns-unique-id", ids.next(uppercase: false), neverIndex: true)] : [id]
-        return APNsMockResponse(status: 200, headers: headers, body: [], reason: nil)
+    private func success(apnsID: APNsMockUUID) -> APNsMockResponse {
+        APNsMockResponse(status: 200, id: apnsID, uniqueID: configuration.sendsUniqueID ? ids.next(uppercase: false) : nil)
     }
 
-    private func response(_ rejection: Rejection, apnsID: String) -> APNsMockResponse {
+    private func response(_ rejection: Rejection, apnsID: APNsMockUUID) -> APNsMockResponse {
         var body = #"{"reason":"# + "\"\(rejection.reason.rawValue)\""
         if let timestamp = rejection.timestampMilliseconds { body += #","timestamp":"# + String(timestamp) }
         body += "}"
-        return APNsMockResponse(
-            status: rejection.status,
-            headers: [HTTP2Header("apns-id", apnsID, neverIndex: true), HTTP2Header("content-type", "application/json")],
-            body: Array(body.utf8),
-            reason: rejection.reason.rawValue
-        )
+        return APNsMockResponse(status: rejection.status, id: apnsID, body: Array(body.utf8),
+                                reason: rejection.reason.rawValue)
     }
 
     private func record(_ request: APNsMockRequest, decision: APNsMockDecision, connection: APNsMockConnectionState) {
@@ -321,9 +398,7 @@ final class APNsMockValidator: Sendable {
             APNsMockRecorder.Entry(
                 connectionID: connection.id,
                 clientCertificate: connection.clientCertificate,
-                method: request.method,
-                path: request.path,
-                headers: request.headers,
+                fields: request.fields,
                 payload: request.body,
                 status: status,
                 outcome: outcome

@@ -1,22 +1,47 @@
 /// Received header fields as raw bytes: for each field a 4-byte little-endian name length, a 4-byte value length,
 /// then the name and value bytes, in one `ManagedBuffer` allocation. Appending is a bounds check and two `memcpy`s
-/// (no `String` is built); strings are made only when a field is read.
+/// (no `String` is built); strings are made only when a field is read as one. A server request's block holds its
+/// pseudo-header fields too (first, as HTTP/2 sends them); a client response's holds only regular fields.
 ///
 /// - Important: `@unchecked Sendable`: the bytes are appended only on the loop thread while the stream is open;
-///   the block is immutable once handed out in an `HTTP2Response`.
-struct HTTP2RawHeaderBlock: @unchecked Sendable {
+///   the block is immutable once handed out in an `HTTP2Response` or `HTTP2ServerRequest` (a server stream reuses
+///   its storage for the next request only when no handed-out block still refers to it).
+public struct HTTP2RawHeaderBlock: @unchecked Sendable {
     /// The byte store; its header holds the bytes used and the requested capacity (kept here instead of reading
     /// `ManagedBuffer.capacity`, which asks the allocator on every call).
+    @usableFromInline
     final class HeaderBytes: ManagedBuffer<HeaderBytes.Counts, UInt8> {
+        @usableFromInline
         struct Counts {
-            var used: Int
+            @usableFromInline var used: Int
             var capacity: Int
         }
     }
 
-    private var storage: HeaderBytes?
+    @usableFromInline var storage: HeaderBytes?
+
+    public init() {}
+
+    /// A block holding `headers` in order.
+    public init(_ headers: [HTTP2Header]) {
+        for header in headers { append(name: header.name, value: header.value) }
+    }
 
     var isEmpty: Bool { (storage?.header.used ?? 0) == 0 }
+
+    mutating func append(name: String, value: String) {
+        var name = name
+        var value = value
+        name.withUTF8 { name in
+            value.withUTF8 { value in
+                let empty = UInt8(0)
+                withUnsafePointer(to: empty) { placeholder in
+                    append(name: name.baseAddress ?? placeholder, nameLength: name.count,
+                           value: value.baseAddress ?? placeholder, valueLength: value.count)
+                }
+            }
+        }
+    }
 
     mutating func append(name: UnsafePointer<UInt8>, nameLength: Int, value: UnsafePointer<UInt8>, valueLength: Int) {
         let needed = 8 + nameLength + valueLength
@@ -36,59 +61,115 @@ struct HTTP2RawHeaderBlock: @unchecked Sendable {
             let raw = UnsafeMutableRawPointer(start)
             raw.storeBytes(of: UInt32(truncatingIfNeeded: nameLength).littleEndian, as: UInt32.self)
             raw.storeBytes(of: UInt32(truncatingIfNeeded: valueLength).littleEndian, toByteOffset: 4, as: UInt32.self)
-            (start + 8).update(from: name, count: nameLength)
-            (start + 8 + nameLength).update(from: value, count: valueLength)
+            Self.copy(name, nameLength, to: start + 8)
+            Self.copy(value, valueLength, to: start + 8 + nameLength)
             counts.pointee.used += needed
         }
     }
 
-    /// Calls `body` with (name, value) byte ranges of each field in order until it returns false.
-    private func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
-        guard let storage else { return }
-        storage.withUnsafeMutablePointers { counts, elements in
-            let base = UnsafePointer(elements)
-            let total = counts.pointee.used
-            var offset = 0
-            while offset + 8 <= total {
-                let nameLength = Self.readLength(base + offset)
-                let valueLength = Self.readLength(base + offset + 4)
+    /// Copies `count` bytes; most header names and values are short, and two overlapping 8-byte moves beat a call to
+    /// `memcpy` there.
+    private static func copy(_ source: UnsafePointer<UInt8>, _ count: Int, to target: UnsafeMutablePointer<UInt8>) {
+        if count >= 8 && count <= 16 {
+            let from = UnsafeRawPointer(source)
+            let to = UnsafeMutableRawPointer(target)
+            let head = from.loadUnaligned(as: UInt64.self)
+            let tail = from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            to.storeBytes(of: head, as: UInt64.self)
+            to.storeBytes(of: tail, toByteOffset: count - 8, as: UInt64.self)
+        } else if count < 8 {
+            for index in 0..<count { target[index] = source[index] }
+        } else {
+            target.update(from: source, count: count)
+        }
+    }
+
+    /// Empties the block for reuse: keeps the storage when nothing else refers to it (a block handed out earlier
+    /// must not change), else lets it go.
+    mutating func removeAll() {
+        if isKnownUniquelyReferenced(&storage) {
+            storage?.header.used = 0
+        } else {
+            storage = nil
+        }
+    }
+
+    /// The fields' bytes for the duration of a ``withFields(_:)`` call: a sequence of (name, value) byte ranges in
+    /// arrival order.
+    public struct Fields: Sequence {
+        @usableFromInline let base: UnsafePointer<UInt8>?
+        @usableFromInline let count: Int
+
+        @inlinable init(base: UnsafePointer<UInt8>?, count: Int) {
+            self.base = base
+            self.count = count
+        }
+
+        public struct Iterator: IteratorProtocol {
+            @usableFromInline let base: UnsafePointer<UInt8>?
+            @usableFromInline let count: Int
+            @usableFromInline var offset = 0
+
+            @inlinable init(base: UnsafePointer<UInt8>?, count: Int) {
+                self.base = base
+                self.count = count
+            }
+
+            @inlinable public mutating func next() -> (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)? {
+                guard let base, offset + 8 <= count else { return nil }
+                let nameLength = HTTP2RawHeaderBlock.readLength(base + offset)
+                let valueLength = HTTP2RawHeaderBlock.readLength(base + offset + 4)
                 let nameStart = offset + 8
                 let valueStart = nameStart + nameLength
-                guard valueStart + valueLength <= total else { return }
-                let name = UnsafeBufferPointer(start: base + nameStart, count: nameLength)
-                let value = UnsafeBufferPointer(start: base + valueStart, count: valueLength)
-                if !body(name, value) { return }
+                guard valueStart + valueLength <= count else { return nil }
                 offset = valueStart + valueLength
+                return (UnsafeBufferPointer(start: base + nameStart, count: nameLength),
+                        UnsafeBufferPointer(start: base + valueStart, count: valueLength))
             }
         }
+
+        @inlinable public func makeIterator() -> Iterator { Iterator(base: base, count: count) }
     }
 
-    private static func readLength(_ pointer: UnsafePointer<UInt8>) -> Int {
-        Int(pointer[0]) | Int(pointer[1]) << 8 | Int(pointer[2]) << 16 | Int(pointer[3]) << 24
-    }
-
-    /// Every field as `HTTP2Header` (invalid UTF-8 is repaired, as `String(decoding:as:)` does).
-    func decoded() -> [HTTP2Header] {
-        var result: [HTTP2Header] = []
-        forEachField { name, value in
-            result.append(HTTP2Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
-            return true
+    /// Calls `body` with the fields' bytes, valid only during the call.
+    @inlinable public func withFields<R>(_ body: (Fields) throws -> R) rethrows -> R {
+        guard let storage else { return try body(Fields(base: nil, count: 0)) }
+        return try storage.withUnsafeMutablePointers { counts, elements in
+            try body(Fields(base: UnsafePointer(elements), count: counts.pointee.used))
         }
-        return result
     }
 
-    /// The value of the first field whose name bytes equal `name`'s UTF-8.
-    func first(name: String) -> String? {
-        var found: String?
+    @inlinable static func readLength(_ pointer: UnsafePointer<UInt8>) -> Int {
+        Int(UInt32(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt32.self)))
+    }
+
+    static func isPseudoHeader(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        name.first == UInt8(ascii: ":")
+    }
+
+    /// Every regular field (pseudo-header fields are skipped) as `HTTP2Header` (invalid UTF-8 is repaired, as
+    /// `String(decoding:as:)` does).
+    public func decoded() -> [HTTP2Header] {
+        withFields { fields in
+            var result: [HTTP2Header] = []
+            for (name, value) in fields where !Self.isPseudoHeader(name) {
+                result.append(HTTP2Header(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            }
+            return result
+        }
+    }
+
+    /// The value of the first field whose name bytes equal `name`'s UTF-8 (a pseudo-header's too, such as
+    /// `":path"`).
+    public func first(name: String) -> String? {
         var name = name
-        name.withUTF8 { wanted in
-            forEachField { fieldName, value in
-                guard fieldName.count == wanted.count,
-                      fieldName.elementsEqual(wanted) else { return true }
-                found = String(decoding: value, as: UTF8.self)
-                return false
+        return name.withUTF8 { wanted in
+            withFields { fields in
+                for (fieldName, value) in fields where fieldName.count == wanted.count && fieldName.elementsEqual(wanted) {
+                    return String(decoding: value, as: UTF8.self)
+                }
+                return nil
             }
         }
-        return found
     }
 }

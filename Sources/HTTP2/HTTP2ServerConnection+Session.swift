@@ -17,7 +17,9 @@ extension HTTP2ServerConnection: TLSTransportDelegate {
         defer { nghttp2_option_del(option) }
         nghttp2_option_set_no_closed_streams(option, 1)
         var newSession: OpaquePointer?
-        let rc = nghttp2_session_server_new2(&newSession, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        var mem = allocator.mem
+        let rc = nghttp2_session_server_new3(&newSession, callbacks, Unmanaged.passUnretained(self).toOpaque(), option,
+                                             &mem)
         guard rc == 0, let newSession else {
             transport?.close(error: HTTP2Error(.protocolError, reason: nghttp2ErrorText(Int(rc))))
             return
@@ -62,6 +64,7 @@ extension HTTP2ServerConnection: TLSTransportDelegate {
     func transportDidClose(error: HTTP2Error) {
         guard !closed else { return }
         streams.removeAll()
+        spareStreams.removeAll()
         currentStream = nil
         if let session {
             nghttp2_session_del(session)
@@ -84,42 +87,17 @@ private let serverOnBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame
     if UInt32(frame.pointee.hd.type) == NGHTTP2_HEADERS.rawValue
         && frame.pointee.headers.cat.rawValue == NGHTTP2_HCAT_REQUEST.rawValue
     {
-        let id = frame.pointee.hd.stream_id
-        let stream = ServerStream(streamID: id)
-        let connection = serverConnection(userData)
-        connection.streams[id] = stream
-        connection.currentStream = stream
+        serverConnection(userData).openStream(frame.pointee.hd.stream_id)
     }
     return 0
 }
 
 private let serverOnHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
-    guard let frame, let name, let value, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    let connection = serverConnection(userData)
-    guard let stream = connection.stream(frame.pointee.hd.stream_id) else { return 0 }
-    if nameLength > 0 && name[0] == UInt8(ascii: ":") {
-        let slot: Int
-        switch nameLength {
-        case 5 where name[1] == UInt8(ascii: "p"): slot = 0
-        case 7 where name[1] == UInt8(ascii: "m"): slot = 1
-        case 7 where name[1] == UInt8(ascii: "s"): slot = 2
-        case 10 where name[1] == UInt8(ascii: "a"): slot = 3
-        default: return 0
-        }
-        let text = connection.recentStrings.string(value, valueLength, slot: slot)
-        switch slot {
-        case 0: stream.path = text
-        case 1: stream.method = text
-        case 2: stream.scheme = text
-        default: stream.authority = text
-        }
-        return 0
+    guard let frame, let name, let value, let userData else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
+    Unmanaged<HTTP2ServerConnection>.fromOpaque(userData)._withUnsafeGuaranteedRef {
+        $0.receiveField(streamID: frame.pointee.hd.stream_id, name: name, nameLength: nameLength, value: value,
+                        valueLength: valueLength)
     }
-    if stream.headers.isEmpty { stream.headers.reserveCapacity(ServerStream.expectedHeaderCount) }
-    let slot = HTTP2RecentStrings.firstHeaderSlot + 2 * stream.headers.count
-    stream.headers.append(HTTP2Header(
-        connection.recentStrings.string(name, nameLength, slot: slot),
-        connection.recentStrings.string(value, valueLength, slot: slot + 1)))
     return 0
 }
 
@@ -143,9 +121,7 @@ private let serverOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, user
 
 private let serverOnStreamClose: nghttp2_on_stream_close_callback = { _, streamID, _, userData in
     guard userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    let connection = serverConnection(userData)
-    connection.streams[streamID] = nil
-    if connection.currentStream?.streamID == streamID { connection.currentStream = nil }
+    serverConnection(userData).closeStream(streamID)
     return 0
 }
 

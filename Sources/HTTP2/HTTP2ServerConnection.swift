@@ -21,13 +21,16 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     var transport: TLSTransport?
     var session: OpaquePointer?
+    /// nghttp2's memory; outlives `session` (deleted in `transportDidClose`).
+    let allocator = NGHTTP2Allocator()
     var streams: [Int32: ServerStream] = [:]
+    /// Closed streams kept for the next requests (see ``openStream(_:)``).
+    var spareStreams: [ServerStream] = []
     /// The stream the last frame callback was about: a request's HEADERS, CONTINUATION and DATA arrive back to
-    /// back, so most callbacks skip the dictionary lookup.
-    var currentStream: ServerStream?
+    /// back, so most callbacks skip the dictionary lookup. Unretained (``streams`` keeps it); cleared when the stream
+    /// leaves ``streams``.
+    var currentStream: Unmanaged<ServerStream>?
     var encoder = NGHTTP2HeaderEncoder()
-    /// The previous request's header strings, reused when the next request repeats them byte for byte.
-    var recentStrings = HTTP2RecentStrings()
     var requestsReceived = 0
     var goAwaySentLastStreamID: Int32?
     var closed = false
@@ -127,14 +130,41 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
             loop.execute { self.respond(streamID: streamID, status: status, headers: headers, body: body) }
             return
         }
-        guard let session, let stream = streams[streamID], !stream.responded, !stream.abandoned else { return }
-        stream.responded = true
-        stream.responseBody = body
-        var estimate = 16
-        for header in headers { estimate += header.name.utf8.count + header.value.utf8.count }
-        encoder.begin(estimatedBytes: estimate)
-        encoder.add(":status", statusText(status))
+        guard let stream = answerableStream(streamID) else { return }
+        encoder.begin()
+        encoder.add(":status", statusText(status), neverIndex: false)
         for header in headers { encoder.add(header.name, header.value, neverIndex: header.neverIndex) }
+        submitResponse(stream, body: body)
+    }
+
+    /// Like ``respond(streamID:status:headers:body:)`` with the fields written by `fields`; off the loop thread they
+    /// are collected into `HTTP2Header`s first.
+    func respond(streamID: Int32, status: Int, body: [UInt8], fields: (HTTP2HeaderWriter) -> Void) {
+        if !loop.inEventLoop {
+            let scratch = NGHTTP2HeaderEncoder(capacity: 256)
+            fields(HTTP2HeaderWriter(encoder: scratch))
+            respond(streamID: streamID, status: status, headers: scratch.headers, body: body)
+            return
+        }
+        guard let stream = answerableStream(streamID) else { return }
+        encoder.begin()
+        encoder.add(":status", statusText(status), neverIndex: false)
+        fields(HTTP2HeaderWriter(encoder: encoder))
+        submitResponse(stream, body: body)
+    }
+
+    /// The open stream `streamID` when it still wants an answer, marked answered.
+    private func answerableStream(_ streamID: Int32) -> ServerStream? {
+        guard session != nil, let stream = stream(streamID), !stream.responded, !stream.abandoned else { return nil }
+        stream.responded = true
+        return stream
+    }
+
+    /// Submits the encoder's fields and `body` as the answer on `stream`.
+    private func submitResponse(_ stream: ServerStream, body: [UInt8]) {
+        guard let session else { return }
+        let streamID = stream.streamID
+        stream.responseBody = body
         let rc: Int32 = encoder.withFields { fields, count in
             if body.isEmpty {
                 return nghttp2_submit_response(session, streamID, fields, count, nil)
@@ -176,10 +206,50 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     // MARK: - Requests (called from nghttp2 callbacks)
 
+    /// Most closed streams kept for reuse: a stream object and its header and body buffers serve request after
+    /// request instead of being allocated and freed for each.
+    static let maximumSpareStreams = 256
+
+    /// Opens stream `id` (the current one from now on): a spare object when there is one, else a new one.
+    func openStream(_ id: Int32) {
+        let stream: ServerStream
+        if let spare = spareStreams.popLast() {
+            spare.reuse(streamID: id)
+            stream = spare
+        } else {
+            stream = ServerStream(streamID: id)
+        }
+        streams[id] = stream
+        currentStream = Unmanaged.passUnretained(stream)
+    }
+
+    /// Forgets stream `id` and keeps its object as a spare.
+    func closeStream(_ id: Int32) {
+        guard let stream = streams.removeValue(forKey: id) else { return }
+        if currentStream?.toOpaque() == Unmanaged.passUnretained(stream).toOpaque() { currentStream = nil }
+        if spareStreams.count < Self.maximumSpareStreams { spareStreams.append(stream) }
+    }
+
+    /// Appends a received header field to stream `id`'s request. The current stream's (every field of a request
+    /// but its trailers) costs no reference counting.
+    func receiveField(streamID id: Int32, name: UnsafePointer<UInt8>, nameLength: Int, value: UnsafePointer<UInt8>,
+                      valueLength: Int) {
+        if let current = currentStream,
+           current._withUnsafeGuaranteedRef({ stream in
+               guard stream.streamID == id else { return false }
+               stream.fields.append(name: name, nameLength: nameLength, value: value, valueLength: valueLength)
+               return true
+           })
+        {
+            return
+        }
+        stream(id)?.fields.append(name: name, nameLength: nameLength, value: value, valueLength: valueLength)
+    }
+
     func stream(_ id: Int32) -> ServerStream? {
-        if let current = currentStream, current.streamID == id { return current }
+        if let current = currentStream?.takeUnretainedValue(), current.streamID == id { return current }
         let found = streams[id]
-        currentStream = found
+        currentStream = found.map { Unmanaged.passUnretained($0) }
         return found
     }
 
@@ -193,9 +263,8 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
             _ = session
             submitGoAway(lastStreamID: stream.streamID, errorCode: 0, debugData: configuration.goAwayDebugData)
         }
-        let request = HTTP2ServerRequest(
-            method: stream.method, path: stream.path, authority: stream.authority, scheme: stream.scheme,
-            headers: stream.headers, body: stream.body, streamID: stream.streamID, connection: self)
+        let request = HTTP2ServerRequest(fields: stream.fields, body: stream.body, streamID: stream.streamID,
+                                         connection: self)
         handler?(request, HTTP2ServerResponder(connection: self, streamID: stream.streamID))
     }
 
@@ -207,17 +276,15 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     }
 }
 
-/// Server-side state of one stream (loop-thread only).
+/// Server-side state of one stream (loop-thread only). Reused for later streams of its connection
+/// (``HTTP2ServerConnection/openStream(_:)``), with its buffers.
 final class ServerStream {
-    /// Regular headers reserved for at the first one (an APNs request has about eight).
-    static let expectedHeaderCount = 10
+    /// A reused stream keeps a body buffer up to this capacity; a larger one is released.
+    static let maximumKeptBodyCapacity = 16 * 1024
 
-    let streamID: Int32
-    var method = ""
-    var path = ""
-    var authority = ""
-    var scheme = ""
-    var headers: [HTTP2Header] = []
+    private(set) var streamID: Int32
+    /// Every header field received, pseudo-headers first, as bytes.
+    var fields = HTTP2RawHeaderBlock()
     var body: [UInt8] = []
     var responseBody: [UInt8] = []
     var responseOffset = 0
@@ -225,4 +292,16 @@ final class ServerStream {
     var abandoned = false
 
     init(streamID: Int32) { self.streamID = streamID }
+
+    /// Clears the previous request for stream `id`. The header and body buffers keep their capacity when the handler
+    /// no longer holds them (otherwise the next request gets new ones, as a new stream would).
+    func reuse(streamID id: Int32) {
+        streamID = id
+        fields.removeAll()
+        if body.capacity > Self.maximumKeptBodyCapacity { body = [] } else { body.removeAll(keepingCapacity: true) }
+        responseBody = []
+        responseOffset = 0
+        responded = false
+        abandoned = false
+    }
 }

@@ -1,13 +1,21 @@
-/// A complete request received by an `HTTP2Server`.
+/// A complete request received by an `HTTP2Server`. Its header fields are kept as the bytes nghttp2 delivered
+/// (``fields``); ``method``, ``path`` and ``headers`` decode them into strings on each read.
 public struct HTTP2ServerRequest: Sendable {
-    public var method: String
-    public var path: String
-    var authority: String
-    var scheme: String
-    /// Regular header fields (no pseudo-headers), in arrival order.
-    public var headers: [HTTP2Header]
+    /// Every header field in arrival order, pseudo-headers (`:method`, `:path`, `:scheme`, `:authority`) first.
+    public var fields: HTTP2RawHeaderBlock
     public var body: [UInt8]
     public var streamID: Int32
     /// The connection it arrived on (to change its SETTINGS, send GOAWAY, or drop it).
     public var connection: HTTP2ServerConnection
+
+    /// `:method` ("" when absent).
+    public var method: String { fields.first(name: ":method") ?? "" }
+    /// `:path` ("" when absent).
+    public var path: String { fields.first(name: ":path") ?? "" }
+    /// `:authority` ("" when absent).
+    var authority: String { fields.first(name: ":authority") ?? "" }
+    /// `:scheme` ("" when absent).
+    var scheme: String { fields.first(name: ":scheme") ?? "" }
+    /// Regular header fields (no pseudo-headers), in arrival order.
+    public var headers: [HTTP2Header] { fields.decoded() }
 }

@@ -9,6 +9,13 @@ public struct HTTP2ServerResponder: Sendable {
         connection.respond(streamID: streamID, status: status, headers: headers, body: body)
     }
 
+    /// Sends the response: HEADERS with `:status` and the fields `fields` writes, then `body` (if any) with
+    /// END_STREAM. On the connection's loop thread the fields go straight into its header encoder (no `HTTP2Header`,
+    /// no `String` for values written in place); `fields` runs before this returns, on any thread.
+    public func respond(status: Int, body: [UInt8] = [], fields: (HTTP2HeaderWriter) -> Void) {
+        connection.respond(streamID: streamID, status: status, body: body, fields: fields)
+    }
+
     /// Resets the stream with `errorCode` (e.g. 7 = REFUSED_STREAM) instead of answering.
     public func reset(errorCode: UInt32) {
         connection.reset(streamID: streamID, errorCode: errorCode)

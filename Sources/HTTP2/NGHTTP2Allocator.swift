@@ -1,11 +1,12 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
 
-/// A per-session small-block allocator for nghttp2 (`nghttp2_session_client_new3`). With 100+ streams in flight,
-/// nghttp2's per-stream allocations (stream, outbound items, copied header arrays, frame buffers) are freed in bursts
-/// larger than glibc's per-thread cache, so most went through `_int_malloc`/`_int_free`. Here freed blocks go onto a
-/// free list per power-of-two size class (32 B … 4 KiB), with a bounded count, and are reused at once. Larger
-/// requests go to `malloc`. Every block has a 16-byte header (class index, usable size), keeping 16-byte alignment.
+/// A per-session small-block allocator for nghttp2 (`nghttp2_session_client_new3`, `nghttp2_session_server_new3`).
+/// With 100+ streams in flight, nghttp2's per-stream allocations (stream, outbound items, copied header arrays, frame
+/// buffers, received header buffers) are freed in bursts larger than glibc's per-thread cache, so most went through
+/// `_int_malloc`/`_int_free`. Here freed blocks go onto a free list per power-of-two size class (32 B … 4 KiB), with
+/// a bounded count, and are reused at once. Larger requests go to `malloc`. Every block has a 16-byte header (class
+/// index, usable size), keeping 16-byte alignment.
 ///
 /// - Important: Loop-thread only (nghttp2 calls it from the session's thread). It must outlive its session:
 ///   `nghttp2_session_del` returns every block, and `deinit` releases the free lists.
@@ -36,7 +37,8 @@ final class NGHTTP2Allocator {
         state.deallocate()
     }
 
-    /// The `nghttp2_mem` to pass to `nghttp2_session_client_new3` (copied by nghttp2). `self` must outlive the session.
+    /// The `nghttp2_mem` to pass to `nghttp2_session_client_new3` or `nghttp2_session_server_new3` (copied by
+    /// nghttp2). `self` must outlive the session.
     var mem: nghttp2_mem {
         nghttp2_mem(mem_user_data: state, malloc: nghttp2AllocatorMalloc, free: nghttp2AllocatorFree,
                     calloc: nghttp2AllocatorCalloc, realloc: nghttp2AllocatorRealloc)

@@ -1,55 +1,103 @@
 internal import CNGHTTP2
 
 /// Builds `nghttp2_nv` arrays in a reusable scratch buffer (one per connection, loop-thread only), so submitting a
-/// request allocates nothing in steady state. nghttp2 copies names and values on submit, so the scratch is reused
-/// at once.
+/// response allocates nothing in steady state. The buffer grows as needed (the entries already built are moved
+/// with it). nghttp2 copies names and values on submit, so the scratch is reused at once.
 final class NGHTTP2HeaderEncoder {
     private var bytes: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private var used = 0
-    private var fields: [nghttp2_nv] = []
+    private var entries: [nghttp2_nv] = []
 
-    init() {
-        capacity = 4096
+    init(capacity: Int = 4096) {
+        self.capacity = capacity
         bytes = .allocate(capacity: capacity)
-        fields.reserveCapacity(16)
+        entries.reserveCapacity(16)
     }
 
     deinit { bytes.deallocate() }
 
-    /// Starts a new header block. `estimatedBytes` is the sum of name and value lengths.
-    func begin(estimatedBytes: Int) {
+    /// Starts a new header block.
+    func begin() {
         used = 0
-        fields.removeAll(keepingCapacity: true)
-        if estimatedBytes > capacity {
+        entries.removeAll(keepingCapacity: true)
+    }
+
+    /// `count` bytes at the end of the scratch, growing it if needed.
+    private func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+        if capacity - used < count {
+            let grown = max(used + count, capacity * 2)
+            let replacement = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+            replacement.update(from: bytes, count: used)
+            for index in entries.indices {
+                entries[index].name = replacement + (entries[index].name - bytes)
+                entries[index].value = replacement + (entries[index].value - bytes)
+            }
             bytes.deallocate()
-            capacity = max(estimatedBytes, capacity * 2)
-            bytes = .allocate(capacity: capacity)
+            bytes = replacement
+            capacity = grown
         }
+        defer { used += count }
+        return bytes + used
     }
 
     private func copy(_ string: String) -> (UnsafeMutablePointer<UInt8>, Int) {
         var string = string
         return string.withUTF8 { utf8 in
-            let start = bytes + used
-            if utf8.count > 0 { start.update(from: utf8.baseAddress!, count: utf8.count) }
-            used += utf8.count
-            return (start, utf8.count)
+            let target = reserve(utf8.count)
+            if utf8.count > 0 { target.update(from: utf8.baseAddress!, count: utf8.count) }
+            return (target, utf8.count)
         }
     }
 
-    /// Adds a field. `begin` must have reserved enough bytes.
+    private func copy(_ string: StaticString) -> (UnsafeMutablePointer<UInt8>, Int) {
+        let target = reserve(string.utf8CodeUnitCount)
+        target.update(from: string.utf8Start, count: string.utf8CodeUnitCount)
+        return (target, string.utf8CodeUnitCount)
+    }
+
+    private static func flags(neverIndex: Bool) -> UInt8 {
+        neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+    }
+
+    /// Adds a field.
     func add(_ name: String, _ value: String, neverIndex: Bool = false) {
-        let (namePointer, nameLength) = copy(name)
-        let (valuePointer, valueLength) = copy(value)
-        let flags = neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
-        fields.append(nghttp2_nv(name: namePointer, value: valuePointer, namelen: nameLength, valuelen: valueLength,
-                                 flags: flags))
+        let name = copy(name)
+        let value = copy(value)
+        entries.append(nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
+                                  flags: Self.flags(neverIndex: neverIndex)))
+    }
+
+    /// Adds a field with a static name.
+    func add(_ name: StaticString, _ value: String, neverIndex: Bool) {
+        let name = copy(name)
+        let value = copy(value)
+        entries.append(nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
+                                  flags: Self.flags(neverIndex: neverIndex)))
+    }
+
+    /// Adds a field whose value is `count` bytes that `fill` writes in place.
+    func add(_ name: StaticString, valueCount count: Int, neverIndex: Bool,
+             _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
+        let name = copy(name)
+        let value = reserve(count)
+        fill(UnsafeMutableBufferPointer(start: value, count: count))
+        entries.append(nghttp2_nv(name: name.0, value: value, namelen: name.1, valuelen: count,
+                                  flags: Self.flags(neverIndex: neverIndex)))
+    }
+
+    /// The fields added since ``begin()`` as `HTTP2Header`s (invalid UTF-8 repaired).
+    var headers: [HTTP2Header] {
+        entries.map { entry in
+            HTTP2Header(String(decoding: UnsafeBufferPointer(start: entry.name, count: entry.namelen), as: UTF8.self),
+                        String(decoding: UnsafeBufferPointer(start: entry.value, count: entry.valuelen), as: UTF8.self),
+                        neverIndex: entry.flags & UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) != 0)
+        }
     }
 
     /// Calls `body` with the built array.
     func withFields<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        fields.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        entries.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
     }
 }
 
