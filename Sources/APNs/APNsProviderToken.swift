@@ -9,15 +9,16 @@ public struct APNsProviderToken: Hashable, Sendable, CustomStringConvertible {
     /// `iat`: seconds since the epoch.
     let issuedAt: Int64
 
+    /// The `authorization` header value: `bearer <jwt>` (built once: every push on a connection carries it).
+    public let authorizationValue: String
+
     init(jwt: String, keyID: String, teamID: String, issuedAt: Int64) {
         self.jwt = jwt
         self.keyID = keyID
         self.teamID = teamID
         self.issuedAt = issuedAt
+        self.authorizationValue = "bearer " + jwt
     }
-
-    /// The `authorization` header value: `bearer <jwt>`.
-    public var authorizationValue: String { "bearer " + jwt }
 
     /// Age in seconds at `now`.
     func age(at now: Double) -> Double { now - Double(issuedAt) }

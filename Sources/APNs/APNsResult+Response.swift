@@ -1,6 +1,28 @@
 internal import Foundation
+internal import HTTP2
 
 extension APNsResult {
+    /// ``init(status:headers:body:)`` for a response as it arrived: the same result, read from the raw header bytes.
+    /// When the `apns-id` answered is `requestedID` (the usual echo, any case), that string is reused instead of
+    /// building a new one.
+    /// - Parameter requestedID: the request's `apns-id` (lowercase), if it sent one.
+    init(response: HTTP2Response, requestedID: String?) {
+        var apnsID: String?
+        var uniqueID: String?
+        response.forEachHeaderField { name, value in
+            if Self.equalsIgnoringASCIICase(name, "apns-id") {
+                if let requestedID, Self.equalsIgnoringASCIICase(value, requestedID) {
+                    apnsID = requestedID
+                } else {
+                    apnsID = String(decoding: value, as: UTF8.self).lowercased()
+                }
+            } else if Self.equalsIgnoringASCIICase(name, "apns-unique-id") {
+                uniqueID = String(decoding: value, as: UTF8.self).lowercased()
+            }
+        }
+        self.init(status: response.status, apnsID: apnsID, uniqueID: uniqueID, body: response.body)
+    }
+
     /// Builds the result for one APNs response.
     ///
     /// Reads `{"reason":…,"timestamp":…}` from `body` (anything unparseable is treated as no body), the `apns-id`
@@ -21,6 +43,10 @@ extension APNsResult {
             default: break
             }
         }
+        self.init(status: status, apnsID: apnsID, uniqueID: uniqueID, body: body)
+    }
+
+    private init(status: Int, apnsID: String?, uniqueID: String?, body: [UInt8]) {
         let parsed = Self.parseErrorBody(body)
         let reason = parsed.reason.map(APNsReason.init(rawValue:))
         let disposition: APNsDisposition =
@@ -33,6 +59,19 @@ extension APNsResult {
             apnsUniqueID: uniqueID,
             timestampMilliseconds: parsed.timestamp
         )
+    }
+
+    /// Whether `bytes` spell `text` (whose letters are lowercase ASCII) with ASCII letters in any case.
+    private static func equalsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) -> Bool {
+        guard bytes.count == text.utf8.count else { return false }
+        var index = 0
+        for expected in text.utf8 {
+            var byte = bytes[index]
+            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
+            guard byte == expected else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// A push that got no response: ``APNsReason/timeout``, ``APNsReason/connectionLost`` or

@@ -43,7 +43,7 @@ struct HTTP2RawHeaderBlock: @unchecked Sendable {
     }
 
     /// Calls `body` with (name, value) byte ranges of each field in order until it returns false.
-    private func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
+    func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
         guard let storage else { return }
         storage.withUnsafeMutablePointers { counts, elements in
             let base = UnsafePointer(elements)

@@ -55,6 +55,8 @@ final class Dispatcher: Sendable {
     private let gate: ReadAheadGate<Pending>
     private let ledger = InFlightLedger()
     private let sender: any PushSender
+    /// `sender` when it takes batches: what one consumed batch admits goes out in one call.
+    private let batchSender: (any BatchPushSender)?
     private let producer: any RecordProducer
     private let metrics: WorkerMetrics
     private let clock: any WallClock
@@ -79,6 +81,7 @@ final class Dispatcher: Sendable {
         self.tracker = CallTracker(configuration: configuration.calls, clock: clock)
         self.gate = ReadAheadGate(configuration: configuration.readAhead)
         self.sender = sender
+        self.batchSender = sender as? any BatchPushSender
         self.producer = producer
         self.metrics = metrics
         self.clock = clock
@@ -137,11 +140,37 @@ final class Dispatcher: Sendable {
             admissible.append(pending)
         }
         for callID in endedAhead { tracker.markEnded(callID: callID) }
+        let outbox = Outbox()
         for (index, pending) in admissible.enumerated() {
             let isIncoming = pending.event.type == .incoming
             if isIncoming, let stop = lastStop[pending.event.callID], stop > index { pending.markLookedAhead() }
-            offer(pending, isIncoming: isIncoming)
+            offer(pending, isIncoming: isIncoming, outbox: outbox)
+            if outbox.pending.count >= Self.outboxChunk { flush(outbox) }
         }
+        flush(outbox)
+    }
+
+    /// Pushes admitted while handling one consumed batch, sent together by ``flush(_:)``.
+    private final class Outbox {
+        var pending: [Pending] = []
+    }
+
+    /// At most this many pushes wait in an ``Outbox`` before they are sent (the first of a large batch is not held
+    /// back while the rest is decoded).
+    private static let outboxChunk = 64
+
+    /// Sends what `outbox` holds, in one call when the sender takes batches.
+    private func flush(_ outbox: Outbox) {
+        guard !outbox.pending.isEmpty else { return }
+        defer { outbox.pending.removeAll(keepingCapacity: true) }
+        guard let batchSender, outbox.pending.count > 1 else {
+            for pending in outbox.pending { send(pending) }
+            return
+        }
+        batchSender.send(outbox.pending.map { pending in
+            APNsSubmission(request: pending.request, environment: pending.event.environment,
+                           completion: { [self] result in answered(pending, result) })
+        })
     }
 
     /// Counts a consumed record and decodes and maps it; dead-letters it (and returns nil) when it cannot be sent.
@@ -184,22 +213,22 @@ final class Dispatcher: Sendable {
     }
 
     /// Passes an event through the read-ahead gate, admitting whatever it lets go.
-    private func offer(_ pending: Pending, isIncoming: Bool) {
+    private func offer(_ pending: Pending, isIncoming: Bool, outbox: Outbox) {
         let verdict = gate.offer(
             pending, lane: pending.record.partition, offset: pending.record.offset,
             isCallsTopic: !retryTopics.contains(pending.record.topic),
             highWatermark: pending.record.highWatermarkAtAssignment, isIncoming: isIncoming
         )
-        admitReleased(verdict.released)
-        if verdict.passes { admit(pending) }
+        admitReleased(verdict.released, outbox: outbox)
+        if verdict.passes { admit(pending, outbox: outbox) }
         if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
     }
 
     /// Admits events the read-ahead held: a cancellation of one of them is the look-ahead's doing.
-    private func admitReleased(_ released: [Pending]) {
+    private func admitReleased(_ released: [Pending], outbox: Outbox? = nil) {
         for pending in released {
             pending.markLookedAhead()
-            admit(pending)
+            admit(pending, outbox: outbox)
         }
     }
 
@@ -234,18 +263,19 @@ final class Dispatcher: Sendable {
         for pending in held { pending.giveBack() }
     }
 
-    private func admit(_ pending: Pending) {
+    private func admit(_ pending: Pending, outbox: Outbox?) {
         let admission = tracker.admit(.init(item: pending, event: pending.event))
         for waiting in admission.cancelledWaiting {
             finish(waiting.record, event: waiting.event, input: .dropped(.cancelled, reason: CancelReason.queued), done: waiting.done)
         }
-        act(on: admission.decision, pending)
+        act(on: admission.decision, pending, outbox: outbox)
     }
 
-    private func act(on decision: CallTracker<Pending>.Decision, _ pending: Pending) {
+    /// Acts on the tracker's decision; a push to send goes into `outbox` when there is one, else out at once.
+    private func act(on decision: CallTracker<Pending>.Decision, _ pending: Pending, outbox: Outbox? = nil) {
         switch decision {
         case .sendNow:
-            send(pending)
+            if let outbox { outbox.pending.append(pending) } else { send(pending) }
         case .queued:
             break
         case .expired:
@@ -257,19 +287,21 @@ final class Dispatcher: Sendable {
     }
 
     private func send(_ pending: Pending) {
-        let environment = pending.event.environment
-        sender.send(pending.request, environment: environment) { [self] result in
-            let now = clock.now().milliseconds
-            let latency = max(0, now - pending.event.createdAtMilliseconds)
-            if result.status != nil { metrics.endToEndLatency.observe(Double(latency) / 1000) }
-            let callID = pending.event.callID
-            finish(
-                pending.record, event: pending.event, input: .answered(result, topic: pending.request.topic),
-                callEnded: tracker.hasEnded(callID: callID), latencyMilliseconds: latency
-            ) { [self] outcome in
-                pending.done(outcome)
-                for release in tracker.complete(callID: callID) { act(on: release.decision, release.item) }
-            }
+        sender.send(pending.request, environment: pending.event.environment) { [self] result in answered(pending, result) }
+    }
+
+    /// APNs (or the transport) answered `pending`: route it, and once its outcome is final let its call's next event go.
+    private func answered(_ pending: Pending, _ result: APNsResult) {
+        let now = clock.now().milliseconds
+        let latency = max(0, now - pending.event.createdAtMilliseconds)
+        if result.status != nil { metrics.endToEndLatency.observe(Double(latency) / 1000) }
+        let callID = pending.event.callID
+        finish(
+            pending.record, event: pending.event, input: .answered(result, topic: pending.request.topic),
+            callEnded: tracker.hasEnded(callID: callID), latencyMilliseconds: latency
+        ) { [self] outcome in
+            pending.done(outcome)
+            for release in tracker.complete(callID: callID) { act(on: release.decision, release.item) }
         }
     }
 
