@@ -14,10 +14,10 @@ extension APNsResult {
                 if let requestedID, Self.equalsIgnoringASCIICase(value, requestedID) {
                     apnsID = requestedID
                 } else {
-                    apnsID = String(decoding: value, as: UTF8.self).lowercased()
+                    apnsID = Self.lowercasedString(value)
                 }
             } else if Self.equalsIgnoringASCIICase(name, "apns-unique-id") {
-                uniqueID = String(decoding: value, as: UTF8.self).lowercased()
+                uniqueID = Self.lowercasedString(value)
             }
         }
         self.init(status: response.status, apnsID: apnsID, uniqueID: uniqueID, body: response.body)
@@ -59,6 +59,17 @@ extension APNsResult {
             apnsUniqueID: uniqueID,
             timestampMilliseconds: parsed.timestamp
         )
+    }
+
+    /// `String(decoding: bytes, as: UTF8.self).lowercased()`, built in one pass when the bytes are ASCII.
+    private static func lowercasedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(decoding: bytes, as: UTF8.self).lowercased() }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+            }
+            return bytes.count
+        }
     }
 
     /// Whether `bytes` spell `text` (whose letters are lowercase ASCII) with ASCII letters in any case.
