@@ -1,6 +1,17 @@
 import HTTP2
+import Synchronization
 
 extension APNsConnectionPool {
+    /// Schedules one ``dispatch()`` on `loop` unless one is scheduled already: it runs later in the loop's current turn
+    /// (before the turn's writes), so every stream freed in the turn is refilled by one dispatch.
+    func scheduleDispatch(on loop: EventLoop) {
+        guard !dispatchScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        loop.execute { [self] in
+            dispatchScheduled.store(false, ordering: .releasing)
+            dispatch()
+        }
+    }
+
     /// Handles the HTTP/2 outcome of one stream (on the connection's loop thread): classifies it, re-sends when that
     /// is safe and useful, replaces the connection when the answer says so, and otherwise answers the push.
     func completed(
@@ -20,8 +31,9 @@ extension APNsConnectionPool {
              !state.pending.isEmpty)
         }
         if closeNow { connection.connection.close() }
-        // A stream is free: give it the next queued push now rather than at the next send or maintenance tick.
-        if queued { dispatch() }
+        // A stream is free: the next queued push takes it in this loop turn, rather than at the next send or
+        // maintenance tick; the answers of one turn share one dispatch.
+        if queued { scheduleDispatch(on: connection.connection.loop) }
         let apnsID = pending.request.apnsID
 
         switch result {

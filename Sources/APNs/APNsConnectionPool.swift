@@ -79,6 +79,8 @@ final class APNsConnectionPool: Sendable {
     let logger: Logger
     let state: Mutex<State>
     private let connectionsGauge: Gauge
+    /// A ``dispatch()`` for streams freed by answers is scheduled on a loop and has not started yet.
+    let dispatchScheduled = Atomic<Bool>(false)
     /// The periodic ``maintain()``, on one of the group's loops; set at the end of `init`.
     private let maintenance = Mutex<RepeatedTask?>(nil)
 

@@ -10,6 +10,7 @@ extension APNsResult {
         var apnsID: String?
         var uniqueID: String?
         response.forEachHeaderField { name, value in
+            guard name.count == 7 || name.count == 14 else { return }
             if Self.equalsIgnoringASCIICase(name, "apns-id") {
                 if let requestedID, Self.equalsIgnoringASCIICase(value, requestedID) {
                     apnsID = requestedID
@@ -75,14 +76,15 @@ extension APNsResult {
     /// Whether `bytes` spell `text` (whose letters are lowercase ASCII) with ASCII letters in any case.
     private static func equalsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) -> Bool {
         guard bytes.count == text.utf8.count else { return false }
-        var index = 0
-        for expected in text.utf8 {
-            var byte = bytes[index]
-            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
-            guard byte == expected else { return false }
-            index += 1
+        var text = text
+        return text.withUTF8 { expected in
+            for index in 0..<expected.count {
+                var byte = bytes[index]
+                if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
+                guard byte == expected[index] else { return false }
+            }
+            return true
         }
-        return true
     }
 
     /// A push that got no response: ``APNsReason/timeout``, ``APNsReason/connectionLost`` or

@@ -340,7 +340,10 @@ final class Dispatcher: Sendable {
         if result.status != nil { metrics.endToEndLatency.observe(Double(latency) / 1000) }
         finish(
             pending.record, event: pending.event, input: .answered(result, topic: pending.request.topic),
-            callEnded: tracker.hasEnded(callID: pending.event.callID), latencyMilliseconds: latency
+            // Only a retry of an incoming call asks whether the call ended (the router's one use of it).
+            callEnded: result.disposition == .retryLater && pending.event.type == .incoming
+                && tracker.hasEnded(callID: pending.event.callID),
+            latencyMilliseconds: latency
         ) { outcome in pending.answerFinished(outcome) }
     }
 
