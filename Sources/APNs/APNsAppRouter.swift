@@ -133,24 +133,94 @@ public final class APNsAppRouter: Sendable {
         }
         switch admission {
         case .unknown:
-            metrics.unknownApp.increment()
-            completion(APNsResult(disposition: .permanent, status: nil, reason: APNsReason.unknownApp.rawValue,
-                                  apnsID: request.apnsID))
+            answerUnknown(request, completion)
         case .limited(let route):
-            route.metrics.limited.increment()
-            let result = APNsResult(disposition: .retryLater, status: nil, reason: APNsReason.appInFlightLimit.rawValue,
-                                    apnsID: request.apnsID)
+            answerLimited(request, route, completion)
+        case .admitted(let route):
+            route.slot.client.send(request, environment: environment, completion: Self.admitted(route, completion))
+        }
+    }
+
+    /// Sends several pushes, each with its app's credentials as ``send(_:environment:completion:)`` does: one lock to
+    /// route them all, and one hand-off per credential's client.
+    public func send(_ submissions: [APNsSubmission]) {
+        guard !submissions.isEmpty else { return }
+        enum Admission { case unknown, limited(Route), admitted(Route) }
+        let admissions = table.withLock { table -> [Admission] in
+            var admissions: [Admission] = []
+            admissions.reserveCapacity(submissions.count)
+            var last: (bundleID: String, route: Route?)?
+            for submission in submissions {
+                let bundleID = Self.bundleID(of: submission.request)
+                let route: Route?
+                if let last, last.bundleID == bundleID {
+                    route = last.route
+                } else {
+                    route = table.route(for: bundleID)
+                    last = (bundleID, route)
+                }
+                guard let route else {
+                    admissions.append(.unknown)
+                    continue
+                }
+                if let limit = route.slot.limit, route.slot.inFlight.load(ordering: .relaxed) >= limit {
+                    admissions.append(.limited(route))
+                    continue
+                }
+                route.slot.inFlight.add(1, ordering: .relaxed)
+                admissions.append(.admitted(route))
+            }
+            return admissions
+        }
+        // Runs of one client go together, in order.
+        var runSlot: Slot?
+        var run: [APNsSubmission] = []
+        run.reserveCapacity(submissions.count)
+        for (submission, admission) in zip(submissions, admissions) {
+            switch admission {
+            case .unknown:
+                answerUnknown(submission.request, submission.completion)
+            case .limited(let route):
+                answerLimited(submission.request, route, submission.completion)
+            case .admitted(let route):
+                if let runSlot, runSlot !== route.slot {
+                    runSlot.client.send(run)
+                    run.removeAll(keepingCapacity: true)
+                }
+                runSlot = route.slot
+                run.append(APNsSubmission(request: submission.request, environment: submission.environment,
+                                          completion: Self.admitted(route, submission.completion)))
+            }
+        }
+        runSlot?.client.send(run)
+    }
+
+    private func answerUnknown(_ request: APNsRequest, _ completion: @Sendable (APNsResult) -> Void) {
+        metrics.unknownApp.increment()
+        completion(APNsResult(disposition: .permanent, status: nil, reason: APNsReason.unknownApp.rawValue,
+                              apnsID: request.apnsID))
+    }
+
+    private func answerLimited(_ request: APNsRequest, _ route: Route, _ completion: @Sendable (APNsResult) -> Void) {
+        route.metrics.limited.increment()
+        let result = APNsResult(disposition: .retryLater, status: nil, reason: APNsReason.appInFlightLimit.rawValue,
+                                apnsID: request.apnsID)
+        route.metrics.record(result)
+        completion(result)
+    }
+
+    /// The completion of a push admitted on `route` (its slot's in-flight count already raised): the app's series,
+    /// then `completion`, then the slot's count, closing a retired client after its last answer.
+    private static func admitted(
+        _ route: Route, _ completion: @escaping @Sendable (APNsResult) -> Void
+    ) -> @Sendable (APNsResult) -> Void {
+        route.metrics.inFlight.increment()
+        return { result in
+            route.metrics.inFlight.decrement()
             route.metrics.record(result)
             completion(result)
-        case .admitted(let route):
-            route.metrics.inFlight.increment()
-            route.slot.client.send(request, environment: environment) { result in
-                route.metrics.inFlight.decrement()
-                route.metrics.record(result)
-                completion(result)
-                let left = route.slot.inFlight.subtract(1, ordering: .acquiringAndReleasing).newValue
-                if left == 0 && route.slot.retired.load(ordering: .acquiring) { route.slot.close() }
-            }
+            let left = route.slot.inFlight.subtract(1, ordering: .acquiringAndReleasing).newValue
+            if left == 0 && route.slot.retired.load(ordering: .acquiring) { route.slot.close() }
         }
     }
 

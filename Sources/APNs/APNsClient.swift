@@ -21,6 +21,10 @@ public final class APNsClient: Sendable {
     let group: EventLoopGroup
     let ownsGroup: Bool
     let pools: [APNsEndpoint: APNsConnectionPool]
+    /// The pools of ``APNsEnvironment/production`` and ``APNsEnvironment/sandbox`` (the same one for a custom
+    /// endpoint), looked up once instead of hashing the endpoint per push.
+    private let productionPool: APNsConnectionPool?
+    private let sandboxPool: APNsConnectionPool?
     let certificateDirectory: String?
     private let isShutdown = Atomic<Bool>(false)
 
@@ -119,6 +123,12 @@ public final class APNsClient: Sendable {
                 metrics: self.metrics, logger: logger)
         }
         self.pools = pools
+        productionPool = pools[configuration.endpoint(for: .production)]
+        sandboxPool = pools[configuration.endpoint(for: .sandbox)]
+    }
+
+    private func pool(for environment: APNsEnvironment) -> APNsConnectionPool? {
+        environment == .production ? productionPool : sandboxPool
     }
 
     // MARK: - Sending
@@ -130,15 +140,42 @@ public final class APNsClient: Sendable {
         environment: APNsEnvironment = .production,
         completion: @escaping @Sendable (APNsResult) -> Void
     ) {
-        let pending = APNsPendingRequest(request: request, completion: completion,
-                                         timeout: configuration.requestTimeout)
-        guard !isShutdown.load(ordering: .relaxed), let pool = pools[configuration.endpoint(for: environment)] else {
+        guard !isShutdown.load(ordering: .relaxed), let pool = pool(for: environment) else {
             let result = APNsResult.transportFailure(reason: .notProcessed, apnsID: request.apnsID)
             metrics.recordAnswer(result, seconds: 0)
             completion(result)
             return
         }
-        pool.send(pending)
+        pool.send(APNsPendingRequest(request: request, completion: completion, timeout: configuration.requestTimeout))
+    }
+
+    /// Sends several pushes, each as ``send(_:environment:completion:)`` does, with one hand-off per pool (and so
+    /// per connection) instead of one per push. Pushes to one pool keep their order.
+    public func send(_ submissions: [APNsSubmission]) {
+        guard !submissions.isEmpty else { return }
+        guard !isShutdown.load(ordering: .relaxed) else {
+            for submission in submissions {
+                send(submission.request, environment: submission.environment, completion: submission.completion)
+            }
+            return
+        }
+        var runPool: APNsConnectionPool?
+        var run: [APNsPendingRequest] = []
+        run.reserveCapacity(submissions.count)
+        for submission in submissions {
+            guard let pool = pool(for: submission.environment) else {
+                send(submission.request, environment: submission.environment, completion: submission.completion)
+                continue
+            }
+            if let runPool, runPool !== pool {
+                runPool.send(batch: run)
+                run.removeAll(keepingCapacity: true)
+            }
+            runPool = pool
+            run.append(APNsPendingRequest(
+                request: submission.request, completion: submission.completion, timeout: configuration.requestTimeout))
+        }
+        runPool?.send(batch: run)
     }
 
     /// Async form of ``send(_:environment:completion:)``.

@@ -35,6 +35,7 @@ public final class APNsClientMetrics: Sendable {
     /// (lookups then hand out handles the registry does not hold). Registry lookups happen under this lock, so a
     /// lookup racing ``retire()`` cannot put a series back.
     private let state = Mutex(State())
+    private let success = AtomicLazyReference<Counter>()
 
     private struct State {
         var requestCounters: [String: Counter] = [:]
@@ -56,10 +57,28 @@ public final class APNsClientMetrics: Sendable {
     }
 
     func recordAnswer(_ result: APNsResult, seconds: Double) {
+        // Most answers are a plain 200: its counter is looked up once, not built from a key per push.
+        if result.status == 200 && result.reason == nil {
+            successCounter.increment()
+            duration.observe(seconds)
+            return
+        }
         let status = result.status.map(String.init) ?? "none"
         let reason = result.reason ?? (result.status == 200 ? "Success" : "")
-        let key = status + "|" + reason
-        let counter = state.withLock { state -> Counter in
+        requestCounter(key: status + "|" + reason, status: status, reason: reason).increment()
+        duration.observe(seconds)
+    }
+
+    /// `callpush_apns_requests_total{status="200",reason="Success"}`, the same handle ``requestCounter(key:status:reason:)``
+    /// gives for it, kept after the first lookup.
+    private var successCounter: Counter {
+        if let counter = success.load() { return counter }
+        return success.storeIfNil(requestCounter(key: "200|Success", status: "200", reason: "Success"))
+    }
+
+    /// The answer counter of `status`/`reason`, registered once per key (a fresh handle once ``retire()`` ran).
+    private func requestCounter(key: String, status: String, reason: String) -> Counter {
+        state.withLock { state -> Counter in
             if let counter = state.requestCounters[key] { return counter }
             let counter = state.retired ? Counter() : registry.counter(
                 Self.requestsTotal, help: "APNs answers by status and reason (status none: no answer).",
@@ -67,8 +86,6 @@ public final class APNsClientMetrics: Sendable {
             state.requestCounters[key] = counter
             return counter
         }
-        counter.increment()
-        duration.observe(seconds)
     }
 
     func connectionEvent(endpoint: String, _ event: ConnectionEvent) {

@@ -1,10 +1,21 @@
 import HTTP2
+import Synchronization
 
 extension APNsConnectionPool {
+    /// Schedules one ``dispatch()`` on `loop` unless one is scheduled already: it runs later in the loop's current turn
+    /// (before the turn's writes), so every stream freed in the turn is refilled by one dispatch.
+    func scheduleDispatch(on loop: EventLoop) {
+        guard !dispatchScheduled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        loop.execute { [self] in
+            dispatchScheduled.store(false, ordering: .releasing)
+            dispatch()
+        }
+    }
+
     /// Handles the HTTP/2 outcome of one stream (on the connection's loop thread): classifies it, re-sends when that
     /// is safe and useful, replaces the connection when the answer says so, and otherwise answers the push.
     func completed(
-        _ pending: consuming APNsPendingRequest,
+        _ pending: APNsPendingRequest,
         on connection: APNsPooledConnection,
         token: APNsProviderToken?,
         result: Result<HTTP2Response, HTTP2Error>
@@ -12,13 +23,17 @@ extension APNsConnectionPool {
         // The answer, parsed once; its reason says whether the provider token passed (only 403s and the
         // TooManyProviderTokenUpdates 429 are answers about the token).
         let answer = try? result.map { response in
-            APNsResult(status: response.status, headers: response.headers.map { ($0.name, $0.value) }, body: response.body)
+            APNsResult(response: response, requestedID: pending.request.apnsID)
         }.get()
         let authenticatedNow = answer.map { $0.status != 403 && $0.apnsReason != .tooManyProviderTokenUpdates } ?? false
-        let closeNow = state.withLock { state in
-            state.open[connection.key]?.usage.finishOne(authenticated: authenticatedNow) ?? false
+        let (closeNow, queued) = state.withLock { state in
+            (state.open[connection.key].map { $0.usage.finishOne(authenticated: authenticatedNow) } ?? false,
+             !state.pending.isEmpty)
         }
         if closeNow { connection.connection.close() }
+        // A stream is free: the next queued push takes it in this loop turn, rather than at the next send or
+        // maintenance tick; the answers of one turn share one dispatch.
+        if queued { scheduleDispatch(on: connection.connection.loop) }
         let apnsID = pending.request.apnsID
 
         switch result {
@@ -28,8 +43,7 @@ extension APNsConnectionPool {
             if reason == .expiredProviderToken, let tokens, let token, !pending.authRetried {
                 retire(connection, event: .replaced)
                 if tokens.invalidate(token) != .tooRecent {
-                    pending.authRetried = true
-                    requeue(pending, otherwise: answer)
+                    requeue(pending.authRetriedCopy(), otherwise: answer)
                     return
                 }
                 finish(pending, answer)
@@ -38,16 +52,14 @@ extension APNsConnectionPool {
             if reason == .tooManyProviderTokenUpdates, tokens != nil, !pending.authRetried {
                 // This connection saw tokens change too often; a fresh connection starts a new count.
                 retire(connection, event: .replaced)
-                pending.authRetried = true
-                requeue(pending, otherwise: answer)
+                requeue(pending.authRetriedCopy(), otherwise: answer)
                 return
             }
             if answer.needsNewConnection { retire(connection, event: .replaced) }
             finish(pending, answer)
         case .failure(let error):
             if error.isRetriable && pending.resends < configuration.maximumTransparentResends {
-                pending.resends += 1
-                requeue(pending, otherwise: .transportFailure(reason: .notProcessed, apnsID: apnsID))
+                requeue(pending.resent(), otherwise: .transportFailure(reason: .notProcessed, apnsID: apnsID))
                 return
             }
             switch error.code {

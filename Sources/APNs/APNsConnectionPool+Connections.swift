@@ -52,8 +52,9 @@ extension APNsConnectionPool {
                 guard !state.isShutdown, connection.state.rawValue <= HTTP2ConnectionState.ready.rawValue else {
                     return false
                 }
-                state.slots[slot] = pooled.key
-                state.open[pooled.key] = OpenConnection(pooled: pooled, usage: APNsConnectionUsage(authenticated: tokens == nil))
+                let open = OpenConnection(pooled: pooled, usage: APNsConnectionUsage(authenticated: tokens == nil))
+                state.slots[slot] = open
+                state.open[pooled.key] = open
                 return true
             }
             guard accepted else {
@@ -123,7 +124,7 @@ extension APNsConnectionPool {
     func retire(_ connection: APNsPooledConnection, event: APNsClientMetrics.ConnectionEvent) {
         let (changed, closeNow) = state.withLock { state -> (Bool, Bool) in
             guard state.retire(connection.key) else { return (false, false) }
-            return (true, state.open[connection.key]?.usage.takeCloseRequest() ?? false)
+            return (true, state.open[connection.key].map { $0.usage.takeCloseRequest() } ?? false)
         }
         guard changed else { return }
         metrics.connectionEvent(endpoint: label, event)

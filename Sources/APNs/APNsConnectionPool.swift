@@ -13,15 +13,27 @@ import Telemetry
 ///
 /// - Important: thread-safe; all pool state is behind one `Mutex`, and network work happens outside it.
 final class APNsConnectionPool: Sendable {
-    /// One open connection: what stays (shared with its completions) and what changes.
-    struct OpenConnection {
+    /// One open connection: what stays (shared with its completions) and what changes. A class, so the pool mutates
+    /// its usage in place (a dictionary or array element of this size would be copied, or its accessor would allocate,
+    /// on every push); it never leaves the pool's lock.
+    final class OpenConnection {
         let pooled: APNsPooledConnection
         var usage: APNsConnectionUsage
+
+        init(pooled: APNsPooledConnection, usage: APNsConnectionUsage) {
+            self.pooled = pooled
+            self.usage = usage
+        }
+
+        /// Ready for new pushes and below its stream limit.
+        var hasFreeStream: Bool {
+            !usage.retiring && pooled.connection.state == .ready && usage.inFlight < usage.capacity(of: pooled)
+        }
     }
 
     struct State {
-        /// The connection serving each slot (its key in `open`); nil while the slot's connection is being opened.
-        var slots: [ObjectIdentifier?]
+        /// The connection serving each slot; nil while the slot's connection is being opened.
+        var slots: [OpenConnection?]
         /// Every open connection (in a slot or draining), by ``APNsPooledConnection/key``.
         var open: [ObjectIdentifier: OpenConnection] = [:]
         var pending = APNsRequestQueue()
@@ -37,14 +49,28 @@ final class APNsConnectionPool: Sendable {
         /// Stops giving `key` new pushes and frees its slot; false when it was retiring already.
         mutating func retire(_ key: ObjectIdentifier) -> Bool {
             guard let open = open[key], !open.usage.retiring else { return false }
-            self.open[key]?.usage.retiring = true
-            if slots[open.pooled.slot] == key { slots[open.pooled.slot] = nil }
+            open.usage.retiring = true
+            if slots[open.pooled.slot] === open { slots[open.pooled.slot] = nil }
             return true
+        }
+
+        /// Whether ``ensureConnections()`` has a slot to fill now (it checks the rest).
+        var mayOpenConnection: Bool { !isShutdown && !connecting && slots.contains { $0 == nil } }
+
+        /// The least-loaded connection with a free stream, if any.
+        func leastLoaded() -> OpenConnection? {
+            var best: OpenConnection?
+            for case let open? in slots where open.hasFreeStream {
+                if best == nil || open.usage.inFlight < best!.usage.inFlight { best = open }
+            }
+            return best
         }
     }
 
     let endpoint: APNsEndpoint
     let label: String
+    /// `:authority` of every request.
+    let authority: String
     let configuration: APNsClientConfiguration
     let tls: TLSContext
     let group: EventLoopGroup
@@ -53,6 +79,8 @@ final class APNsConnectionPool: Sendable {
     let logger: Logger
     let state: Mutex<State>
     private let connectionsGauge: Gauge
+    /// A ``dispatch()`` for streams freed by answers is scheduled on a loop and has not started yet.
+    let dispatchScheduled = Atomic<Bool>(false)
     /// The periodic ``maintain()``, on one of the group's loops; set at the end of `init`.
     private let maintenance = Mutex<RepeatedTask?>(nil)
 
@@ -75,6 +103,7 @@ final class APNsConnectionPool: Sendable {
         var logger = logger
         logger[metadataKey: "apns.endpoint"] = endpoint.description
         self.logger = logger
+        authority = endpoint.authority
         state = Mutex(State(slots: Array(repeating: nil, count: max(1, configuration.connectionsPerPool))))
         connectionsGauge = metrics.connectionsGauge(endpoint: endpoint.description)
         let inFlight = metrics.inFlightGauge(endpoint: label)
@@ -103,8 +132,8 @@ final class APNsConnectionPool: Sendable {
     func snapshot() -> (inFlight: Int, limits: [Int], open: Int, pending: Int, lastConnectError: String?) {
         state.withLock { state in
             let inFlight = state.open.values.reduce(0) { $0 + $1.usage.inFlight }
-            let limits = state.slots.map { key -> Int in
-                guard let key, let open = state.open[key] else { return 0 }
+            let limits = state.slots.map { open -> Int in
+                guard let open else { return 0 }
                 return open.usage.authenticated ? open.pooled.connection.maxConcurrentStreams : 1
             }
             return (inFlight, limits, state.open.count, state.pending.count, state.lastConnectError)
@@ -114,60 +143,79 @@ final class APNsConnectionPool: Sendable {
     // MARK: - Sending
 
     func send(_ pending: APNsPendingRequest) {
-        let accepted = state.withLock { state -> Bool in
-            if state.isShutdown { return false }
+        let (accepted, mayOpen) = state.withLock { state -> (Bool, Bool) in
+            if state.isShutdown { return (false, false) }
             state.pending.append(pending)
-            return true
+            return (true, state.mayOpenConnection)
         }
         guard accepted else {
             finish(pending, .transportFailure(reason: .notProcessed, apnsID: pending.request.apnsID))
             return
         }
         dispatch()
-        ensureConnections()
+        if mayOpen { ensureConnections() }
+    }
+
+    /// Sends several pushes: one lock to queue them all, one dispatch (and so one hand-off per connection).
+    func send(batch: [APNsPendingRequest]) {
+        guard !batch.isEmpty else { return }
+        let (accepted, mayOpen) = state.withLock { state -> (Bool, Bool) in
+            if state.isShutdown { return (false, false) }
+            state.pending.append(contentsOf: batch)
+            return (true, state.mayOpenConnection)
+        }
+        guard accepted else {
+            for pending in batch { finish(pending, .transportFailure(reason: .notProcessed, apnsID: pending.request.apnsID)) }
+            return
+        }
+        dispatch()
+        if mayOpen { ensureConnections() }
+    }
+
+    /// What one ``dispatch()`` moves onto connections: nothing, one push (no array is built for the common case of
+    /// one push, or one freed stream), or batches per connection.
+    private enum Assignments {
+        case none
+        case one(APNsPooledConnection, APNsProviderToken?, APNsPendingRequest)
+        case many([(connection: APNsPooledConnection, token: APNsProviderToken?, batch: [APNsPendingRequest])])
     }
 
     /// Moves queued pushes onto connections with free streams (least-loaded first), then submits them.
     func dispatch() {
         let current = tokens?.current()
         let now = tokens?.clock.now().seconds ?? 0
-        typealias Assignment = (connection: APNsPooledConnection, token: APNsProviderToken?, batch: [APNsPendingRequest])
-        let assignments: [Assignment] = state.withLock { state in
-            guard !state.pending.isEmpty else { return [] }
-            var candidates: [APNsPooledConnection] = []
-            var loads: [Int] = []
-            var capacities: [Int] = []
-            for case let key? in state.slots {
-                guard let open = state.open[key], !open.usage.retiring, open.pooled.connection.state == .ready
-                else { continue }
-                candidates.append(open.pooled)
-                loads.append(open.usage.inFlight)
-                capacities.append(open.usage.capacity(of: open.pooled))
+        let assignments: Assignments = state.withLock { state in
+            guard !state.pending.isEmpty, var target = state.leastLoaded() else { return .none }
+            let token = { (open: OpenConnection) in current.map { open.usage.token(for: $0, now: now, tokens: self.tokens) } }
+            guard let first = state.pending.popFirst() else { return .none }
+            target.usage.inFlight += 1
+            guard !state.pending.isEmpty, let next = state.leastLoaded() else {
+                return .one(target.pooled, token(target), first)
             }
-            guard !candidates.isEmpty else { return [] }
-            var batches: [[APNsPendingRequest]] = Array(repeating: [], count: candidates.count)
-            while !state.pending.isEmpty {
-                var best = -1
-                var bestLoad = Int.max
-                for index in candidates.indices where loads[index] < capacities[index] && loads[index] < bestLoad {
-                    best = index
-                    bestLoad = loads[index]
-                }
-                if best < 0 { break }
-                guard let request = state.pending.popFirst() else { break }
-                loads[best] += 1
-                batches[best].append(request)
+            // More than one: gather a batch per connection (slot order).
+            var batches: [[APNsPendingRequest]] = Array(repeating: [], count: state.slots.count)
+            batches[target.pooled.slot].append(first)
+            target = next
+            while let request = state.pending.popFirst() {
+                target.usage.inFlight += 1
+                batches[target.pooled.slot].append(request)
+                guard !state.pending.isEmpty, let next = state.leastLoaded() else { break }
+                target = next
             }
-            var assignments: [Assignment] = []
-            for index in candidates.indices where !batches[index].isEmpty {
-                let key = candidates[index].key
-                state.open[key]?.usage.inFlight = loads[index]
-                let token = current.flatMap { state.open[key]?.usage.token(for: $0, now: now, tokens: tokens) }
-                assignments.append((candidates[index], token, batches[index]))
+            var many: [(connection: APNsPooledConnection, token: APNsProviderToken?, batch: [APNsPendingRequest])] = []
+            for case let open? in state.slots where !batches[open.pooled.slot].isEmpty {
+                many.append((open.pooled, token(open), batches[open.pooled.slot]))
             }
-            return assignments
+            return .many(many)
         }
-        for assignment in assignments { submit(assignment.batch, token: assignment.token, on: assignment.connection) }
+        switch assignments {
+        case .none:
+            break
+        case .one(let connection, let token, let pending):
+            submit(pending, token: token, on: connection)
+        case .many(let many):
+            for assignment in many { submit(assignment.batch, token: assignment.token, on: assignment.connection) }
+        }
         if tokens != nil, current == nil {
             // Signing failed: the pushes went without `authorization` and come back as MissingProviderToken
             // (fixCredentials), so the failure is visible per push rather than as timeouts.
@@ -175,24 +223,34 @@ final class APNsConnectionPool: Sendable {
         }
     }
 
+    /// The HTTP/2 request for `pending` and the completion that routes its answer back through the pool.
+    private func stream(
+        _ pending: APNsPendingRequest, token: APNsProviderToken?, on connection: APNsPooledConnection
+    ) -> (HTTP2Request, HTTP2ClientConnection.Completion) {
+        let request = HTTP2Request(
+            method: "POST", path: pending.request.path, authority: authority,
+            headers: pending.request.http2Headers(authorization: token?.authorizationValue),
+            body: pending.request.payload)
+        return (request, { [self] result in self.completed(pending, on: connection, token: token, result: result) })
+    }
+
+    private func submit(_ pending: APNsPendingRequest, token: APNsProviderToken?, on connection: APNsPooledConnection) {
+        let (request, completion) = stream(pending, token: token, on: connection)
+        connection.connection.submit(request, deadline: pending.deadline, completion: completion)
+    }
+
     private func submit(_ batch: [APNsPendingRequest], token: APNsProviderToken?, on connection: APNsPooledConnection) {
+        if batch.count == 1 {
+            submit(batch[0], token: token, on: connection)
+            return
+        }
         var items: [(HTTP2Request, HTTP2Deadline?, HTTP2ClientConnection.Completion)] = []
         items.reserveCapacity(batch.count)
         for pending in batch {
-            var headers = pending.headers
-            if let token { headers.insert(HTTP2Header("authorization", token.authorizationValue), at: 0) }
-            let request = HTTP2Request(
-                method: "POST", path: pending.request.path, authority: endpoint.authority, headers: headers,
-                body: pending.request.payload)
-            items.append((request, pending.deadline, { [self] result in
-                self.completed(pending, on: connection, token: token, result: result)
-            }))
+            let (request, completion) = stream(pending, token: token, on: connection)
+            items.append((request, pending.deadline, completion))
         }
-        if items.count == 1 {
-            connection.connection.submit(items[0].0, deadline: items[0].1, completion: items[0].2)
-        } else {
-            connection.connection.submit(batch: items)
-        }
+        connection.connection.submit(batch: items)
     }
 
     /// Answers a push: metrics, then its completion.
@@ -231,10 +289,8 @@ final class APNsConnectionPool: Sendable {
             }
             var tooOld: [APNsPooledConnection] = []
             if let maxAge {
-                for case let key? in state.slots {
-                    if let open = state.open[key], !open.usage.retiring, open.pooled.opened + maxAge <= now {
-                        tooOld.append(open.pooled)
-                    }
+                for case let open? in state.slots where !open.usage.retiring && open.pooled.opened + maxAge <= now {
+                    tooOld.append(open.pooled)
                 }
             }
             return (expired, tooOld, !state.pending.isEmpty)

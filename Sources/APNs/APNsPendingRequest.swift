@@ -1,32 +1,42 @@
 import HTTP2
 
-/// One push travelling through a pool: the request, its precomputed headers, its completion and its deadline. A
-/// value: a re-send queues a copy with its counters raised.
-struct APNsPendingRequest: Sendable {
+/// One push travelling through a pool: the request, its completion and its deadline. An immutable object: queues,
+/// batches and the stream's completion share it without copying the request (a retain instead of one per string and
+/// array inside); a re-send queues a new one with its counters raised (``resent()``, ``authRetriedCopy()``).
+final class APNsPendingRequest: Sendable {
     let request: APNsRequest
-    /// Regular header fields (no pseudo-headers, no `authorization`).
-    let headers: [HTTP2Header]
     let completion: @Sendable (APNsResult) -> Void
     let startNanoseconds: UInt64
     let deadline: HTTP2Deadline
     /// Re-sent once after an auth answer (ExpiredProviderToken, TooManyProviderTokenUpdates).
-    var authRetried = false
+    let authRetried: Bool
     /// Re-sent after the server did not process it.
-    var resends = 0
+    let resends: Int
 
     init(request: APNsRequest, completion: @escaping @Sendable (APNsResult) -> Void, timeout: Duration) {
         self.request = request
-        var headers: [HTTP2Header] = []
-        headers.reserveCapacity(10)
-        for field in request.headerFields(authority: "", bearerToken: nil) where !field.name.hasPrefix(":") {
-            headers.append(HTTP2Header(field.name, field.value, neverIndex: field.neverIndex))
-        }
-        self.headers = headers
         self.completion = completion
         let now = HTTP2Deadline.now()
         startNanoseconds = now.uptimeNanoseconds
         deadline = now + timeout
+        authRetried = false
+        resends = 0
     }
+
+    private init(_ other: APNsPendingRequest, authRetried: Bool, resends: Int) {
+        request = other.request
+        completion = other.completion
+        startNanoseconds = other.startNanoseconds
+        deadline = other.deadline
+        self.authRetried = authRetried
+        self.resends = resends
+    }
+
+    /// The same push, marked as re-sent once after an auth answer.
+    func authRetriedCopy() -> APNsPendingRequest { APNsPendingRequest(self, authRetried: true, resends: resends) }
+
+    /// The same push, with one more transparent re-send counted.
+    func resent() -> APNsPendingRequest { APNsPendingRequest(self, authRetried: authRetried, resends: resends + 1) }
 
     /// Seconds since `send`.
     var elapsedSeconds: Double {
@@ -45,6 +55,11 @@ struct APNsRequestQueue {
 
     mutating func append(_ item: APNsPendingRequest) { items.append(item) }
 
+    mutating func append(contentsOf batch: [APNsPendingRequest]) {
+        items.reserveCapacity(items.count + batch.count)
+        for item in batch { items.append(item) }
+    }
+
     mutating func prepend(_ item: APNsPendingRequest) {
         if head > 0 {
             head -= 1
@@ -59,7 +74,10 @@ struct APNsRequestQueue {
         let item = items[head]
         items[head] = nil
         head += 1
-        if head > 1024 && head * 2 > items.count {
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1024 && head * 2 > items.count {
             items.removeFirst(head)
             head = 0
         }

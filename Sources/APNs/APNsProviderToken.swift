@@ -1,27 +1,56 @@
 /// One APNs provider token: an ES256 JWT `{"alg":"ES256","kid":…}.{"iss":…,"iat":…}.signature`.
+///
+/// A value with its fields in one shared object: pools copy the token into every push they submit, and a copy is then
+/// one reference instead of four strings.
 public struct APNsProviderToken: Hashable, Sendable, CustomStringConvertible {
-    /// The compact JWT.
-    let jwt: String
-    /// The 10-character key ID (`kid`).
-    public let keyID: String
-    /// The 10-character team ID (`iss`).
-    public let teamID: String
-    /// `iat`: seconds since the epoch.
-    let issuedAt: Int64
+    private final class Storage: Sendable {
+        let jwt: String
+        let keyID: String
+        let teamID: String
+        let issuedAt: Int64
+        let authorizationValue: String
 
-    init(jwt: String, keyID: String, teamID: String, issuedAt: Int64) {
-        self.jwt = jwt
-        self.keyID = keyID
-        self.teamID = teamID
-        self.issuedAt = issuedAt
+        init(jwt: String, keyID: String, teamID: String, issuedAt: Int64) {
+            self.jwt = jwt
+            self.keyID = keyID
+            self.teamID = teamID
+            self.issuedAt = issuedAt
+            authorizationValue = "bearer " + jwt
+        }
     }
 
-    /// The `authorization` header value: `bearer <jwt>`.
-    public var authorizationValue: String { "bearer " + jwt }
+    private let storage: Storage
+
+    /// The compact JWT.
+    var jwt: String { storage.jwt }
+    /// The 10-character key ID (`kid`).
+    public var keyID: String { storage.keyID }
+    /// The 10-character team ID (`iss`).
+    public var teamID: String { storage.teamID }
+    /// `iat`: seconds since the epoch.
+    var issuedAt: Int64 { storage.issuedAt }
+    /// The `authorization` header value: `bearer <jwt>` (built once: every push on a connection carries it).
+    public var authorizationValue: String { storage.authorizationValue }
+
+    init(jwt: String, keyID: String, teamID: String, issuedAt: Int64) {
+        storage = Storage(jwt: jwt, keyID: keyID, teamID: teamID, issuedAt: issuedAt)
+    }
 
     /// Age in seconds at `now`.
     func age(at now: Double) -> Double { now - Double(issuedAt) }
 
     /// Never prints the signature: the token is a credential for up to an hour.
     public var description: String { "APNsProviderToken(kid: \(keyID), iss: \(teamID), iat: \(issuedAt))" }
+
+    public static func == (lhs: APNsProviderToken, rhs: APNsProviderToken) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.issuedAt == rhs.issuedAt && lhs.jwt == rhs.jwt && lhs.keyID == rhs.keyID && lhs.teamID == rhs.teamID)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(jwt)
+        hasher.combine(keyID)
+        hasher.combine(teamID)
+        hasher.combine(issuedAt)
+    }
 }

@@ -1,3 +1,5 @@
+import HTTP2
+
 /// One HTTP/2 header field for the transport: name, value, and whether HPACK must never index it
 /// (`NGHTTP2_NV_FLAG_NO_INDEX`).
 typealias APNsHeaderField = (name: String, value: String, neverIndex: Bool)
@@ -30,6 +32,24 @@ extension APNsRequest {
         fields.append(("content-type", "application/json", false))
         fields.append(("content-length", String(payload.count), false))
         return fields
+    }
+
+    /// The regular fields of ``headerFields(authority:bearerToken:)`` (no pseudo-headers) as the pool sends them, in
+    /// the same order and with the same never-index flags, built in one array; `authorization` is the whole value
+    /// (``APNsProviderToken/authorizationValue``), nil for certificate auth.
+    func http2Headers(authorization: String?) -> [HTTP2Header] {
+        var headers: [HTTP2Header] = []
+        headers.reserveCapacity(9)
+        if let authorization { headers.append(HTTP2Header("authorization", authorization)) }
+        headers.append(HTTP2Header("apns-push-type", pushType.rawValue))
+        headers.append(HTTP2Header("apns-topic", topic))
+        headers.append(HTTP2Header("apns-priority", priority.description))
+        if let expiration = expiration.headerValue { headers.append(HTTP2Header("apns-expiration", expiration)) }
+        if let collapseID { headers.append(HTTP2Header("apns-collapse-id", collapseID)) }
+        if let apnsID { headers.append(HTTP2Header("apns-id", apnsID, neverIndex: true)) }
+        headers.append(HTTP2Header("content-type", "application/json"))
+        headers.append(HTTP2Header("content-length", String(payload.count)))
+        return headers
     }
 
     /// ``headerFields(authority:bearerToken:)`` for `endpoint` and an optional provider token.

@@ -15,6 +15,8 @@ public struct APNsRequest: Sendable {
     public let apnsID: String?
     /// The JSON payload bytes.
     public let payload: [UInt8]
+    /// `:path` for this request (built once: every send and re-send uses it).
+    public let path: String
 
     public static let maximumCollapseIDSize = 64
 
@@ -62,24 +64,32 @@ public struct APNsRequest: Sendable {
         self.collapseID = collapseID
         self.apnsID = apnsID
         self.payload = payload
+        self.path = "/3/device/" + deviceToken.hex
     }
-
-    /// `:path` for this request.
-    public var path: String { "/3/device/\(deviceToken.hex)" }
 
     /// True for `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in lowercase hex.
     public static func isCanonicalUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
+        isCanonicalUUID(text, allowingUppercase: false)
+    }
+
+    /// True for `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in hex digits, lowercase only unless `allowingUppercase`.
+    /// Reads the UTF-8 in place (no copy).
+    static func isCanonicalUUID(_ text: String, allowingUppercase: Bool) -> Bool {
+        var index = 0
+        for byte in text.utf8 {
+            guard index < 36 else { return false }
+            switch index {
+            case 8, 13, 18, 23:
                 guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                    || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-                else { return false }
+            default:
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): break
+                case UInt8(ascii: "A")...UInt8(ascii: "F") where allowingUppercase: break
+                default: return false
+                }
             }
+            index += 1
         }
-        return true
+        return index == 36
     }
 }

@@ -1,6 +1,29 @@
 internal import Foundation
+internal import HTTP2
 
 extension APNsResult {
+    /// ``init(status:headers:body:)`` for a response as it arrived: the same result, read from the raw header bytes.
+    /// When the `apns-id` answered is `requestedID` (the usual echo, any case), that string is reused instead of
+    /// building a new one.
+    /// - Parameter requestedID: the request's `apns-id` (lowercase), if it sent one.
+    init(response: HTTP2Response, requestedID: String?) {
+        var apnsID: String?
+        var uniqueID: String?
+        response.forEachHeaderField { name, value in
+            guard name.count == 7 || name.count == 14 else { return }
+            if Self.equalsIgnoringASCIICase(name, "apns-id") {
+                if let requestedID, Self.equalsIgnoringASCIICase(value, requestedID) {
+                    apnsID = requestedID
+                } else {
+                    apnsID = Self.lowercasedString(value)
+                }
+            } else if Self.equalsIgnoringASCIICase(name, "apns-unique-id") {
+                uniqueID = Self.lowercasedString(value)
+            }
+        }
+        self.init(status: response.status, apnsID: apnsID, uniqueID: uniqueID, body: response.body)
+    }
+
     /// Builds the result for one APNs response.
     ///
     /// Reads `{"reason":…,"timestamp":…}` from `body` (anything unparseable is treated as no body), the `apns-id`
@@ -21,6 +44,10 @@ extension APNsResult {
             default: break
             }
         }
+        self.init(status: status, apnsID: apnsID, uniqueID: uniqueID, body: body)
+    }
+
+    private init(status: Int, apnsID: String?, uniqueID: String?, body: [UInt8]) {
         let parsed = Self.parseErrorBody(body)
         let reason = parsed.reason.map(APNsReason.init(rawValue:))
         let disposition: APNsDisposition =
@@ -33,6 +60,31 @@ extension APNsResult {
             apnsUniqueID: uniqueID,
             timestampMilliseconds: parsed.timestamp
         )
+    }
+
+    /// `String(decoding: bytes, as: UTF8.self).lowercased()`, built in one pass when the bytes are ASCII.
+    private static func lowercasedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(decoding: bytes, as: UTF8.self).lowercased() }
+        return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
+            }
+            return bytes.count
+        }
+    }
+
+    /// Whether `bytes` spell `text` (whose letters are lowercase ASCII) with ASCII letters in any case.
+    private static func equalsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) -> Bool {
+        guard bytes.count == text.utf8.count else { return false }
+        var text = text
+        return text.withUTF8 { expected in
+            for index in 0..<expected.count {
+                var byte = bytes[index]
+                if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
+                guard byte == expected[index] else { return false }
+            }
+            return true
+        }
     }
 
     /// A push that got no response: ``APNsReason/timeout``, ``APNsReason/connectionLost`` or

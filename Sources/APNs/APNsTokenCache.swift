@@ -57,20 +57,25 @@ public final class APNsTokenCache: Sendable {
     /// The token to send now, minted if there is none, it is due for refresh, or it was invalidated.
     /// - Throws: ``CryptoError`` when signing fails (the previous token, if any, stays current).
     public func token() throws(CryptoError) -> APNsProviderToken {
+        try tokenAndMintCount().token
+    }
+
+    /// ``token()`` and ``mintCount`` after it, under one lock (the pools ask for both on every dispatch).
+    func tokenAndMintCount() throws(CryptoError) -> (token: APNsProviderToken, mintCount: Int) {
         let now = clock.now().seconds
-        return try state.withLock { (state) throws(CryptoError) -> APNsProviderToken in
+        return try state.withLock { (state) throws(CryptoError) -> (token: APNsProviderToken, mintCount: Int) in
             if let current = state.current {
                 let age = current.age(at: now)
                 let due = age >= configuration.effectiveRefreshAfter.inSeconds
                     || (state.forceRefresh && age >= configuration.minimumAge.inSeconds)
                     || age < -60  // the clock went back a lot: this iat is in the future
-                if !due { return current }
+                if !due { return (current, state.mintCount) }
             }
             let token = try signer.makeToken(issuedAt: Int64(now.rounded(.down)))
             state.current = token
             state.forceRefresh = false
             state.mintCount += 1
-            return token
+            return (token, state.mintCount)
         }
     }
 

@@ -20,11 +20,13 @@ final class APNsTokenProvider: Sendable {
 
     /// The cache's current token (minting when due); nil when signing failed.
     func current() -> APNsProviderToken? {
-        let token = try? cache.token()
-        let minted = cache.mintCount
-        let old = lastMintCount.exchange(minted, ordering: .relaxed)
-        if minted > old { refreshes.increment(by: minted - old) }
-        return token
+        let current = try? cache.tokenAndMintCount()
+        let minted = current?.mintCount ?? cache.mintCount
+        if minted > lastMintCount.load(ordering: .relaxed) {
+            let old = lastMintCount.exchange(minted, ordering: .relaxed)
+            if minted > old { refreshes.increment(by: minted - old) }
+        }
+        return current?.token
     }
 
     /// After `ExpiredProviderToken` for `token`: invalidate it in the cache and never pin it again.

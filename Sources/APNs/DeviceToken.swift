@@ -19,7 +19,8 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
         guard utf8.allSatisfy(Self.isHexDigit) else {
             throw APNsRequestError(.badDeviceToken, "device token contains a character that is not a hex digit")
         }
-        self.hex = text.lowercased()
+        // Tokens usually arrive in lowercase already: keep the caller's string then (no copy).
+        self.hex = utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }) ? text.lowercased() : text
     }
 
     /// The token for logs: first and last 4 hex digits only.

@@ -122,13 +122,7 @@ enum WorkerArea {
         let start = ContinuousClock.now
         let produced = await generator.run(rate: 10_000_000, count: events, duration: .seconds(120))
         await producer.close()
-        let deadline = ContinuousClock.now + .seconds(120)
-        while (worker.finalOutcomes ?? 0) < produced {
-            guard ContinuousClock.now < deadline, worker.process.isRunning else {
-                throw BenchFailure("only \(worker.finalOutcomes ?? 0) of \(produced) events reached a final outcome")
-            }
-            try? await Task.sleep(for: .milliseconds(25))  // each look is a /metrics exposition in the worker
-        }
+        try await worker.waitForFinalOutcomes(produced, timeout: .seconds(120))
         let elapsed = ContinuousClock.now - start
         guard let cpuAfter = worker.cpuSeconds else { throw BenchFailure("cannot read the worker's CPU time") }
         return Run(

@@ -131,6 +131,13 @@ public struct HTTP2RawHeaderBlock: @unchecked Sendable {
         @inlinable public func makeIterator() -> Iterator { Iterator(base: base, count: count) }
     }
 
+    /// Calls `body` with (name, value) byte ranges of each field in order until it returns false.
+    func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool) {
+        withFields { fields in
+            for (name, value) in fields where !body(name, value) { return }
+        }
+    }
+
     /// Calls `body` with the fields' bytes, valid only during the call.
     @inlinable public func withFields<R>(_ body: (Fields) throws -> R) rethrows -> R {
         guard let storage else { return try body(Fields(base: nil, count: 0)) }

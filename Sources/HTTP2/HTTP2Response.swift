@@ -42,6 +42,24 @@ public struct HTTP2Response: Sendable {
         set { storage = .decoded(newValue) }
     }
 
+    /// Calls `body` with the name and value bytes of every header field, in arrival order, without building strings
+    /// (for answers read on a hot path).
+    public func forEachHeaderField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+        switch storage {
+        case .raw(let block):
+            block.forEachField { name, value in
+                body(name, value)
+                return true
+            }
+        case .decoded(let headers):
+            for header in headers {
+                Array(header.name.utf8).withUnsafeBufferPointer { name in
+                    Array(header.value.utf8).withUnsafeBufferPointer { value in body(name, value) }
+                }
+            }
+        }
+    }
+
     /// The value of the first header field called `name` (lowercase), or `nil`. Does not decode the other fields.
     func header(_ name: String) -> String? {
         switch storage {

@@ -23,20 +23,24 @@ final class Dispatcher: Sendable {
         let record: InboundRecord
         let event: CallEvent
         let request: APNsRequest
-        let done: @Sendable (Outcome) -> Void
-        /// Leaves without an outcome: the record stays unfinished for the partition's next owner.
-        let giveBack: @Sendable () -> Void
+        /// How the record leaves: its outcome, or given back.
+        let settlement: any RecordSettlement
+        /// Its ``InFlightLedger`` ticket.
+        let ticket: UInt64
+        /// The dispatcher it belongs to: its completions need nothing else (one reference to capture).
+        let dispatcher: Dispatcher
         private let lookedAheadFlag = Atomic<Bool>(false)
 
         init(
-            record: InboundRecord, event: CallEvent, request: APNsRequest, done: @escaping @Sendable (Outcome) -> Void,
-            giveBack: @escaping @Sendable () -> Void
+            record: InboundRecord, event: CallEvent, request: APNsRequest, settlement: any RecordSettlement,
+            ticket: UInt64, dispatcher: Dispatcher
         ) {
             self.record = record
             self.event = event
             self.request = request
-            self.done = done
-            self.giveBack = giveBack
+            self.settlement = settlement
+            self.ticket = ticket
+            self.dispatcher = dispatcher
         }
 
         /// Held by the read-ahead, or its call's stop event came later in its batch: a cancellation is the
@@ -44,6 +48,26 @@ final class Dispatcher: Sendable {
         var lookedAhead: Bool { lookedAheadFlag.load(ordering: .relaxed) }
 
         func markLookedAhead() { lookedAheadFlag.store(true, ordering: .relaxed) }
+
+        /// The event's outcome is final and counted: it leaves (its offset may be stored).
+        func done(_ outcome: Outcome) {
+            dispatcher.leave(ticket, finished: true)
+            settlement.done(outcome)
+        }
+
+        /// Leaves without an outcome: the record stays unfinished for the partition's next owner.
+        func giveBack() {
+            dispatcher.leave(ticket, finished: false)
+            settlement.giveBack()
+        }
+
+        /// The answer of this event, the call's one in flight, is final: it leaves, and the call's next event goes.
+        func answerFinished(_ outcome: Outcome) {
+            done(outcome)
+            for release in dispatcher.tracker.complete(callID: event.callID) {
+                dispatcher.act(on: release.decision, release.item)
+            }
+        }
     }
 
     let configuration: DispatcherConfiguration
@@ -55,6 +79,8 @@ final class Dispatcher: Sendable {
     private let gate: ReadAheadGate<Pending>
     private let ledger = InFlightLedger()
     private let sender: any PushSender
+    /// `sender` when it takes batches: what one consumed batch admits goes out in one call.
+    private let batchSender: (any BatchPushSender)?
     private let producer: any RecordProducer
     private let metrics: WorkerMetrics
     private let clock: any WallClock
@@ -79,6 +105,7 @@ final class Dispatcher: Sendable {
         self.tracker = CallTracker(configuration: configuration.calls, clock: clock)
         self.gate = ReadAheadGate(configuration: configuration.readAhead)
         self.sender = sender
+        self.batchSender = sender as? any BatchPushSender
         self.producer = producer
         self.metrics = metrics
         self.clock = clock
@@ -118,88 +145,129 @@ final class Dispatcher: Sendable {
     /// ends later in it is cancelled instead of ringing; and `incoming` events from the backlog of a newly assigned
     /// partition wait in the ``ReadAheadGate`` until the worker has read through that backlog.
     func handle(_ batch: [ConsumedRecord]) {
+        guard !batch.isEmpty else { return }
+        // Once per batch: the in-flight count, the ledger (one ticket each, in order), the mapper in force.
+        metrics.inFlight.set(inFlight.add(batch.count, ordering: .relaxed).newValue)
+        let firstTicket = ledger.begin(count: batch.count, at: clock.now().microseconds)
+        let mapper = self.mapper.withLock { $0 }
+        var consumedCounter: (topic: String, counter: Counter)?
         var admissible: [Pending] = []
         admissible.reserveCapacity(batch.count)
-        var lastStop: [String: Int] = [:]
-        var ringing: Set<String> = []
-        // Calls whose stop event comes after one of their incoming events in this batch; a stop event with nothing
-        // of its call before it is remembered when it is admitted, as always.
-        var endedAhead: Set<String> = []
-        for consumed in batch {
-            guard let pending = prepare(consumed) else { continue }
-            let callID = pending.event.callID
-            if pending.event.type.stopsRinging {
-                lastStop[callID] = admissible.count
-                if ringing.contains(callID) { endedAhead.insert(callID) }
-            } else {
-                ringing.insert(callID)
+        var stops = 0
+        for (index, consumed) in batch.enumerated() {
+            if consumedCounter?.topic != consumed.record.topic {
+                consumedCounter = (consumed.record.topic, metrics.consumedCounter(topic: consumed.record.topic))
             }
+            consumedCounter?.counter.increment()
+            guard let pending = prepare(consumed, ticket: firstTicket + UInt64(index), mapper: mapper) else { continue }
+            if pending.event.type.stopsRinging { stops += 1 }
             admissible.append(pending)
         }
-        for callID in endedAhead { tracker.markEnded(callID: callID) }
+        // Stop events look back over the batch (a batch without any needs no call-id sets).
+        var lastStop: [String: Int] = [:]
+        if stops > 0 {
+            var ringing: Set<String> = []
+            // Calls whose stop event comes after one of their incoming events in this batch; a stop event with
+            // nothing of its call before it is remembered when it is admitted, as always.
+            var endedAhead: Set<String> = []
+            for (index, pending) in admissible.enumerated() {
+                let callID = pending.event.callID
+                if pending.event.type.stopsRinging {
+                    lastStop[callID] = index
+                    if ringing.contains(callID) { endedAhead.insert(callID) }
+                } else {
+                    ringing.insert(callID)
+                }
+            }
+            for callID in endedAhead { tracker.markEnded(callID: callID) }
+        }
+        let outbox = Outbox()
         for (index, pending) in admissible.enumerated() {
             let isIncoming = pending.event.type == .incoming
-            if isIncoming, let stop = lastStop[pending.event.callID], stop > index { pending.markLookedAhead() }
-            offer(pending, isIncoming: isIncoming)
+            if isIncoming, stops > 0, let stop = lastStop[pending.event.callID], stop > index { pending.markLookedAhead() }
+            offer(pending, isIncoming: isIncoming, outbox: outbox)
+            if outbox.pending.count >= Self.outboxChunk { flush(outbox) }
         }
+        flush(outbox)
     }
 
-    /// Counts a consumed record and decodes and maps it; dead-letters it (and returns nil) when it cannot be sent.
-    private func prepare(_ consumed: ConsumedRecord) -> Pending? {
+    /// Pushes admitted while handling one consumed batch, sent together by ``flush(_:)``.
+    private final class Outbox {
+        var pending: [Pending] = []
+    }
+
+    /// At most this many pushes wait in an ``Outbox``: a large batch goes out in parts of this size.
+    private static let outboxChunk = 64
+
+    /// Sends what `outbox` holds, in one call when the sender takes batches.
+    private func flush(_ outbox: Outbox) {
+        guard !outbox.pending.isEmpty else { return }
+        defer { outbox.pending.removeAll(keepingCapacity: true) }
+        guard let batchSender, outbox.pending.count > 1 else {
+            for pending in outbox.pending { send(pending) }
+            return
+        }
+        batchSender.send(outbox.pending.map { pending in
+            APNsSubmission(request: pending.request, environment: pending.event.environment,
+                           completion: { result in pending.dispatcher.answered(pending, result) })
+        })
+    }
+
+    /// Decodes and maps a consumed record; dead-letters it (and returns nil) when it cannot be sent.
+    private func prepare(_ consumed: ConsumedRecord, ticket: UInt64, mapper: PushMapper) -> Pending? {
         let record = consumed.record
-        metrics.consumed(topic: record.topic)
-        metrics.inFlight.set(inFlight.add(1, ordering: .relaxed).newValue)
-        let ticket = ledger.begin(at: clock.now().microseconds)
-        // `finished`: the event reached its outcome (its processing time is observed); else it was given back.
-        let leave: @Sendable (Bool) -> Void = { [self] finished in
-            if let start = ledger.end(ticket), finished {
-                metrics.processing.observe(Double(max(0, clock.now().microseconds - start)) / 1_000_000)
-            }
-            metrics.inFlight.set(inFlight.subtract(1, ordering: .relaxed).newValue)
-        }
-        let counted: @Sendable (Outcome) -> Void = { outcome in
-            leave(true)
-            consumed.done(outcome)
-        }
-        let givenBack: @Sendable () -> Void = {
-            leave(false)
-            consumed.giveBack()
-        }
         let event: CallEvent
         do {
             event = try decoder.decode(record.value)
         } catch {
             logger.debug("event dead-lettered: undecodable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
-            finish(record, event: nil, input: .decodingFailed(error), done: counted)
+            finish(record, event: nil, input: .decodingFailed(error), done: settle(consumed.settlement, ticket: ticket))
             return nil
         }
         do {
-            let request = try mapper.withLock { $0 }.map(event).request
-            return Pending(record: record, event: event, request: request, done: counted, giveBack: givenBack)
+            let request = try mapper.map(event).request
+            return Pending(record: record, event: event, request: request, settlement: consumed.settlement,
+                           ticket: ticket, dispatcher: self)
         } catch {
             logger.debug("event dead-lettered: unmappable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
-            finish(record, event: event, input: .mappingFailed(error), done: counted)
+            finish(record, event: event, input: .mappingFailed(error), done: settle(consumed.settlement, ticket: ticket))
             return nil
         }
     }
 
+    /// The `done` of a record that never became a ``Pending`` (dead-lettered before sending).
+    private func settle(_ settlement: any RecordSettlement, ticket: UInt64) -> @Sendable (Outcome) -> Void {
+        { [self] outcome in
+            leave(ticket, finished: true)
+            settlement.done(outcome)
+        }
+    }
+
+    /// A record leaves: `finished` when it reached its outcome (its processing time is observed), else given back.
+    private func leave(_ ticket: UInt64, finished: Bool) {
+        if let start = ledger.end(ticket), finished {
+            metrics.processing.observe(Double(max(0, clock.now().microseconds - start)) / 1_000_000)
+        }
+        metrics.inFlight.set(inFlight.subtract(1, ordering: .relaxed).newValue)
+    }
+
     /// Passes an event through the read-ahead gate, admitting whatever it lets go.
-    private func offer(_ pending: Pending, isIncoming: Bool) {
+    private func offer(_ pending: Pending, isIncoming: Bool, outbox: Outbox) {
         let verdict = gate.offer(
             pending, lane: pending.record.partition, offset: pending.record.offset,
             isCallsTopic: !retryTopics.contains(pending.record.topic),
             highWatermark: pending.record.highWatermarkAtAssignment, isIncoming: isIncoming
         )
-        admitReleased(verdict.released)
-        if verdict.passes { admit(pending) }
+        admitReleased(verdict.released, outbox: outbox)
+        if verdict.passes { admit(pending, outbox: outbox) }
         if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
     }
 
     /// Admits events the read-ahead held: a cancellation of one of them is the look-ahead's doing.
-    private func admitReleased(_ released: [Pending]) {
+    private func admitReleased(_ released: [Pending], outbox: Outbox? = nil) {
         for pending in released {
             pending.markLookedAhead()
-            admit(pending)
+            admit(pending, outbox: outbox)
         }
     }
 
@@ -234,43 +302,49 @@ final class Dispatcher: Sendable {
         for pending in held { pending.giveBack() }
     }
 
-    private func admit(_ pending: Pending) {
+    private func admit(_ pending: Pending, outbox: Outbox?) {
         let admission = tracker.admit(.init(item: pending, event: pending.event))
         for waiting in admission.cancelledWaiting {
-            finish(waiting.record, event: waiting.event, input: .dropped(.cancelled, reason: CancelReason.queued), done: waiting.done)
+            finish(waiting.record, event: waiting.event, input: .dropped(.cancelled, reason: CancelReason.queued),
+                   done: { outcome in waiting.done(outcome) })
         }
-        act(on: admission.decision, pending)
+        act(on: admission.decision, pending, outbox: outbox)
     }
 
-    private func act(on decision: CallTracker<Pending>.Decision, _ pending: Pending) {
+    /// Acts on the tracker's decision; a push to send goes into `outbox` when there is one, else out at once.
+    private func act(on decision: CallTracker<Pending>.Decision, _ pending: Pending, outbox: Outbox? = nil) {
         switch decision {
         case .sendNow:
-            send(pending)
+            if let outbox { outbox.pending.append(pending) } else { send(pending) }
         case .queued:
             break
         case .expired:
-            finish(pending.record, event: pending.event, input: .dropped(.expired), done: pending.done)
+            finish(pending.record, event: pending.event, input: .dropped(.expired), done: { outcome in pending.done(outcome) })
         case .cancelled:
             let reason = pending.lookedAhead ? CancelReason.lookAhead : CancelReason.afterStop
-            finish(pending.record, event: pending.event, input: .dropped(.cancelled, reason: reason), done: pending.done)
+            finish(pending.record, event: pending.event, input: .dropped(.cancelled, reason: reason),
+                   done: { outcome in pending.done(outcome) })
         }
     }
 
     private func send(_ pending: Pending) {
-        let environment = pending.event.environment
-        sender.send(pending.request, environment: environment) { [self] result in
-            let now = clock.now().milliseconds
-            let latency = max(0, now - pending.event.createdAtMilliseconds)
-            if result.status != nil { metrics.endToEndLatency.observe(Double(latency) / 1000) }
-            let callID = pending.event.callID
-            finish(
-                pending.record, event: pending.event, input: .answered(result, topic: pending.request.topic),
-                callEnded: tracker.hasEnded(callID: callID), latencyMilliseconds: latency
-            ) { [self] outcome in
-                pending.done(outcome)
-                for release in tracker.complete(callID: callID) { act(on: release.decision, release.item) }
-            }
+        sender.send(pending.request, environment: pending.event.environment) { result in
+            pending.dispatcher.answered(pending, result)
         }
+    }
+
+    /// APNs (or the transport) answered `pending`: route it, and once its outcome is final let its call's next event go.
+    private func answered(_ pending: Pending, _ result: APNsResult) {
+        let now = clock.now().milliseconds
+        let latency = max(0, now - pending.event.createdAtMilliseconds)
+        if result.status != nil { metrics.endToEndLatency.observe(Double(latency) / 1000) }
+        finish(
+            pending.record, event: pending.event, input: .answered(result, topic: pending.request.topic),
+            // Only a retry of an incoming call asks whether the call ended (the router's one use of it).
+            callEnded: result.disposition == .retryLater && pending.event.type == .incoming
+                && tracker.hasEnded(callID: pending.event.callID),
+            latencyMilliseconds: latency
+        ) { outcome in pending.answerFinished(outcome) }
     }
 
     /// Routes, produces every resulting record, then counts the outcome and calls `done`.
@@ -286,33 +360,54 @@ final class Dispatcher: Sendable {
             record: record, event: event, input: input, now: clock.now().milliseconds, callEnded: callEnded,
             latencyMilliseconds: latencyMilliseconds
         )
-        let retryTier = decision.records.first { retryTopics.contains($0.topic) }?.topic
-        let complete: @Sendable () -> Void = { [metrics] in
-            metrics.record(outcome: decision.outcome, reason: decision.reason, retryTier: retryTier)
-            done(decision.outcome)
-        }
         guard !decision.records.isEmpty else {
-            complete()
+            metrics.record(outcome: decision.outcome, reason: decision.reason, retryTier: nil)
+            done(decision.outcome)
             return
         }
-        let batch = ProduceBatch(remaining: decision.records.count, completion: complete)
-        for outbound in decision.records {
-            produce(outbound, delay: configuration.produceRetryInitial) { batch.acknowledge() }
+        let delivery = Delivery(
+            decision: decision, retryTier: decision.records.first { retryTopics.contains($0.topic) }?.topic, done: done)
+        for index in decision.records.indices {
+            produce(delivery, index: index, delay: configuration.produceRetryInitial)
         }
     }
 
-    private func produce(_ record: OutboundRecord, delay: Duration, acknowledged: @escaping @Sendable () -> Void) {
-        producer.produce(record) { [self] result in
+    /// One outcome waiting for the delivery reports of its records.
+    private final class Delivery: Sendable {
+        let decision: OutcomeRouter.Decision
+        let retryTier: String?
+        let done: @Sendable (Outcome) -> Void
+        private let remaining: Atomic<Int>
+
+        init(decision: OutcomeRouter.Decision, retryTier: String?, done: @escaping @Sendable (Outcome) -> Void) {
+            self.decision = decision
+            self.retryTier = retryTier
+            self.done = done
+            remaining = Atomic(decision.records.count)
+        }
+
+        /// Counts one acknowledged record; true for the last one.
+        func acknowledge() -> Bool { remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 }
+    }
+
+    /// Produces `delivery`'s record `index`, again with back-off after a failure, until acknowledged or stopped; the
+    /// last acknowledgement counts the outcome and calls `done`.
+    private func produce(_ delivery: Delivery, index: Int, delay: Duration) {
+        producer.produce(delivery.decision.records[index]) { [self] result in
             switch result {
             case .success:
-                acknowledged()
+                guard delivery.acknowledge() else { return }
+                metrics.record(outcome: delivery.decision.outcome, reason: delivery.decision.reason,
+                               retryTier: delivery.retryTier)
+                delivery.done(delivery.decision.outcome)
             case .failure(let error):
-                metrics.produceFailures(topic: record.topic).increment()
+                let topic = delivery.decision.records[index].topic
+                metrics.produceFailures(topic: topic).increment()
                 guard !stopped.load(ordering: .relaxed) else { return }
-                logger.warning("produce failed; retrying", metadata: ["kafka.topic": record.topic, "error": "\(error)"])
+                logger.warning("produce failed; retrying", metadata: ["kafka.topic": topic, "error": "\(error)"])
                 let next = min(delay * 2, configuration.produceRetryMaximum)
                 DispatchQueue.global().asyncAfter(deadline: .now() + delay.inSeconds) { [self] in
-                    produce(record, delay: next, acknowledged: acknowledged)
+                    produce(delivery, index: index, delay: next)
                 }
             }
         }
@@ -324,20 +419,5 @@ final class Dispatcher: Sendable {
         metadata["kafka.partition"] = String(record.partition)
         metadata["kafka.offset"] = String(record.offset)
         return metadata
-    }
-}
-
-/// Counts acknowledgements of one event's records and completes once all have arrived.
-private final class ProduceBatch: Sendable {
-    private let remaining: Atomic<Int>
-    private let completion: @Sendable () -> Void
-
-    init(remaining: Int, completion: @escaping @Sendable () -> Void) {
-        self.remaining = Atomic(remaining)
-        self.completion = completion
-    }
-
-    func acknowledge() {
-        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { completion() }
     }
 }

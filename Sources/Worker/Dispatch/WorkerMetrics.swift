@@ -44,10 +44,11 @@ public struct WorkerMetrics: Sendable {
         })
     }
 
-    func consumed(topic: String) {
+    /// `callpush_events_consumed_total{topic}` (the dispatcher looks it up once per run of one topic in a batch).
+    func consumedCounter(topic: String) -> Counter {
         consumedByTopic.counter(for: topic) {
             registry.counter("callpush_events_consumed_total", help: "Events consumed, by topic.", labels: ["topic": topic])
-        }.increment()
+        }
     }
 
     public func outcomeCounter(_ outcome: Outcome) -> Counter { outcomes[outcome]! }

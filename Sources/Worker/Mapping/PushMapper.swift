@@ -77,6 +77,7 @@ public struct PushMapper: Sendable {
     /// `eventID` lowercased when it is a canonical UUID (any case), else nil.
     public static func apnsID(fromEventID eventID: String) -> String? {
         guard eventID.utf8.count == 36 else { return nil }
+        if APNsRequest.isCanonicalUUID(eventID) { return eventID }  // lowercase already: no copy
         let lowered = eventID.lowercased()
         return APNsRequest.isCanonicalUUID(lowered) ? lowered : nil
     }

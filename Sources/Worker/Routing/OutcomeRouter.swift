@@ -77,7 +77,8 @@ struct OutcomeRouter: Sendable {
         callEnded: Bool = false,
         latencyMilliseconds: Int64? = nil
     ) -> Decision {
-        let context = RetryContext(record: record, event: event, policy: configuration.retry)
+        // The record's history (headers parsed) only where a retry or dead letter needs it.
+        var context: RetryContext { RetryContext(record: record, event: event, policy: configuration.retry) }
         var decision: Decision
         var result: APNsResult?
         switch input {
@@ -89,7 +90,9 @@ struct OutcomeRouter: Sendable {
             decision = Decision(outcome: outcome, records: [], reason: reason ?? outcome.rawValue)
         case .answered(let answer, let topic):
             result = answer
-            decision = route(answer, topic: topic, record: record, event: event, context: context, now: now, callEnded: callEnded)
+            decision = answer.disposition == .delivered
+                ? Decision(outcome: .delivered, records: [], reason: nil)
+                : route(answer, topic: topic, record: record, event: event, context: context, now: now, callEnded: callEnded)
         }
         if configuration.emitReceipts {
             decision.records.append(receipt(record: record, event: event, outcome: decision.outcome, result: result,

@@ -1,3 +1,3 @@
 internal import APNs
 
-extension APNsClient: PushSender {}
+extension APNsClient: PushSender, BatchPushSender {}

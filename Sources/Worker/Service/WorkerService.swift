@@ -129,7 +129,7 @@ public final class WorkerService: KafkaConsumerDelegate {
                 consumer.hold(message, for: .milliseconds(due - now))
                 continue
             }
-            batch.append(ConsumedRecord(record, done: { _ in consumer.complete(message) }, giveBack: { consumer.giveBack(message) }))
+            batch.append(ConsumedRecord(record, settlement: KafkaRecordSettlement(consumer: consumer, message: message)))
         }
         if !batch.isEmpty { dispatcher.handle(batch) }
     }
