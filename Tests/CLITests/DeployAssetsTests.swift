@@ -363,7 +363,7 @@ import Testing
     /// Metric families seen in real expositions: `callpush demo` with realistic faults while it runs, and
     /// `callpush run` (which alone registers `callpush_build_info`) with a token app and a certificate app pointed at an
     /// unreachable broker.
-    static func exportedFamilies() async throws -> (families: Set<String>, expositions: [String]) {
+    static func exportedFamilies() throws -> (families: Set<String>, expositions: [String]) {
         var expositions: [String] = []
 
         let demoPort = freePort()
@@ -378,7 +378,7 @@ import Testing
         while demo.isRunning && Date() < deadline {
             let scrape = try run(["curl", "-sf", "--max-time", "2", "http://127.0.0.1:\(demoPort)/metrics"], timeout: 5)
             if scrape.status == 0 && !scrape.stdout.isEmpty { expositions.append(scrape.stdout) }
-            try await Task.sleep(for: .milliseconds(700))
+            usleep(700_000)
         }
         if demo.isRunning { demo.terminate() }
         demo.waitUntilExit()
@@ -407,7 +407,7 @@ import Testing
         // The metrics server answers before the APNs apps are loaded: wait for the apps' per-credential series.
         var runExposition = ""
         for _ in 0..<100 where !runExposition.contains("callpush_apns_certificate_expiry_timestamp_seconds{") {
-            try await Task.sleep(for: .milliseconds(200))
+            usleep(200_000)
             let scrape = try run(["curl", "-sf", "--max-time", "2", "http://127.0.0.1:\(runPort)/metrics"], timeout: 5)
             if scrape.status == 0 { runExposition = scrape.stdout }
         }
@@ -426,7 +426,7 @@ import Testing
 
     static func freePort() -> Int { FreePort.next() }
 
-    @Test func everyQueriedMetricIsDocumentedAndExported() async throws {
+    @Test func everyQueriedMetricIsDocumentedAndExported() throws {
         let readme = try Self.readmeMetrics()
         #expect(readme.count >= 20, "README Observability table: \(readme.count) metrics")
         let histograms = Set(readme.filter { $0.value == "histogram" }.keys)
@@ -446,7 +446,7 @@ import Testing
             }
         }
 
-        let (exported, expositions) = try await Self.exportedFamilies()
+        let (exported, expositions) = try Self.exportedFamilies()
         for (family, users) in queried.sorted(by: { $0.key < $1.key }) where family != "up" {
             #expect(readme[family] != nil, "\(family) (used by \(users.sorted())) is not in the README Observability table")
             #expect(exported.contains(family), "\(family) (used by \(users.sorted())) is not in any exposition")
