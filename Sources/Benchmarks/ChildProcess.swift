@@ -78,4 +78,14 @@ final class ChildProcess {
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
         return true
     }
+
+    /// The first line the child prints (the kafka-mock's bootstrap servers), waiting up to 10 s for it.
+    func firstLine() async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let line = output.split(separator: "\n").first, output.contains("\n") { return String(line) }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        throw BenchFailure("callpush kafka-mock printed nothing: \(output.suffix(300))")
+    }
 }

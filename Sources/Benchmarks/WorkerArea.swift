@@ -84,7 +84,7 @@ enum WorkerArea {
             "kafka-mock", "--partitions", String(partitions), "--topics", (topics.allTopics + ["probe"]).joined(separator: ","),
         ])
         defer { kafka.stop() }
-        let brokers = try await firstLine(of: kafka)
+        let brokers = try await kafka.firstLine()
         let (mock, port) = try bed.startMock(["--certificate", bed.certificate.certificatePath,
                                               "--private-key", bed.certificate.privateKeyPath])
         defer { mock.stop() }
@@ -133,15 +133,5 @@ enum WorkerArea {
             producerCPUPerRecord: probe.produceCPUSeconds / Double(events),
             consumePerSecond: probe.consumedPerSecond,
             clientPerSecond: client.pushesPerSecond)
-    }
-
-    /// The first line a child prints (the kafka-mock's bootstrap servers).
-    private static func firstLine(of process: ChildProcess) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if let line = process.output.split(separator: "\n").first, process.output.contains("\n") { return String(line) }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        throw BenchFailure("callpush kafka-mock printed nothing: \(process.output.suffix(300))")
     }
 }

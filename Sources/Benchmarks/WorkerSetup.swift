@@ -21,7 +21,7 @@ struct WorkerSetup {
         let kafka = try ChildProcess(bed.callpushPath, [
             "kafka-mock", "--partitions", String(partitions), "--topics", topics.allTopics.joined(separator: ","),
         ])
-        let brokers = try await firstLine(of: kafka)
+        let brokers = try await kafka.firstLine()
         let (mock, port) = try bed.startMock(["--certificate", bed.certificate.certificatePath,
                                               "--private-key", bed.certificate.privateKeyPath] + mockOptions)
         let worker = try WorkerProcess.start(callpushPath: bed.callpushPath, arguments: [
@@ -54,15 +54,5 @@ struct WorkerSetup {
         worker.process.stop()
         mock.stop()
         kafka.stop()
-    }
-
-    /// The first line the kafka-mock prints: its bootstrap servers.
-    private static func firstLine(of process: ChildProcess) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if let line = process.output.split(separator: "\n").first, process.output.contains("\n") { return String(line) }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        throw BenchFailure("callpush kafka-mock printed nothing: \(process.output.suffix(300))")
     }
 }
