@@ -3,7 +3,6 @@ public struct WallTime: Comparable, Hashable, Sendable {
     public var nanosecondsSinceEpoch: Int64
 
     public init(nanosecondsSinceEpoch: Int64) { self.nanosecondsSinceEpoch = nanosecondsSinceEpoch }
-    public init(secondsSinceEpoch: Double) { nanosecondsSinceEpoch = Int64((secondsSinceEpoch * 1e9).rounded()) }
     public init(millisecondsSinceEpoch: Int64) { nanosecondsSinceEpoch = millisecondsSinceEpoch &* 1_000_000 }
 
     /// Seconds since the epoch, with the fraction.
@@ -17,16 +16,6 @@ public struct WallTime: Comparable, Hashable, Sendable {
 
     public static func < (lhs: WallTime, rhs: WallTime) -> Bool {
         lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch
-    }
-
-    public static func + (lhs: WallTime, rhs: Duration) -> WallTime {
-        let (seconds, attoseconds) = rhs.components
-        return WallTime(nanosecondsSinceEpoch: lhs.nanosecondsSinceEpoch &+ seconds &* 1_000_000_000
-            &+ attoseconds / 1_000_000_000)
-    }
-
-    public static func - (lhs: WallTime, rhs: Duration) -> WallTime {
-        lhs + (.zero - rhs)
     }
 }
 

@@ -10,7 +10,6 @@ public final class ManualWallClock: WallClock {
         current = Atomic(start.nanosecondsSinceEpoch)
     }
 
-    public convenience init(secondsSinceEpoch: Double) { self.init(WallTime(secondsSinceEpoch: secondsSinceEpoch)) }
     public convenience init(millisecondsSinceEpoch: Int64) {
         self.init(WallTime(millisecondsSinceEpoch: millisecondsSinceEpoch))
     }
@@ -22,7 +21,4 @@ public final class ManualWallClock: WallClock {
         let (seconds, attoseconds) = duration.components
         current.add(seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000, ordering: .relaxed)
     }
-
-    /// Sets the clock.
-    public func set(_ time: WallTime) { current.store(time.nanosecondsSinceEpoch, ordering: .relaxed) }
 }
