@@ -239,9 +239,9 @@ public final class KafkaProducer: Sendable {
                 return id
             }
             guard let waiterID else { return continuation.resume(returning: true) }
-            // Weak: a flush that is over must not keep the producer alive until its timeout.
-            Task { [weak self] in
-                try? await Task.sleep(for: timeout)
+            // On a Dispatch timer, not a sleeping task: the timeout must fire when it is due even while every thread
+            // of Swift's cooperative pool is busy. Weak: a flush that is over must not keep the producer alive.
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout.inSeconds) { [weak self] in
                 guard let waiter = self?.state.withLock({ $0.flushWaiters.removeValue(forKey: waiterID) }) else { return }
                 waiter.resume(returning: false)
             }
