@@ -226,17 +226,19 @@ final class APNsConnectionPool: Sendable {
     /// The HTTP/2 request for `pending` and the completion that routes its answer back through the pool.
     private func stream(
         _ pending: APNsPendingRequest, token: APNsProviderToken?, on connection: APNsPooledConnection
-    ) -> (HTTP2Request, HTTP2ClientConnection.Completion) {
+    ) -> HTTP2Submission {
         let request = HTTP2Request(
             method: "POST", path: pending.request.path, authority: authority,
             headers: pending.request.http2Headers(authorization: token?.authorizationValue),
             body: pending.request.payload)
-        return (request, { [self] result in self.completed(pending, on: connection, token: token, result: result) })
+        return HTTP2Submission(request: request, deadline: pending.deadline) { [self] result in
+            self.completed(pending, on: connection, token: token, result: result)
+        }
     }
 
     private func submit(_ pending: APNsPendingRequest, token: APNsProviderToken?, on connection: APNsPooledConnection) {
-        let (request, completion) = stream(pending, token: token, on: connection)
-        connection.connection.submit(request, deadline: pending.deadline, completion: completion)
+        let item = stream(pending, token: token, on: connection)
+        connection.connection.submit(item.request, deadline: item.deadline, completion: item.completion)
     }
 
     private func submit(_ batch: [APNsPendingRequest], token: APNsProviderToken?, on connection: APNsPooledConnection) {
@@ -244,12 +246,9 @@ final class APNsConnectionPool: Sendable {
             submit(batch[0], token: token, on: connection)
             return
         }
-        var items: [(HTTP2Request, HTTP2Deadline?, HTTP2ClientConnection.Completion)] = []
+        var items: [HTTP2Submission] = []
         items.reserveCapacity(batch.count)
-        for pending in batch {
-            let (request, completion) = stream(pending, token: token, on: connection)
-            items.append((request, pending.deadline, completion))
-        }
+        for pending in batch { items.append(stream(pending, token: token, on: connection)) }
         connection.connection.submit(batch: items)
     }
 

@@ -21,8 +21,11 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
             return
         }
         session = newSession
+        // SETTINGS_NO_RFC7540_PRIORITIES (RFC 9218): no RFC 7540 dependency tree, so nghttp2 neither maintains one
+        // over the connection's hundreds of streams nor keeps closed streams around for it (every push opens one).
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_NO_RFC7540_PRIORITIES.rawValue), value: 1),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: 1000),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
                                    value: UInt32(clamping: configuration.initialWindowSize)),

@@ -259,10 +259,18 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         }
     }
 
-    /// Submits several requests with one hop to the loop.
-    public func submit(batch: [(HTTP2Request, HTTP2Deadline?, Completion)]) {
+    /// Submits several requests with one hop to the loop (none from the loop thread itself).
+    public func submit(batch: [HTTP2Submission]) {
+        if loop.inEventLoop {
+            for item in batch {
+                enqueue(ClientStream(request: item.request, deadline: item.deadline?.uptimeNanoseconds ?? UInt64.max,
+                                     completion: item.completion))
+            }
+            return
+        }
         let streams = batch.map { item in
-            ClientStream(request: item.0, deadline: item.1?.uptimeNanoseconds ?? UInt64.max, completion: item.2)
+            ClientStream(request: item.request, deadline: item.deadline?.uptimeNanoseconds ?? UInt64.max,
+                         completion: item.completion)
         }
         if inbox.append(streams) {
             loop.execute { self.drainInbox() }

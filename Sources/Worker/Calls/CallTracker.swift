@@ -105,25 +105,23 @@ final class CallTracker<Item: Sendable>: Sendable {
                 }
             } else {
                 Self.remember(entry.callID, now: now, in: &state)
-                if var call = state.calls[entry.callID] {
+            }
+            // One lookup, changed in place.
+            let decision: Decision = Self.update(&state.calls[entry.callID, default: CallState()]) { call in
+                if entry.type != .incoming && !call.waiting.isEmpty {
                     call.waiting.removeAll { waiting in
                         guard waiting.type == .incoming else { return false }
                         cancelled.append(waiting.item)
                         return true
                     }
-                    state.calls[entry.callID] = call
                 }
-            }
-            var call = state.calls[entry.callID, default: CallState()]
-            let decision: Decision
-            if call.inFlight {
-                call.waiting.append(entry)
-                decision = .queued
-            } else {
+                if call.inFlight {
+                    call.waiting.append(entry)
+                    return .queued
+                }
                 call.inFlight = true
-                decision = .sendNow
+                return .sendNow
             }
-            state.calls[entry.callID] = call
             return Admission(decision: decision, cancelledWaiting: cancelled)
         }
     }
@@ -133,7 +131,13 @@ final class CallTracker<Item: Sendable>: Sendable {
     func complete(callID: String) -> [Release] {
         let now = clock.now().milliseconds
         return state.withLock { state in
-            guard var call = state.calls[callID] else { return [] }
+            guard let index = state.calls.index(forKey: callID) else { return [] }
+            // The usual case: nothing waits behind the one in flight; the call is forgotten with one lookup.
+            if state.calls.values[index].waiting.isEmpty {
+                state.calls.remove(at: index)
+                return []
+            }
+            var call = state.calls.values[index]
             call.inFlight = false
             var releases: [Release] = []
             while !call.waiting.isEmpty {
@@ -177,6 +181,8 @@ final class CallTracker<Item: Sendable>: Sendable {
             (state.calls.count, state.calls.values.reduce(0) { $0 + $1.waiting.count }, state.ended.count)
         }
     }
+
+    private static func update<R>(_ call: inout CallState, _ body: (inout CallState) -> R) -> R { body(&call) }
 
     // MARK: - Ended-call memory
 

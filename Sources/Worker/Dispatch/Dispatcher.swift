@@ -86,7 +86,8 @@ final class Dispatcher: Sendable {
     private let clock: any WallClock
     private let logger: Logger
     /// The retry tier topics, to tell a retry record among an outcome's records.
-    private let retryTopics: Set<String>
+    /// (A few: a linear look costs less than hashing the topic of every event.)
+    private let retryTopics: [String]
     private let stopped = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
 
@@ -110,7 +111,7 @@ final class Dispatcher: Sendable {
         self.metrics = metrics
         self.clock = clock
         self.logger = logger
-        self.retryTopics = Set(configuration.routing.retry.tiers.map(\.topic))
+        self.retryTopics = configuration.routing.retry.tiers.map(\.topic)
         // Every output topic's failure series exists from the start, so dashboards and alerts see 0, not nothing.
         let routing = configuration.routing
         var outputs = routing.retry.tiers.map(\.topic) + [routing.deadLetterTopic, routing.invalidatedTokensTopic]

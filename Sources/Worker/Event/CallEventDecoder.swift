@@ -96,48 +96,53 @@ public struct CallEventDecoder: Sendable {
         if scanner.peek() == UInt8(ascii: "{") {
             fields.isObject = true
             try scanner.forEachMember(depth: 1) { (scanner, key) throws(JSONSyntaxError) in
-                switch key {
-                case "event_id": fields.eventID = try readString(&scanner)
-                case "type": fields.type = try readString(&scanner)
-                case "call_id": fields.callID = try readString(&scanner)
-                case "device_token": fields.deviceToken = try readString(&scanner)
-                case "push": fields.push = try readString(&scanner)
-                case "topic": fields.topic = try readString(&scanner)
-                case "environment": fields.environment = try readString(&scanner)
-                case "created_at": fields.createdAt = try readNumber(&scanner)
-                case "ring_timeout_s": fields.ringTimeout = try readNumber(&scanner)
-                case "category": fields.category = try readString(&scanner)
-                case "sound": fields.sound = try readString(&scanner)
-                case "caller":
+                switch TopKey(key) {
+                case .eventID: fields.eventID = try readString(&scanner)
+                case .type: fields.type = try readString(&scanner)
+                case .callID: fields.callID = try readString(&scanner)
+                case .deviceToken: fields.deviceToken = try readString(&scanner)
+                case .push: fields.push = try readString(&scanner)
+                case .topic: fields.topic = try readString(&scanner)
+                case .environment: fields.environment = try readString(&scanner)
+                case .createdAt: fields.createdAt = try readNumber(&scanner)
+                case .ringTimeout: fields.ringTimeout = try readNumber(&scanner)
+                case .category: fields.category = try readString(&scanner)
+                case .sound: fields.sound = try readString(&scanner)
+                case .caller:
                     fields.callerName = .absent
                     fields.callerID = .absent
                     fields.caller = try readObject(&scanner) { (scanner, key) throws(JSONSyntaxError) in
-                        switch key {
-                        case "name": fields.callerName = try readString(&scanner)
-                        case "id": fields.callerID = try readString(&scanner)
-                        default: try scanner.skipValue(depth: 2)
+                        if key.equals("name") {
+                            fields.callerName = try readString(&scanner)
+                        } else if key.equals("id") {
+                            fields.callerID = try readString(&scanner)
+                        } else {
+                            try scanner.skipValue(depth: 2)
                         }
                     }
-                case "alert":
+                case .alert:
                     fields.alertTitle = .absent
                     fields.alertSubtitle = .absent
                     fields.alertBody = .absent
                     fields.alert = try readObject(&scanner) { (scanner, key) throws(JSONSyntaxError) in
-                        switch key {
-                        case "title": fields.alertTitle = try readString(&scanner)
-                        case "subtitle": fields.alertSubtitle = try readString(&scanner)
-                        case "body": fields.alertBody = try readString(&scanner)
-                        default: try scanner.skipValue(depth: 2)
+                        if key.equals("title") {
+                            fields.alertTitle = try readString(&scanner)
+                        } else if key.equals("subtitle") {
+                            fields.alertSubtitle = try readString(&scanner)
+                        } else if key.equals("body") {
+                            fields.alertBody = try readString(&scanner)
+                        } else {
+                            try scanner.skipValue(depth: 2)
                         }
                     }
-                case "custom":
+                case .custom:
                     fields.customFields = CustomFields()
                     fields.custom = try readObject(&scanner) { (scanner, key) throws(JSONSyntaxError) in
                         let range = try scanner.skipValue(depth: 2)
                         let raw = [UInt8](UnsafeBufferPointer(rebasing: scanner.buffer[range]))
-                        fields.customFields.set(CustomFields.Member(key: key, rawValue: raw))
+                        fields.customFields.set(CustomFields.Member(key: key.string, rawValue: raw))
                     }
-                default:
+                case nil:
                     try scanner.skipValue(depth: 1)
                 }
             }
@@ -146,6 +151,30 @@ public struct CallEventDecoder: Sendable {
         }
         scanner.skipWhitespace()
         guard scanner.isAtEnd else { throw scanner.error("trailing characters") }
+    }
+
+    /// The event's top-level keys, matched on their bytes (length first).
+    private enum TopKey {
+        case eventID, type, callID, deviceToken, push, topic, environment, createdAt, ringTimeout, category, sound
+        case caller, alert, custom
+
+        init?(_ key: JSONKey) {
+            let match: TopKey?
+            switch key.count {
+            case 4: match = key.equals("type") ? .type : key.equals("push") ? .push : nil
+            case 5: match = key.equals("topic") ? .topic : key.equals("sound") ? .sound : key.equals("alert") ? .alert : nil
+            case 6: match = key.equals("caller") ? .caller : key.equals("custom") ? .custom : nil
+            case 7: match = key.equals("call_id") ? .callID : nil
+            case 8: match = key.equals("event_id") ? .eventID : key.equals("category") ? .category : nil
+            case 10: match = key.equals("created_at") ? .createdAt : nil
+            case 11: match = key.equals("environment") ? .environment : nil
+            case 12: match = key.equals("device_token") ? .deviceToken : nil
+            case 14: match = key.equals("ring_timeout_s") ? .ringTimeout : nil
+            default: match = nil
+            }
+            guard let match else { return nil }
+            self = match
+        }
     }
 
     private static func readString(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Slot {
@@ -174,7 +203,7 @@ public struct CallEventDecoder: Sendable {
 
     private static func readObject(
         _ scanner: inout JSONScanner,
-        _ member: (inout JSONScanner, String) throws(JSONSyntaxError) -> Void
+        _ member: (inout JSONScanner, JSONKey) throws(JSONSyntaxError) -> Void
     ) throws(JSONSyntaxError) -> Slot {
         switch scanner.peek() {
         case UInt8(ascii: "{"):

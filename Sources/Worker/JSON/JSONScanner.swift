@@ -89,7 +89,7 @@ struct JSONScanner {
     /// value (after the colon and whitespace), and must consume exactly that value.
     mutating func forEachMember(
         depth: Int,
-        _ body: (inout JSONScanner, String) throws(JSONSyntaxError) -> Void
+        _ body: (inout JSONScanner, JSONKey) throws(JSONSyntaxError) -> Void
     ) throws(JSONSyntaxError) {
         guard depth <= maximumDepth else { throw JSONSyntaxError(kind: .tooDeep, offset: index, message: "too deep") }
         try expect(UInt8(ascii: "{"), "expected {")
@@ -101,7 +101,7 @@ struct JSONScanner {
         while true {
             skipWhitespace()
             guard peek() == UInt8(ascii: "\"") else { throw error("expected a key") }
-            let key = try readString()
+            let key = try readKey()
             try expect(UInt8(ascii: ":"), "expected :")
             skipWhitespace()
             try body(&self, key)
@@ -226,6 +226,31 @@ struct JSONScanner {
         let text = String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<index]), as: UTF8.self)
         guard let double = Double(text), double.isFinite else { throw error("number out of range") }
         return .double(double)
+    }
+
+    /// Reads an object key (a string) at the current position without building a `String`: the same validation as
+    /// ``readString()``.
+    mutating func readKey() throws(JSONSyntaxError) -> JSONKey {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected a string") }
+        index += 1
+        let start = index
+        var high: UInt8 = 0
+        while index < buffer.count {
+            let byte = buffer[index]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: buffer[start..<index])
+                index += 1
+                if high & 0x80 != 0, String(validating: slice, as: UTF8.self) == nil {
+                    throw JSONSyntaxError(kind: .syntax, offset: start, message: "invalid UTF-8")
+                }
+                return JSONKey(raw: slice)
+            }
+            if byte == UInt8(ascii: "\\") { return JSONKey(decoded: Array(try readEscapedString(from: start).utf8)) }
+            guard byte >= 0x20 else { throw error("control character in string") }
+            high |= byte
+            index += 1
+        }
+        throw error("unterminated string")
     }
 
     /// Reads a string at the current position (which must be its opening quote).

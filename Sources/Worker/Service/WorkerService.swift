@@ -120,10 +120,12 @@ public final class WorkerService: KafkaConsumerDelegate {
         var heldUntil: [KafkaTopicPartition: Int64] = [:]
         var batch: [ConsumedRecord] = []
         batch.reserveCapacity(messages.count)
+        let retry = configuration.dispatcher.routing.retry
         for message in messages {
             let record = InboundRecord(message)
-            let notBefore = configuration.dispatcher.routing.retry.notBefore(record) ?? now
-            let due = max(notBefore, heldUntil[message.topicPartition] ?? notBefore)
+            let notBefore = retry.notBefore(record) ?? now
+            // (Nothing held yet in this batch, the usual case: no lookup.)
+            let due = heldUntil.isEmpty ? notBefore : max(notBefore, heldUntil[message.topicPartition] ?? notBefore)
             if due > now {
                 heldUntil[message.topicPartition] = due
                 consumer.hold(message, for: .milliseconds(due - now))
