@@ -270,9 +270,16 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
             _ = session
             submitGoAway(lastStreamID: stream.streamID, errorCode: 0, debugData: configuration.goAwayDebugData)
         }
-        let request = HTTP2ServerRequest(fields: stream.fields, body: stream.body, streamID: stream.streamID,
+        guard let handler else { return }
+        // The stream's buffers are lent to the request and taken back (moves, no reference counting); a handler
+        // that keeps them shares them, and the stream then starts the next request with new ones.
+        var request = HTTP2ServerRequest(fields: HTTP2RawHeaderBlock(), body: [], streamID: stream.streamID,
                                          connection: self)
-        handler?(request, HTTP2ServerResponder(connection: self, streamID: stream.streamID))
+        swap(&request.fields, &stream.fields)
+        swap(&request.body, &stream.body)
+        handler(request, HTTP2ServerResponder(connection: self, streamID: stream.streamID))
+        swap(&request.fields, &stream.fields)
+        swap(&request.body, &stream.body)
     }
 
     func markClosed() {
