@@ -66,36 +66,39 @@ final class NGHTTP2HeaderEncoder {
                                   flags: Self.flags(neverIndex: neverIndex)))
     }
 
-    /// A static string's bytes, used in place: nghttp2 copies names and values on submit, and static strings live
-    /// as long as the program.
+    /// A static string's bytes, used in place: static strings live as long as the program, so nghttp2 is told not
+    /// to copy them either (``noCopyName``, ``noCopyValue``; static names are lowercase, as that requires).
     private static func bytes(_ string: StaticString) -> (UnsafeMutablePointer<UInt8>, Int) {
         (UnsafeMutablePointer(mutating: string.utf8Start), string.utf8CodeUnitCount)
     }
 
-    /// Adds a field with a static name.
+    private static let noCopyName = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue)
+    private static let noCopyValue = UInt8(NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
+
+    /// Adds a field with a static (lowercase) name.
     func add(_ name: StaticString, _ value: String, neverIndex: Bool) {
         let name = Self.bytes(name)
         let value = copy(value)
         entries.append(nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
-                                  flags: Self.flags(neverIndex: neverIndex)))
+                                  flags: Self.flags(neverIndex: neverIndex) | Self.noCopyName))
     }
 
-    /// Adds a field with a static name and value.
+    /// Adds a field with a static (lowercase) name and a static value.
     func add(_ name: StaticString, _ value: StaticString, neverIndex: Bool) {
         let name = Self.bytes(name)
         let value = Self.bytes(value)
         entries.append(nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
-                                  flags: Self.flags(neverIndex: neverIndex)))
+                                  flags: Self.flags(neverIndex: neverIndex) | Self.noCopyName | Self.noCopyValue))
     }
 
-    /// Adds a field whose value is `count` bytes that `fill` writes in place.
+    /// Adds a field with a static (lowercase) name whose value is `count` bytes that `fill` writes in place.
     func add(_ name: StaticString, valueCount count: Int, neverIndex: Bool,
              _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         let name = Self.bytes(name)
         let value = reserve(count)
         fill(UnsafeMutableBufferPointer(start: value, count: count))
         entries.append(nghttp2_nv(name: name.0, value: value, namelen: name.1, valuelen: count,
-                                  flags: Self.flags(neverIndex: neverIndex)))
+                                  flags: Self.flags(neverIndex: neverIndex) | Self.noCopyName))
     }
 
     /// The fields added since ``begin()`` as `HTTP2Header`s (invalid UTF-8 repaired).
