@@ -91,12 +91,25 @@ final class NGHTTP2HeaderEncoder {
                                   flags: Self.flags(neverIndex: neverIndex) | Self.noCopyName | Self.noCopyValue))
     }
 
+    /// The static names of ``HTTP2HeaderWriter/Indexing/perResponse`` fields already sent indexed once.
+    private var indexedNames: [UnsafeMutablePointer<UInt8>] = []
+
     /// Adds a field with a static (lowercase) name whose value is `count` bytes that `fill` writes in place.
-    func add(_ name: StaticString, valueCount count: Int, neverIndex: Bool,
+    func add(_ name: StaticString, valueCount count: Int, indexing: HTTP2HeaderWriter.Indexing,
              _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         let name = Self.bytes(name)
         let value = reserve(count)
         fill(UnsafeMutableBufferPointer(start: value, count: count))
+        var neverIndex: Bool
+        switch indexing {
+        case .allowed: neverIndex = false
+        case .never: neverIndex = true
+        case .perResponse:
+            // The first one on the connection is indexed; nghttp2 then sends the later ones as never-indexed
+            // literals with an indexed name.
+            neverIndex = indexedNames.contains(name.0)
+            if !neverIndex { indexedNames.append(name.0) }
+        }
         entries.append(nghttp2_nv(name: name.0, value: value, namelen: name.1, valuelen: count,
                                   flags: Self.flags(neverIndex: neverIndex) | Self.noCopyName))
     }
