@@ -30,7 +30,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// back, so most callbacks skip the dictionary lookup. Unretained (``streams`` keeps it); cleared when the stream
     /// leaves ``streams``.
     var currentStream: Unmanaged<ServerStream>?
-    var encoder = NGHTTP2HeaderEncoder()
+    let encoder = NGHTTP2HeaderEncoder()
     var requestsReceived = 0
     var goAwaySentLastStreamID: Int32?
     var closed = false
