@@ -17,61 +17,45 @@ struct APNsMockHeaderFields {
     var apnsID: Bytes?
     var hasDuplicate = false
 
-    private enum Field { case authorization, pushType, topic, priority, expiration, collapseID, apnsID }
-
     init(_ fields: HTTP2RawHeaderBlock.Fields) {
         var iterator = fields.makeIterator()
         while let (name, value) = iterator.next() {
             if name.first == UInt8(ascii: ":") {
                 // Pseudo-headers: the first of each counts (nghttp2 refuses requests that repeat one).
-                if APNsMockBytes.equal(name, ":method") {
-                    if method == nil { method = value }
-                } else if APNsMockBytes.equal(name, ":path") {
-                    if path == nil { path = value }
+                if method == nil, APNsMockBytes.equal(name, ":method") {
+                    method = value
+                } else if path == nil, APNsMockBytes.equal(name, ":path") {
+                    path = value
                 }
                 continue
             }
-            guard let field = Self.field(named: name) else {
+            // The fields the validator reads, by length first so most names cost one comparison (ASCII case ignored).
+            switch name.count {
+            case 7 where APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-id"):
+                Self.store(value, in: &apnsID, duplicate: &hasDuplicate)
+            case 10 where APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-topic"):
+                Self.store(value, in: &topic, duplicate: &hasDuplicate)
+            case 13 where APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "authorization"):
+                Self.store(value, in: &authorization, duplicate: &hasDuplicate)
+            case 13 where APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-priority"):
+                Self.store(value, in: &priority, duplicate: &hasDuplicate)
+            case 14 where APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-push-type"):
+                Self.store(value, in: &pushType, duplicate: &hasDuplicate)
+            case 15 where APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-expiration"):
+                Self.store(value, in: &expiration, duplicate: &hasDuplicate)
+            case 16 where APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-collapse-id"):
+                Self.store(value, in: &collapseID, duplicate: &hasDuplicate)
+            default:
                 // A name the validator does not read: only a later copy of it can make it a duplicate.
-                if !hasDuplicate {
-                    var rest = iterator
-                    while !hasDuplicate, let (later, _) = rest.next() {
-                        hasDuplicate = APNsMockBytes.equalIgnoringASCIICase(later, name)
-                    }
+                var rest = iterator
+                while !hasDuplicate, let (later, _) = rest.next() {
+                    hasDuplicate = later.count == name.count && APNsMockBytes.equalIgnoringASCIICase(later, name)
                 }
-                continue
             }
-            set(field, value)
         }
     }
 
-    private mutating func set(_ field: Field, _ value: Bytes) {
-        func store(_ slot: inout Bytes?) {
-            if slot == nil { slot = value } else { hasDuplicate = true }
-        }
-        switch field {
-        case .authorization: store(&authorization)
-        case .pushType: store(&pushType)
-        case .topic: store(&topic)
-        case .priority: store(&priority)
-        case .expiration: store(&expiration)
-        case .collapseID: store(&collapseID)
-        case .apnsID: store(&apnsID)
-        }
-    }
-
-    /// The field a header name stands for (ASCII case ignored), by length first so most names cost one compare.
-    private static func field(named name: Bytes) -> Field? {
-        switch name.count {
-        case 7: return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-id") ? .apnsID : nil
-        case 10: return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-topic") ? .topic : nil
-        case 13:
-            if APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "authorization") { return .authorization }
-            return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-priority") ? .priority : nil
-        case 14: return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-push-type") ? .pushType : nil
-        case 15: return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-expiration") ? .expiration : nil
-        case 16: return APNsMockBytes.equalIgnoringASCIICase(name, lowercase: "apns-collapse-id") ? .collapseID : nil
-        default: return nil
-        }
+    private static func store(_ value: Bytes, in slot: inout Bytes?, duplicate: inout Bool) {
+        if slot == nil { slot = value } else { duplicate = true }
     }
 }

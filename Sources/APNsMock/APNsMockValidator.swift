@@ -63,8 +63,9 @@ final class APNsMockValidator: Sendable {
         let wellFormed: Bool
     }
 
-    /// A push type as its `apns-push-type` bytes, its topic suffix, its payload limit and the priorities it allows.
-    private struct KnownPushType {
+    /// A push type as its `apns-push-type` bytes, its topic suffix, its payload limit and the priorities it allows
+    /// (a class: passed around per request without copying its fields).
+    private final class KnownPushType: Sendable {
         let type: APNsPushType
         let bytes: [UInt8]
         /// nil for mdm, whose topic comes from the certificate.

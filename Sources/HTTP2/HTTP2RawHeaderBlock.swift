@@ -20,7 +20,7 @@ public struct HTTP2RawHeaderBlock: @unchecked Sendable {
 
     @usableFromInline var storage: HeaderBytes?
 
-    public init() {}
+    init() {}
 
     /// A block holding `headers` in order.
     public init(_ headers: [HTTP2Header]) {

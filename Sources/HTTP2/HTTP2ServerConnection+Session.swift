@@ -55,7 +55,7 @@ extension HTTP2ServerConnection: TLSTransportDelegate {
 
     func transportShouldClose() -> Bool {
         guard let session else { return true }
-        if let _ = goAwaySentLastStreamID, streams.values.allSatisfy({ $0.abandoned }) {
+        if let _ = goAwaySentLastStreamID, streams.all.allSatisfy({ $0.abandoned }) {
             return nghttp2_session_want_write(session) == 0
         }
         return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0

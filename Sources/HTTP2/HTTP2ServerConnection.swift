@@ -23,14 +23,14 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     var session: OpaquePointer?
     /// nghttp2's memory; outlives `session` (deleted in `transportDidClose`).
     let allocator = NGHTTP2Allocator()
-    var streams: [Int32: ServerStream] = [:]
+    var streams = ServerStreamTable()
     /// Closed streams kept for the next requests (see ``openStream(_:)``).
     var spareStreams: [ServerStream] = []
     /// The stream the last frame callback was about: a request's HEADERS, CONTINUATION and DATA arrive back to
     /// back, so most callbacks skip the dictionary lookup. Unretained (``streams`` keeps it); cleared when the stream
     /// leaves ``streams``.
     var currentStream: Unmanaged<ServerStream>?
-    var encoder = NGHTTP2HeaderEncoder()
+    let encoder = NGHTTP2HeaderEncoder()
     var requestsReceived = 0
     var goAwaySentLastStreamID: Int32?
     var closed = false
@@ -119,7 +119,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
                                       buffer.baseAddress, buffer.count)
         }
         // Streams above the last id will never be answered.
-        for (streamID, stream) in streams where streamID > last { stream.abandoned = true }
+        for stream in streams.all where stream.streamID > last { stream.abandoned = true }
         transport?.scheduleFlush()
     }
 
@@ -132,7 +132,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         }
         guard let stream = answerableStream(streamID) else { return }
         encoder.begin()
-        encoder.add(":status", statusText(status), neverIndex: false)
+        addStatus(status)
         for header in headers { encoder.add(header.name, header.value, neverIndex: header.neverIndex) }
         submitResponse(stream, body: body)
     }
@@ -148,7 +148,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         }
         guard let stream = answerableStream(streamID) else { return }
         encoder.begin()
-        encoder.add(":status", statusText(status), neverIndex: false)
+        addStatus(status)
         fields(HTTP2HeaderWriter(encoder: encoder))
         submitResponse(stream, body: body)
     }
@@ -190,18 +190,25 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         transport?.scheduleFlush()
     }
 
-    private func statusText(_ status: Int) -> String {
+    /// Adds `:status`: the statuses APNs answers with as static text, others formatted.
+    private func addStatus(_ status: Int) {
+        let text: StaticString
         switch status {
-        case 200: return "200"
-        case 400: return "400"
-        case 403: return "403"
-        case 404: return "404"
-        case 410: return "410"
-        case 429: return "429"
-        case 500: return "500"
-        case 503: return "503"
-        default: return String(status)
+        case 200: text = "200"
+        case 400: text = "400"
+        case 403: text = "403"
+        case 404: text = "404"
+        case 405: text = "405"
+        case 410: text = "410"
+        case 413: text = "413"
+        case 429: text = "429"
+        case 500: text = "500"
+        case 503: text = "503"
+        default:
+            encoder.add(":status", String(status), neverIndex: false)
+            return
         }
+        encoder.add(":status", text, neverIndex: false)
     }
 
     // MARK: - Requests (called from nghttp2 callbacks)
@@ -219,13 +226,13 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
         } else {
             stream = ServerStream(streamID: id)
         }
-        streams[id] = stream
+        streams.insert(stream)
         currentStream = Unmanaged.passUnretained(stream)
     }
 
     /// Forgets stream `id` and keeps its object as a spare.
     func closeStream(_ id: Int32) {
-        guard let stream = streams.removeValue(forKey: id) else { return }
+        guard let stream = streams.remove(id) else { return }
         if currentStream?.toOpaque() == Unmanaged.passUnretained(stream).toOpaque() { currentStream = nil }
         if spareStreams.count < Self.maximumSpareStreams { spareStreams.append(stream) }
     }
@@ -263,9 +270,16 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
             _ = session
             submitGoAway(lastStreamID: stream.streamID, errorCode: 0, debugData: configuration.goAwayDebugData)
         }
-        let request = HTTP2ServerRequest(fields: stream.fields, body: stream.body, streamID: stream.streamID,
+        guard let handler else { return }
+        // The stream's buffers are lent to the request and taken back (moves, no reference counting); a handler
+        // that keeps them shares them, and the stream then starts the next request with new ones.
+        var request = HTTP2ServerRequest(fields: HTTP2RawHeaderBlock(), body: [], streamID: stream.streamID,
                                          connection: self)
-        handler?(request, HTTP2ServerResponder(connection: self, streamID: stream.streamID))
+        swap(&request.fields, &stream.fields)
+        swap(&request.body, &stream.body)
+        handler(request, HTTP2ServerResponder(connection: self, streamID: stream.streamID))
+        swap(&request.fields, &stream.fields)
+        swap(&request.body, &stream.body)
     }
 
     func markClosed() {

@@ -29,9 +29,13 @@ final class NGHTTP2HeaderEncoder {
             let grown = max(used + count, capacity * 2)
             let replacement = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
             replacement.update(from: bytes, count: used)
+            // Entries pointing into the scratch move with it; those pointing at static strings stay.
+            func moved(_ pointer: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+                pointer >= bytes && pointer <= bytes + used ? replacement + (pointer - bytes) : pointer
+            }
             for index in entries.indices {
-                entries[index].name = replacement + (entries[index].name - bytes)
-                entries[index].value = replacement + (entries[index].value - bytes)
+                entries[index].name = moved(entries[index].name)
+                entries[index].value = moved(entries[index].value)
             }
             bytes.deallocate()
             bytes = replacement
@@ -50,12 +54,6 @@ final class NGHTTP2HeaderEncoder {
         }
     }
 
-    private func copy(_ string: StaticString) -> (UnsafeMutablePointer<UInt8>, Int) {
-        let target = reserve(string.utf8CodeUnitCount)
-        target.update(from: string.utf8Start, count: string.utf8CodeUnitCount)
-        return (target, string.utf8CodeUnitCount)
-    }
-
     private static func flags(neverIndex: Bool) -> UInt8 {
         neverIndex ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
     }
@@ -68,22 +66,52 @@ final class NGHTTP2HeaderEncoder {
                                   flags: Self.flags(neverIndex: neverIndex)))
     }
 
-    /// Adds a field with a static name.
-    func add(_ name: StaticString, _ value: String, neverIndex: Bool) {
-        let name = copy(name)
-        let value = copy(value)
-        entries.append(nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
-                                  flags: Self.flags(neverIndex: neverIndex)))
+    /// A static string's bytes, used in place: static strings live as long as the program, so nghttp2 is told not
+    /// to copy them either (``noCopyName``, ``noCopyValue``; static names are lowercase, as that requires).
+    private static func bytes(_ string: StaticString) -> (UnsafeMutablePointer<UInt8>, Int) {
+        (UnsafeMutablePointer(mutating: string.utf8Start), string.utf8CodeUnitCount)
     }
 
-    /// Adds a field whose value is `count` bytes that `fill` writes in place.
-    func add(_ name: StaticString, valueCount count: Int, neverIndex: Bool,
+    private static let noCopyName = UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue)
+    private static let noCopyValue = UInt8(NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)
+
+    /// Adds a field with a static (lowercase) name.
+    func add(_ name: StaticString, _ value: String, neverIndex: Bool) {
+        let name = Self.bytes(name)
+        let value = copy(value)
+        entries.append(nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
+                                  flags: Self.flags(neverIndex: neverIndex) | Self.noCopyName))
+    }
+
+    /// Adds a field with a static (lowercase) name and a static value.
+    func add(_ name: StaticString, _ value: StaticString, neverIndex: Bool) {
+        let name = Self.bytes(name)
+        let value = Self.bytes(value)
+        entries.append(nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
+                                  flags: Self.flags(neverIndex: neverIndex) | Self.noCopyName | Self.noCopyValue))
+    }
+
+    /// The static names of ``HTTP2HeaderWriter/Indexing/perResponse`` fields already sent indexed once.
+    private var indexedNames: [UnsafeMutablePointer<UInt8>] = []
+
+    /// Adds a field with a static (lowercase) name whose value is `count` bytes that `fill` writes in place.
+    func add(_ name: StaticString, valueCount count: Int, indexing: HTTP2HeaderWriter.Indexing,
              _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
-        let name = copy(name)
+        let name = Self.bytes(name)
         let value = reserve(count)
         fill(UnsafeMutableBufferPointer(start: value, count: count))
+        var neverIndex: Bool
+        switch indexing {
+        case .allowed: neverIndex = false
+        case .never: neverIndex = true
+        case .perResponse:
+            // The first one on the connection is indexed; nghttp2 then sends the later ones as never-indexed
+            // literals with an indexed name.
+            neverIndex = indexedNames.contains(name.0)
+            if !neverIndex { indexedNames.append(name.0) }
+        }
         entries.append(nghttp2_nv(name: name.0, value: value, namelen: name.1, valuelen: count,
-                                  flags: Self.flags(neverIndex: neverIndex)))
+                                  flags: Self.flags(neverIndex: neverIndex) | Self.noCopyName))
     }
 
     /// The fields added since ``begin()`` as `HTTP2Header`s (invalid UTF-8 repaired).
