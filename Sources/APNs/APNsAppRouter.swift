@@ -1,4 +1,4 @@
-public import HTTP2
+import HTTP2
 internal import Crypto
 import Dispatch
 import Synchronization

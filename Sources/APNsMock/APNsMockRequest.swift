@@ -1,4 +1,4 @@
-public import HTTP2
+import HTTP2
 
 /// One request as the mock's HTTP/2 server received it: its header fields as bytes (the server's own block, no copy)
 /// and its body.

@@ -1,4 +1,4 @@
-public import HTTP2
+import HTTP2
 
 /// An answer to send on the stream: `:status`, headers, body. The header values are kept as what they are made from
 /// (UUIDs as their bits), and written into the server's header block only when the answer is sent

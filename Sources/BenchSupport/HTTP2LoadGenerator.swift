@@ -149,8 +149,9 @@ final class LoadTally: Sendable {
 }
 
 /// Keeps `concurrency` requests in flight on one connection, resubmitting from the completion (loop thread, no
-/// hop). Loop-thread only.
-final class LoadDriver: @unchecked Sendable {
+/// hop). Its counters change only on the loop thread; they sit behind a mutex so that the driver is `Sendable` (an
+/// uncontended lock per response, next to the HTTP/2 client's microseconds per request).
+final class LoadDriver: Sendable {
     let connection: HTTP2ClientConnection
     let request: HTTP2Request
     let concurrency: Int
@@ -158,18 +159,61 @@ final class LoadDriver: @unchecked Sendable {
     let stopAt: HTTP2Deadline
     let tally: LoadTally
     let done: @Sendable () -> Void
-    var sent = 0
-    var inFlight = 0
-    var succeeded = 0
-    var failed = 0
-    /// Responses by status for 0..<1000 (no hashing per response); folded into a dictionary at the end.
-    var statusCounts = [Int](repeating: 0, count: 1000)
-    var otherStatuses: [Int: Int] = [:]
-    var stopped = false
-    var finished = false
-    /// One completion shared by every request (no closure allocated per request). It keeps the driver alive while
-    /// requests are in flight; set in `start`, cleared when finished (breaking the cycle).
-    private var onResult: HTTP2ClientConnection.Completion?
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var sent = 0
+        var inFlight = 0
+        var succeeded = 0
+        var failed = 0
+        /// Responses by status for 0..<1000 (no hashing per response); folded into a dictionary at the end.
+        var statusCounts = [Int](repeating: 0, count: 1000)
+        var otherStatuses: [Int: Int] = [:]
+        var stopped = false
+        var finished = false
+        /// One completion shared by every request (no closure allocated per request). It keeps the driver alive
+        /// while requests are in flight; set in `start`, cleared when finished (breaking the cycle).
+        var onResult: HTTP2ClientConnection.Completion?
+
+        mutating func count(_ result: Result<HTTP2Response, HTTP2Error>, stopOnFailure: Bool) {
+            inFlight -= 1
+            switch result {
+            case .success(let response):
+                succeeded += 1
+                if response.status >= 0 && response.status < statusCounts.count {
+                    statusCounts[response.status] += 1
+                } else {
+                    otherStatuses[response.status, default: 0] += 1
+                }
+            case .failure:
+                failed += 1
+                if stopOnFailure { stopped = true }
+            }
+        }
+
+        /// Counts a request as sent and returns the completion to send it with; nil when the driver stops.
+        mutating func nextSend(limit: Int?) -> HTTP2ClientConnection.Completion? {
+            if stopped { return nil }
+            if let limit, sent >= limit {
+                stopped = true
+                return nil
+            }
+            guard let onResult else { return nil }
+            sent += 1
+            inFlight += 1
+            return onResult
+        }
+
+        /// The totals when the driver has just finished (stopped, nothing in flight); nil otherwise.
+        mutating func finishIfIdle() -> (succeeded: Int, failed: Int, statuses: [Int: Int])? {
+            guard stopped, inFlight == 0, !finished else { return nil }
+            finished = true
+            onResult = nil
+            var statuses = otherStatuses
+            for (status, count) in statusCounts.enumerated() where count > 0 { statuses[status, default: 0] += count }
+            return (succeeded, failed, statuses)
+        }
+    }
 
     init(connection: HTTP2ClientConnection, request: HTTP2Request, concurrency: Int, limit: Int?,
          stopAt: HTTP2Deadline, tally: LoadTally, done: @escaping @Sendable () -> Void) {
@@ -183,51 +227,39 @@ final class LoadDriver: @unchecked Sendable {
     }
 
     func start() {
-        onResult = { [self] result in didFinish(result) }
+        state.withLock { $0.onResult = { [self] result in didFinish(result) } }
         if limit == nil {
-            connection.loop.schedule(at: stopAt) { [self] in stopped = true; finishIfIdle() }
+            connection.loop.schedule(at: stopAt) { [self] in
+                state.withLock { $0.stopped = true }
+                finishIfIdle()
+            }
         }
         for _ in 0..<concurrency { sendOne() }
         finishIfIdle()
     }
 
     private func sendOne() {
-        if stopped { return }
-        if let limit, sent >= limit {
-            stopped = true
-            return
-        }
-        guard let onResult else { return }
-        sent += 1
-        inFlight += 1
+        guard let onResult = state.withLock({ $0.nextSend(limit: limit) }) else { return }
         connection.submit(request, completion: onResult)
     }
 
+    /// Counts the answer, sends the next request and reports when finished, under one lock.
     private func didFinish(_ result: Result<HTTP2Response, HTTP2Error>) {
-        inFlight -= 1
-        switch result {
-        case .success(let response):
-            succeeded += 1
-            if response.status >= 0 && response.status < statusCounts.count {
-                statusCounts[response.status] += 1
-            } else {
-                otherStatuses[response.status, default: 0] += 1
-            }
-        case .failure:
-            failed += 1
-            if !connection.isAcceptingRequests { stopped = true }
+        let stopOnFailure = !connection.isAcceptingRequests
+        let (next, totals) = state.withLock { state in
+            state.count(result, stopOnFailure: stopOnFailure)
+            return (state.nextSend(limit: limit), state.finishIfIdle())
         }
-        sendOne()
-        finishIfIdle()
+        if let next { connection.submit(request, completion: next) }
+        if let totals { report(totals) }
     }
 
     private func finishIfIdle() {
-        guard stopped, inFlight == 0, !finished else { return }
-        finished = true
-        var statuses = otherStatuses
-        for (status, count) in statusCounts.enumerated() where count > 0 { statuses[status, default: 0] += count }
-        tally.merge(succeeded: succeeded, failed: failed, statuses: statuses)
-        onResult = nil
+        if let totals = state.withLock({ $0.finishIfIdle() }) { report(totals) }
+    }
+
+    private func report(_ totals: (succeeded: Int, failed: Int, statuses: [Int: Int])) {
+        tally.merge(succeeded: totals.succeeded, failed: totals.failed, statuses: totals.statuses)
         done()
     }
 }

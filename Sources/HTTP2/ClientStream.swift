@@ -12,10 +12,11 @@ final class ClientStream {
     var headers = HTTP2RawHeaderBlock()
     var responseBody: [UInt8] = []
 
-    init(request: HTTP2Request, deadline: UInt64, completion: @escaping HTTP2ClientConnection.Completion) {
-        self.request = request
-        self.deadline = deadline
-        self.completion = completion
+    /// A stream for `submission`; no deadline is `UInt64.max`.
+    init(_ submission: HTTP2Submission) {
+        request = submission.request
+        deadline = submission.deadline?.uptimeNanoseconds ?? UInt64.max
+        completion = submission.completion
     }
 }
 

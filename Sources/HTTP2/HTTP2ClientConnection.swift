@@ -115,9 +115,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
             return
         }
         let first = ((addressRotation % resolved.count) + resolved.count) % resolved.count
-        let unsafeAddresses = UnsafeTransfer(Array(resolved[first...] + resolved[..<first]))
+        let addresses = Array(resolved[first...] + resolved[..<first])
         loop.execute {
-            connection.start(addresses: unsafeAddresses.value, tls: tls, stateHandler: stateHandler, completion: completion)
+            connection.start(addresses: addresses, tls: tls, stateHandler: stateHandler, completion: completion)
         }
     }
 
@@ -243,18 +243,11 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// Thread-safe. From the loop thread (e.g. inside another completion) the request is queued without a hop.
     /// - Parameter deadline: when to give up (`timeout`); default: `configuration.defaultRequestTimeout` from now.
     public func submit(_ request: HTTP2Request, deadline: HTTP2Deadline? = nil, completion: @escaping Completion) {
-        let resolved: UInt64
-        if let deadline {
-            resolved = deadline.uptimeNanoseconds
-        } else if let timeout = configuration.defaultRequestTimeout {
-            resolved = HTTP2Deadline.after(timeout).uptimeNanoseconds
-        } else {
-            resolved = UInt64.max
-        }
-        let stream = ClientStream(request: request, deadline: resolved, completion: completion)
+        let resolved = deadline ?? configuration.defaultRequestTimeout.map { HTTP2Deadline.after($0) }
+        let submission = HTTP2Submission(request: request, deadline: resolved, completion: completion)
         if loop.inEventLoop {
-            enqueue(stream)
-        } else if inbox.append(stream) {
+            enqueue(ClientStream(submission))
+        } else if inbox.append(submission) {
             loop.execute { self.drainInbox() }
         }
     }
@@ -262,24 +255,15 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// Submits several requests with one hop to the loop (none from the loop thread itself).
     public func submit(batch: [HTTP2Submission]) {
         if loop.inEventLoop {
-            for item in batch {
-                enqueue(ClientStream(request: item.request, deadline: item.deadline?.uptimeNanoseconds ?? UInt64.max,
-                                     completion: item.completion))
-            }
-            return
-        }
-        let streams = batch.map { item in
-            ClientStream(request: item.request, deadline: item.deadline?.uptimeNanoseconds ?? UInt64.max,
-                         completion: item.completion)
-        }
-        if inbox.append(streams) {
+            for submission in batch { enqueue(ClientStream(submission)) }
+        } else if inbox.append(batch) {
             loop.execute { self.drainInbox() }
         }
     }
 
     /// Enqueues everything submitted from other threads so far, in submission order (loop thread).
     private func drainInbox() {
-        for transfer in inbox.takeAll() { enqueue(transfer.value) }
+        for submission in inbox.takeAll() { enqueue(ClientStream(submission)) }
     }
 
     /// Async form of `submit`.
@@ -407,10 +391,4 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         }
         if pending { ensureSweepTimer() }
     }
-}
-
-/// Moves a non-Sendable value into a `@Sendable` closure when the receiver is known to be its only user.
-struct UnsafeTransfer<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

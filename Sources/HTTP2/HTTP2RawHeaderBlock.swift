@@ -1,24 +1,13 @@
 /// Received header fields as raw bytes: for each field a 4-byte little-endian name length, a 4-byte value length,
-/// then the name and value bytes, in one `ManagedBuffer` allocation. Appending is a bounds check and two `memcpy`s
-/// (no `String` is built); strings are made only when a field is read as one. A server request's block holds its
-/// pseudo-header fields too (first, as HTTP/2 sends them); a client response's holds only regular fields.
+/// then the name and value bytes, in one byte array. Appending is a capacity check and two copies (no `String` is
+/// built); strings are made only when a field is read as one. A server request's block holds its pseudo-header
+/// fields too (first, as HTTP/2 sends them); a client response's holds only regular fields.
 ///
-/// - Important: `@unchecked Sendable`: the bytes are appended only on the loop thread while the stream is open;
-///   the block is immutable once handed out in an `HTTP2Response` or `HTTP2ServerRequest` (a server stream reuses
-///   its storage for the next request only when no handed-out block still refers to it).
-public struct HTTP2RawHeaderBlock: @unchecked Sendable {
-    /// The byte store; its header holds the bytes used and the requested capacity (kept here instead of reading
-    /// `ManagedBuffer.capacity`, which asks the allocator on every call).
-    @usableFromInline
-    final class HeaderBytes: ManagedBuffer<HeaderBytes.Counts, UInt8> {
-        @usableFromInline
-        struct Counts {
-            @usableFromInline var used: Int
-            var capacity: Int
-        }
-    }
-
-    @usableFromInline var storage: HeaderBytes?
+/// A block is a value: appending to one whose bytes were handed out (in an `HTTP2Response` or
+/// `HTTP2ServerRequest`) copies them first, and ``removeAll()`` keeps the allocation only when nothing else refers
+/// to it, so a server stream reuses its storage for the next request only when no handed-out block still does.
+public struct HTTP2RawHeaderBlock: Sendable {
+    @usableFromInline var bytes: [UInt8] = []
 
     init() {}
 
@@ -27,7 +16,7 @@ public struct HTTP2RawHeaderBlock: @unchecked Sendable {
         for header in headers { append(name: header.name, value: header.value) }
     }
 
-    var isEmpty: Bool { (storage?.header.used ?? 0) == 0 }
+    var isEmpty: Bool { bytes.isEmpty }
 
     mutating func append(name: String, value: String) {
         var name = name
@@ -45,25 +34,16 @@ public struct HTTP2RawHeaderBlock: @unchecked Sendable {
 
     mutating func append(name: UnsafePointer<UInt8>, nameLength: Int, value: UnsafePointer<UInt8>, valueLength: Int) {
         let needed = 8 + nameLength + valueLength
-        let used = storage?.header.used ?? 0
-        if storage == nil || storage!.header.capacity - used < needed {
-            let capacity = max(256, (used + needed) * 2)
-            let grown = HeaderBytes.create(minimumCapacity: capacity) { _ in HeaderBytes.Counts(used: used, capacity: capacity) }
-            if let old = storage {
-                grown.withUnsafeMutablePointerToElements { target in
-                    old.withUnsafeMutablePointerToElements { source in target.update(from: source, count: used) }
-                }
-            }
-            storage = unsafeDowncast(grown, to: HeaderBytes.self)
-        }
-        storage!.withUnsafeMutablePointers { counts, elements in
-            let start = elements + counts.pointee.used
+        let used = bytes.count
+        if bytes.capacity - used < needed { bytes.reserveCapacity(max(256, (used + needed) * 2)) }
+        bytes.append(contentsOf: repeatElement(0, count: needed))
+        bytes.withUnsafeMutableBufferPointer { elements in
+            let start = elements.baseAddress! + used
             let raw = UnsafeMutableRawPointer(start)
             raw.storeBytes(of: UInt32(truncatingIfNeeded: nameLength).littleEndian, as: UInt32.self)
             raw.storeBytes(of: UInt32(truncatingIfNeeded: valueLength).littleEndian, toByteOffset: 4, as: UInt32.self)
             Self.copy(name, nameLength, to: start + 8)
             Self.copy(value, valueLength, to: start + 8 + nameLength)
-            counts.pointee.used += needed
         }
     }
 
@@ -84,14 +64,10 @@ public struct HTTP2RawHeaderBlock: @unchecked Sendable {
         }
     }
 
-    /// Empties the block for reuse: keeps the storage when nothing else refers to it (a block handed out earlier
+    /// Empties the block for reuse: keeps the allocation when nothing else refers to it (a block handed out earlier
     /// must not change), else lets it go.
     mutating func removeAll() {
-        if isKnownUniquelyReferenced(&storage) {
-            storage?.header.used = 0
-        } else {
-            storage = nil
-        }
+        bytes.removeAll(keepingCapacity: true)
     }
 
     /// The fields' bytes for the duration of a ``withFields(_:)`` call: a sequence of (name, value) byte ranges in
@@ -140,9 +116,8 @@ public struct HTTP2RawHeaderBlock: @unchecked Sendable {
 
     /// Calls `body` with the fields' bytes, valid only during the call.
     @inlinable public func withFields<R>(_ body: (Fields) throws -> R) rethrows -> R {
-        guard let storage else { return try body(Fields(base: nil, count: 0)) }
-        return try storage.withUnsafeMutablePointers { counts, elements in
-            try body(Fields(base: UnsafePointer(elements), count: counts.pointee.used))
+        try bytes.withUnsafeBufferPointer { elements in
+            try body(Fields(base: elements.baseAddress, count: elements.count))
         }
     }
 

@@ -16,7 +16,7 @@ public final class HTTP2Server: Sendable {
     let tls: TLSContext
     let handler: HTTP2ServerConnection.Handler
     let logger: Logger
-    private let listener: UnsafeTransfer<Listener>
+    private let listener: Listener
     private let state = Mutex<ServerState>(ServerState())
 
     struct ServerState {
@@ -43,11 +43,14 @@ public final class HTTP2Server: Sendable {
         let (fd, port) = try Socket.listen(host: configuration.host, port: configuration.port,
                                            backlog: configuration.backlog)
         self.port = port
-        let listener = Listener(fd: fd, loop: group.loops[0])
-        self.listener = UnsafeTransfer(listener)
-        listener.server = self
-        let transfer = UnsafeTransfer(listener)
-        group.loops[0].execute { transfer.value.start() }
+        listener = Listener(fd: fd, loop: group.loops[0])
+        listener.start { [weak self] client in
+            guard let self else {
+                Glibc.close(client)
+                return
+            }
+            self.accepted(fd: client)
+        }
     }
 
     /// Live connections.
@@ -82,8 +85,8 @@ public final class HTTP2Server: Sendable {
             state.stopped = true
             return Array(state.connections.values)
         }
-        let transfer = listener
-        group.loops[0].execute { transfer.value.close() }
+        let listener = listener
+        group.loops[0].execute { listener.close() }
         for connection in live { connection.drop() }
     }
 
@@ -115,35 +118,45 @@ public final class HTTP2Server: Sendable {
     }
 }
 
-/// The listening socket (loop 0 only).
-final class Listener: EventLoopHandler {
+/// The listening socket. It is registered with, accepts on and is closed on loop 0; its open/closed state sits behind a
+/// mutex only so that the server can hold it as a `Sendable` value (the lock is taken once per accepted connection).
+final class Listener: EventLoopHandler, Sendable {
+    typealias Accept = @Sendable (_ client: Int32) -> Void
+
     let fd: Int32
     let loop: EventLoop
-    weak var server: HTTP2Server?
-    private var isOpen = false
-    private var fdClosed = false
+    private let state = Mutex<State>(State())
+
+    private struct State {
+        var accept: Accept?
+        var isOpen = false
+        var fdClosed = false
+    }
 
     init(fd: Int32, loop: EventLoop) {
         self.fd = fd
         self.loop = loop
     }
 
-    func start() {
-        isOpen = loop.register(fd: fd, handler: self, events: EPOLLIN.rawValue)
+    /// Starts accepting on the loop; `accept` gets each new non-blocking client descriptor on the loop thread.
+    func start(accept: @escaping Accept) {
+        loop.execute { [self] in
+            let registered = loop.register(fd: fd, handler: self, events: EPOLLIN.rawValue)
+            state.withLock { state in
+                state.accept = accept
+                state.isOpen = registered
+            }
+        }
     }
 
     func handleEvents(_ events: UInt32) {
-        while isOpen {
-            let client = accept(fd, nil, nil)
+        while let accept = state.withLock({ $0.isOpen ? $0.accept : nil }) {
+            let client = Glibc.accept(fd, nil, nil)
             if client < 0 { return }
             _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             Socket.setNoDelay(client)
-            guard let server else {
-                Glibc.close(client)
-                continue
-            }
-            server.accepted(fd: client)
+            accept(client)
         }
     }
 
@@ -151,12 +164,17 @@ final class Listener: EventLoopHandler {
 
     func loopWillShutdown() { close() }
 
+    /// Stops accepting and closes the socket once (loop thread).
     func close() {
-        if isOpen { loop.deregister(fd: fd) }
-        isOpen = false
-        if !fdClosed {
-            fdClosed = true
-            Glibc.close(fd)
+        let (wasOpen, closeFD) = state.withLock { state in
+            defer {
+                state.isOpen = false
+                state.fdClosed = true
+                state.accept = nil
+            }
+            return (state.isOpen, !state.fdClosed)
         }
+        if wasOpen { loop.deregister(fd: fd) }
+        if closeFD { Glibc.close(fd) }
     }
 }

@@ -2,7 +2,7 @@
 internal import CNGHTTP2
 
 /// A resolved socket address (IPv4 or IPv6).
-struct SocketAddress: CustomStringConvertible {
+struct SocketAddress: CustomStringConvertible, Sendable {
     var storage = sockaddr_storage()
     var length: socklen_t = 0
     var family: Int32 { Int32(storage.ss_family) }

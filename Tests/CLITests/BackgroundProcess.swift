@@ -4,7 +4,7 @@ import TestSupport
 
 /// A long-running `callpush` subcommand (kafka-mock, mock-apns) started for a test; its first stdout line is
 /// where it listens.
-final class BackgroundProcess: @unchecked Sendable {
+final class BackgroundProcess: Sendable {
     let process = Process()
     let firstLine: String
     private let stdout = Pipe()

@@ -22,7 +22,7 @@ func waitForPort(_ port: Int, seconds: Double = 5) -> Bool {
 }
 
 /// A child process killed on `stop()` (and bounded by `timeout` when run to completion).
-final class ExternalProcess: @unchecked Sendable {
+final class ExternalProcess: Sendable {
     let process = Process()
     let output = Pipe()
 

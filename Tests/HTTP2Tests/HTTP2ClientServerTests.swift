@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 import TestSupport
 @testable import HTTP2
@@ -27,8 +28,7 @@ struct HTTP2ClientServerTests {
     /// A closed connection is released: its ping timer once kept it (and its nghttp2 session memory and TLS context)
     /// alive for good, so every connection replaced after a GOAWAY stayed in memory.
     @Test func aClosedConnectionIsReleased() async throws {
-        final class Weak: @unchecked Sendable { weak var connection: HTTP2ClientConnection? }
-        let weak = Weak()
+        let released: WeakReference<HTTP2ClientConnection>
         let group = try EventLoopGroup(numberOfThreads: 1)
         defer { group.shutdown() }
         let server = try HTTP2Server(tls: try certificates.serverContext(), group: group, handler: echoHandler)
@@ -36,13 +36,13 @@ struct HTTP2ClientServerTests {
         do {
             let connection = try await HTTP2ClientConnection.connect(
                 host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
-            weak.connection = connection
+            released = WeakReference(connection)
             let response = try await connection.send(testRequest(server.port, id: 1), deadline: .after(.seconds(5)))
             #expect(response.status == 200)
             connection.close()
             #expect(await Eventually.waitUntil(timeout: .seconds(5)) { connection.state == .closed })
         }
-        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { weak.connection == nil })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { released.object == nil })
     }
 
     @Test func manyConcurrentRequestsOnOneAndSeveralConnections() async throws {
@@ -243,9 +243,8 @@ struct HTTP2ClientServerTests {
     }
 }
 
-final class StateLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [HTTP2ConnectionState] = []
-    func append(_ state: HTTP2ConnectionState) { lock.lock(); items.append(state); lock.unlock() }
-    var values: [HTTP2ConnectionState] { lock.lock(); defer { lock.unlock() }; return items }
+final class StateLog: Sendable {
+    private let items = Mutex<[HTTP2ConnectionState]>([])
+    func append(_ state: HTTP2ConnectionState) { items.withLock { $0.append(state) } }
+    var values: [HTTP2ConnectionState] { items.withLock { $0 } }
 }

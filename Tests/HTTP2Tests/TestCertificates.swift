@@ -1,3 +1,4 @@
+import Synchronization
 import Foundation
 @testable import HTTP2
 
@@ -65,68 +66,55 @@ func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () 
     }
 }
 
-final class ResumeOnce<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<T, any Error>?
+final class ResumeOnce<T: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
     func set(_ continuation: CheckedContinuation<T, any Error>) {
-        lock.lock(); self.continuation = continuation; lock.unlock()
+        self.continuation.withLock { $0 = continuation }
     }
     func resume(_ result: Result<T, any Error>) {
-        lock.lock()
-        let taken = continuation
-        continuation = nil
-        lock.unlock()
-        taken?.resume(with: result)
+        continuation.withLock { $0.take() }?.resume(with: result)
     }
 }
 
 struct TestTimeout: Error {}
 
 /// Collects results from completions running on loop threads.
-final class ResultCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [Result<HTTP2Response, HTTP2Error>] = []
+final class ResultCollector: Sendable {
+    private let results = Mutex<[Result<HTTP2Response, HTTP2Error>]>([])
     private let expected: Int
     private let done = DispatchSemaphore(value: 0)
 
     init(expected: Int) { self.expected = expected }
 
     func add(_ result: Result<HTTP2Response, HTTP2Error>) {
-        lock.lock()
-        results.append(result)
-        let finished = results.count == expected
-        lock.unlock()
+        let finished = results.withLock { results in
+            results.append(result)
+            return results.count == expected
+        }
         if finished { done.signal() }
     }
 
     /// Waits (bounded) for all results.
     func wait(seconds: Double) -> [Result<HTTP2Response, HTTP2Error>]? {
         if done.wait(timeout: .now() + seconds) == .timedOut { return nil }
-        lock.lock()
-        defer { lock.unlock() }
-        return results
+        return results.withLock { $0 }
     }
 
-    var count: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return results.count
-    }
+    var count: Int { results.withLock { $0.count } }
 }
 
 /// Holds responders so a test can answer later.
-final class HeldResponders: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [(Int32, HTTP2ServerResponder)] = []
+final class HeldResponders: Sendable {
+    private let items = Mutex<[(Int32, HTTP2ServerResponder)]>([])
     func add(_ streamID: Int32, _ responder: HTTP2ServerResponder) {
-        lock.lock(); items.append((streamID, responder)); lock.unlock()
+        items.withLock { $0.append((streamID, responder)) }
     }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return items.count }
+    var count: Int { items.withLock { $0.count } }
     func takeAll() -> [(Int32, HTTP2ServerResponder)] {
-        lock.lock(); defer { lock.unlock() }
-        let all = items
-        items = []
-        return all
+        items.withLock { items in
+            defer { items = [] }
+            return items
+        }
     }
 }
 

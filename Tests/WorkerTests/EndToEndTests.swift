@@ -4,6 +4,7 @@
 import Foundation
 @testable import Kafka
 @testable import Telemetry
+import TestSupport
 import Testing
 
 @testable import Worker
@@ -78,20 +79,17 @@ import Testing
     /// After shutdown nothing keeps the pipeline's APNs client or its worker's dispatcher: the registry they share
     /// once held the dispatcher (a metrics collector), which held the client, and each closed connection held itself.
     @Test func aShutDownPipelineIsReleased() async throws {
-        final class Weak: @unchecked Sendable {
-            weak var client: APNsClient?
-            weak var mock: APNsMockServer?
-            weak var worker: WorkerService?
-        }
-        let weak = Weak()
+        let client: WeakReference<APNsClient>
+        let mock: WeakReference<APNsMockServer>
+        let worker: WeakReference<WorkerService>
         let registry = MetricsRegistry()
         do {
             let pipeline = try EmbeddedPipeline(registry: registry)
             let readiness = ReadinessFlag()
-            let worker = try pipeline.startWorker(readiness: readiness)
-            weak.client = pipeline.client
-            weak.mock = pipeline.mock
-            weak.worker = worker
+            let started = try pipeline.startWorker(readiness: readiness)
+            client = WeakReference(pipeline.client)
+            mock = WeakReference(pipeline.mock)
+            worker = WeakReference(started)
             #expect(await PipelineHarness.waitUntil(timeout: .seconds(20)) { readiness.isReady })
             try await Self.produce(pipeline, (0..<20).map { ("c-\($0)", Self.event("e-\($0)", call: "c-\($0)")) })
             #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { Self.terminal(pipeline) >= 20 })
@@ -99,8 +97,8 @@ import Testing
         }
         // The registry is still referenced here, as a process's registry outlives its workers.
         #expect(await PipelineHarness.waitUntil(timeout: .seconds(20)) {
-            weak.client == nil && weak.mock == nil && weak.worker == nil
-        }, "client released \(weak.client == nil), mock \(weak.mock == nil), worker \(weak.worker == nil)")
+            client.object == nil && mock.object == nil && worker.object == nil
+        }, "client released \(client.object == nil), mock \(mock.object == nil), worker \(worker.object == nil)")
         _ = registry.exposition()  // its collectors still run, without the dispatcher
     }
 
