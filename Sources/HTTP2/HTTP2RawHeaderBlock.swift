@@ -3,11 +3,14 @@
 /// built); strings are made only when a field is read as one. A server request's block holds its pseudo-header
 /// fields too (first, as HTTP/2 sends them); a client response's holds only regular fields.
 ///
-/// A block is a value: appending to one whose bytes were handed out (in an `HTTP2Response` or
-/// `HTTP2ServerRequest`) copies them first, and ``removeAll()`` keeps the allocation only when nothing else refers
-/// to it, so a server stream reuses its storage for the next request only when no handed-out block still does.
+/// A block is a value: a server stream empties its block and reuses the allocation for the next request, and when a
+/// block handed out earlier (in an `HTTP2Response` or `HTTP2ServerRequest`) still shares the bytes, the next append
+/// copies them first (copy on write), so a handed-out block never changes.
 public struct HTTP2RawHeaderBlock: Sendable {
+    /// The byte store, zero-filled up to its capacity and written in place (an array has no cheap "append
+    /// uninitialized"); only the first ``used`` bytes are fields.
     @usableFromInline var bytes: [UInt8] = []
+    @usableFromInline var used = 0
 
     init() {}
 
@@ -16,7 +19,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
         for header in headers { append(name: header.name, value: header.value) }
     }
 
-    var isEmpty: Bool { bytes.isEmpty }
+    var isEmpty: Bool { used == 0 }
 
     mutating func append(name: String, value: String) {
         var name = name
@@ -34,17 +37,19 @@ public struct HTTP2RawHeaderBlock: Sendable {
 
     mutating func append(name: UnsafePointer<UInt8>, nameLength: Int, value: UnsafePointer<UInt8>, valueLength: Int) {
         let needed = 8 + nameLength + valueLength
-        let used = bytes.count
-        if bytes.capacity - used < needed { bytes.reserveCapacity(max(256, (used + needed) * 2)) }
-        bytes.append(contentsOf: repeatElement(0, count: needed))
+        let start = used
+        if bytes.count - start < needed {
+            bytes += [UInt8](repeating: 0, count: max(256, (start + needed) * 2) - bytes.count)
+        }
         bytes.withUnsafeMutableBufferPointer { elements in
-            let start = elements.baseAddress! + used
-            let raw = UnsafeMutableRawPointer(start)
+            let target = elements.baseAddress! + start
+            let raw = UnsafeMutableRawPointer(target)
             raw.storeBytes(of: UInt32(truncatingIfNeeded: nameLength).littleEndian, as: UInt32.self)
             raw.storeBytes(of: UInt32(truncatingIfNeeded: valueLength).littleEndian, toByteOffset: 4, as: UInt32.self)
-            Self.copy(name, nameLength, to: start + 8)
-            Self.copy(value, valueLength, to: start + 8 + nameLength)
+            Self.copy(name, nameLength, to: target + 8)
+            Self.copy(value, valueLength, to: target + 8 + nameLength)
         }
+        used = start + needed
     }
 
     /// Copies `count` bytes; most header names and values are short, and two overlapping 8-byte moves beat a call to
@@ -64,10 +69,9 @@ public struct HTTP2RawHeaderBlock: Sendable {
         }
     }
 
-    /// Empties the block for reuse: keeps the allocation when nothing else refers to it (a block handed out earlier
-    /// must not change), else lets it go.
+    /// Empties the block for reuse, keeping its allocation.
     mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
+        used = 0
     }
 
     /// The fields' bytes for the duration of a ``withFields(_:)`` call: a sequence of (name, value) byte ranges in
@@ -117,7 +121,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
     /// Calls `body` with the fields' bytes, valid only during the call.
     @inlinable public func withFields<R>(_ body: (Fields) throws -> R) rethrows -> R {
         try bytes.withUnsafeBufferPointer { elements in
-            try body(Fields(base: elements.baseAddress, count: elements.count))
+            try body(Fields(base: elements.baseAddress, count: used))
         }
     }
 
