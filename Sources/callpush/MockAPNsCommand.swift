@@ -118,10 +118,16 @@ struct MockAPNsCommand: Command {
             }
             configuration.apns.authentication = .providerToken(keys: [keyID: key], teamID: teamID)
         }
+        // The apps' certificates and --client-ca combined in one file for OpenSSL, which reads it once at start.
+        var combinedCAFile: String?
+        defer { if let combinedCAFile { try? FileManager.default.removeItem(atPath: combinedCAFile) } }
         if let appsFile = options.string("apps") {
-            if let problem = Self.applyApps(appsFile, to: &configuration) {
-                CommandLineTool.printError(problem)
+            switch Self.applyApps(appsFile, to: &configuration) {
+            case .failure(let problem):
+                CommandLineTool.printError(problem.message)
                 return ExitStatus.usage
+            case .success(let written):
+                combinedCAFile = written
             }
         }
         if configuration.clientCAFile != nil, case .providerToken = configuration.apns.authentication {
@@ -140,6 +146,10 @@ struct MockAPNsCommand: Command {
             CommandLineTool.printError("cannot start the mock APNs server: \(error)")
             return ExitStatus.failure
         }
+        if let written = combinedCAFile {
+            try? FileManager.default.removeItem(atPath: written)
+            combinedCAFile = nil
+        }
         Output.line("\(configuration.host):\(server.port) ca=\(server.certificatePath)")
         let control = Task.detached { Self.readControlLines(server: server) }
         _ = await signals.wait()
@@ -152,12 +162,15 @@ struct MockAPNsCommand: Command {
     /// Accepts the apps of an apps file, token and certificate apps alike: each token app's key with its own team,
     /// and each certificate app's certificate, registered by fingerprint for its bundle id only; only the apps'
     /// bundle ids may be pushed to. Client certificates must verify against `--client-ca` or be one of the apps'
-    /// certificates (self-signed ones need no CA). Returns a problem line, or nil.
-    private static func applyApps(_ path: String, to configuration: inout APNsMockServerConfiguration) -> String? {
+    /// certificates (self-signed ones need no CA). Returns the temporary file it wrote the trusted certificates to
+    /// (nil when there are no certificate apps), or a problem line.
+    private static func applyApps(
+        _ path: String, to configuration: inout APNsMockServerConfiguration
+    ) -> Result<String?, AppsProblem> {
         let entries: [APNsAppsFile.Entry]
         switch APNsAppsFile.read(path) {
-        case .failure(let failure): return failure.problems.joined(separator: "; ")
-        case .success(nil): return "\(path) has no apns.apps"
+        case .failure(let failure): return .failure(AppsProblem(message: failure.problems.joined(separator: "; ")))
+        case .success(nil): return .failure(AppsProblem(message: "\(path) has no apns.apps"))
         case .success(let list?): entries = list
         }
         var keys: [String: ES256PublicKey] = [:]
@@ -168,13 +181,13 @@ struct MockAPNsCommand: Command {
             switch entry.app.credentials.kind {
             case .token(let token):
                 guard case .file(let keyFile) = token.key, let key = publicKey(from: keyFile) else {
-                    return "cannot read an EC P-256 key for \(entry.app.metricLabel)"
+                    return .failure(AppsProblem(message: "cannot read an EC P-256 key for \(entry.app.metricLabel)"))
                 }
                 keys[token.keyID] = key
                 teams[token.keyID] = token.teamID
             case .certificate(let certificate):
                 guard let pem = try? certificate.loadPEM(), let fingerprint = try? CertificateFingerprint(pem: pem.certificatePEM)
-                else { return "cannot read the certificate of \(entry.app.metricLabel)" }
+                else { return .failure(AppsProblem(message: "cannot read the certificate of \(entry.app.metricLabel)")) }
                 certificates[fingerprint, default: []].formUnion(entry.app.bundleID.map { [$0] } ?? [])
                 trusted.append(pem.certificatePEM)
             }
@@ -184,19 +197,24 @@ struct MockAPNsCommand: Command {
             configuration.apns.authentication = .providerToken(keys: keys, teamID: first.value)
             configuration.apns.keyTeams = teams
         }
-        guard !certificates.isEmpty else { return nil }
+        guard !certificates.isEmpty else { return .success(nil) }
         if keys.isEmpty { configuration.apns.authentication = .certificate }
         configuration.apns.clientCertificates = certificates
         if let clientCA = configuration.clientCAFile {
-            guard let text = try? String(contentsOfFile: clientCA, encoding: .utf8) else { return "cannot read \(clientCA)" }
+            guard let text = try? String(contentsOfFile: clientCA, encoding: .utf8) else { return .failure(AppsProblem(message: "cannot read \(clientCA)")) }
             trusted.insert(text, at: 0)
         }
         let bundle = NSTemporaryDirectory() + "callpush-mock-client-ca-\(getpid()).pem"
         guard FileManager.default.createFile(atPath: bundle, contents: Data(trusted.joined(separator: "\n").utf8)) else {
-            return "cannot write \(bundle)"
+            return .failure(AppsProblem(message: "cannot write \(bundle)"))
         }
         configuration.clientCAFile = bundle
-        return nil
+        return .success(bundle)
+    }
+
+    /// Why an apps file cannot configure the mock, as one line for the user.
+    private struct AppsProblem: Error {
+        let message: String
     }
 
     /// Reads `set …`, `goaway`, `drop`, `stats` lines from stdin until it closes.

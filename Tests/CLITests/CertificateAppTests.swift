@@ -188,6 +188,9 @@ import Testing
     /// app's topic (400 TopicDisallowed); a CA-signed certificate no app has is 403 BadCertificate; a certificate
     /// another CA signed does not get through the TLS handshake.
     @Test func threeAppsOfTwoTeamsAndACertificateShareOneMock() async throws {
+        // The apps' certificates and the CA, combined for OpenSSL at start, are not left in the temporary directory.
+        let combinedCA = NSTemporaryDirectory() + "callpush-mock-client-ca-\(apns.process.processIdentifier).pem"
+        #expect(!FileManager.default.fileExists(atPath: combinedCA))
         try await startWorker()
         try produce(
             Self.calls("a", "com.example.app", 20) + Self.calls("b", "com.brand.app", 20)
