@@ -84,9 +84,10 @@ extension APNsConnectionPool {
         }
     }
 
+    /// Adds the change in this pool's open connections to the (possibly shared) connections gauge.
     func connectionsGaugeChanged() {
-        let open = state.withLock { $0.open.count }
-        metrics.connectionsGauge(endpoint: label).set(open)
+        let change = state.withLock { $0.countChange($0.open.count, in: \.countedConnections) }
+        if change != 0 { connectionsGauge.increment(by: Double(change)) }
     }
 
     // MARK: - Connection state

@@ -43,6 +43,9 @@ final class APNsConnectionPool: Sendable {
         var lastConnectError: String?
         var nextConnectAttempt: HTTP2Deadline = .init(uptimeNanoseconds: 0)
         var nextConnectionID = 1
+        /// ``open``'s count and the requests on the wire as last added to their gauges (see ``countChange(_:in:)``).
+        var countedConnections = 0
+        var countedInFlight = 0
         var isShutdown = false
         var started = false
 
@@ -52,6 +55,14 @@ final class APNsConnectionPool: Sendable {
             open.usage.retiring = true
             if slots[open.pooled.slot] === open { slots[open.pooled.slot] = nil }
             return true
+        }
+
+        /// `value` minus what `counted` holds, and `counted` set to `value`: what a pool adds to a gauge it may share
+        /// with another client's pool (after a reload that keeps a credential both count into the same series until
+        /// the old one is gone), instead of setting the gauge to its own count.
+        mutating func countChange(_ value: Int, in counted: WritableKeyPath<State, Int>) -> Int {
+            defer { self[keyPath: counted] = value }
+            return value - self[keyPath: counted]
         }
 
         /// Whether ``ensureConnections()`` has a slot to fill now (it checks the rest).
@@ -78,7 +89,10 @@ final class APNsConnectionPool: Sendable {
     let metrics: APNsClientMetrics
     let logger: Logger
     let state: Mutex<State>
-    private let connectionsGauge: Gauge
+    /// `callpush_apns_connections` and `callpush_apns_streams_in_flight` of the endpoint, which this pool adds its
+    /// changes to (``State/countChange(_:in:)``).
+    let connectionsGauge: Gauge
+    private let inFlightGauge: Gauge
     /// A ``dispatch()`` for streams freed by answers is scheduled on a loop and has not started yet.
     let dispatchScheduled = Atomic<Bool>(false)
     /// The periodic ``maintain()``, on one of the group's loops; set at the end of `init`.
@@ -106,14 +120,15 @@ final class APNsConnectionPool: Sendable {
         authority = endpoint.authority
         state = Mutex(State(slots: Array(repeating: nil, count: max(1, configuration.connectionsPerPool))))
         connectionsGauge = metrics.connectionsGauge(endpoint: endpoint.description)
-        let inFlight = metrics.inFlightGauge(endpoint: label)
+        inFlightGauge = metrics.inFlightGauge(endpoint: label)
         let limits = (0..<max(1, configuration.connectionsPerPool)).map {
             metrics.streamLimitGauge(endpoint: endpoint.description, slot: $0)
         }
         metrics.registry.addCollector { [weak self] in
             guard let self else { return }
             let snapshot = self.snapshot()
-            inFlight.set(snapshot.inFlight)
+            let change = state.withLock { $0.countChange(snapshot.inFlight, in: \.countedInFlight) }
+            if change != 0 { inFlightGauge.increment(by: Double(change)) }
             for (index, gauge) in limits.enumerated() { gauge.set(snapshot.limits[index]) }
         }
         let task = group.next().scheduleRepeated(every: configuration.maintenanceInterval) { [weak self] in
@@ -124,6 +139,10 @@ final class APNsConnectionPool: Sendable {
 
     deinit {
         maintenance.withLock { $0?.cancel() }
+        // What this pool still counts in shared gauges leaves with it.
+        let (connections, inFlight) = state.withLock { ($0.countedConnections, $0.countedInFlight) }
+        if connections != 0 { connectionsGauge.decrement(by: Double(connections)) }
+        if inFlight != 0 { inFlightGauge.decrement(by: Double(inFlight)) }
     }
 
     // MARK: - Observation

@@ -171,6 +171,34 @@ import Testing
         server.stop()
     }
 
+    /// A reload that keeps a key makes a new client for it while the old one drains, both counting into the same
+    /// `credential` series: the connections gauge is the sum of both pools, so the old pool closing its connection
+    /// after the new one opened leaves 1, not 0 (each pool used to set the gauge to its own count).
+    @Test func aReloadThatKeepsAKeyKeepsItsConnectionCount() async throws {
+        let keys = try Keys(["KEY0000001"])
+        let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1], latency: .milliseconds(500))
+        let registry = MetricsRegistry()
+        let configuration = Self.apps([("com.example.main", "KEY0000001", Self.team1)], keys: keys, server: server)
+        let router = try APNsAppRouter(configuration: configuration, registry: registry)
+        let request = try APNsRequest(deviceToken: DeviceToken(String(repeating: "ab", count: 32)), pushType: .alert,
+                                      topic: "com.example.main", payload: Array(#"{"aps":{"alert":"a"}}"#.utf8))
+        let connections = registry.gauge(
+            APNsClientMetrics.connections, help: "", labels: ["credential": "KEY0000001", "endpoint": server.endpoint.description])
+        // A push on the old client's connection, answered after the new client has opened its own.
+        async let old = router.send(request)
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(10)) { connections.value == 1 })
+        try router.apply(configuration)
+        #expect(await router.send(request).status == 200)
+        #expect(await old.status == 200)
+        #expect(server.acceptedConnections == 2)
+        // The old client closes once its push is answered; its connection's close must leave the new one counted.
+        try await Task.sleep(for: .seconds(2))
+        #expect(connections.value == 1)
+        router.shutdown()
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(10)) { connections.value == 0 })
+        server.stop()
+    }
+
     @Test func aReloadWithARotatedKeyMidTrafficLosesNothingAndSendsNothingTwice() async throws {
         let keys = try Keys(["KEY0000001", "KEY0000009"])
         let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1, "KEY0000009": Self.team1], latency: .seconds(1))
