@@ -25,7 +25,10 @@ public struct APNsPushType: RawRepresentable, Hashable, Sendable, CustomStringCo
     /// The suffix APNs expects on the bundle id in `apns-topic` (empty for alert/background; nil for mdm,
     /// whose topic comes from the certificate).
     public var topicSuffix: String? {
-        switch self {
+        // Alert first: a push type is a string, and the switch compares it with each case in turn (it ran three
+        // times per event, nine comparisons each, for the worker's alerts).
+        if self == .alert { return "" }
+        return switch self {
         case .voip: ".voip"
         case .location: ".location-query"
         case .complication: ".complication"

@@ -187,8 +187,20 @@ public final class MetricsRegistry: Sendable {
         return escaped
     }
 
+    /// `help` with backslashes and newlines escaped. Help texts rarely hold either, so it looks first and returns the
+    /// text itself: two Foundation `replacingOccurrences` per family were about 60 % of an exposition's CPU time.
     static func escapeHelp(_ help: String) -> String {
-        help.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\n", with: "\\n")
+        guard help.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\n") }) else { return help }
+        // By scalar: a "\r\n" is one Character, and its "\n" must be escaped too.
+        var escaped = String.UnicodeScalarView()
+        for scalar in help.unicodeScalars {
+            switch scalar {
+            case "\\": escaped.append(contentsOf: #"\\"#.unicodeScalars)
+            case "\n": escaped.append(contentsOf: #"\n"#.unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
     }
 
     static func format(_ value: Double) -> String {

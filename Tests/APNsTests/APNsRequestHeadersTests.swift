@@ -15,7 +15,7 @@ import Testing
             (":method", "POST", false), (":scheme", "https", false), (":path", "/3/device/\(token)", true),
             (":authority", "api.push.apple.com", false), ("authorization", "bearer h.c.s", false),
             ("apns-push-type", "alert", false), ("apns-topic", "com.example.app", false), ("apns-priority", "10", false),
-            ("apns-expiration", "1764489630", false), ("apns-collapse-id", "c-42", false),
+            ("apns-expiration", "1764489630", false), ("apns-collapse-id", "c-42", true),
             ("apns-id", "8d7f0a52-3c1e-4b6a-9f00-123456789abc", true), ("content-type", "application/json", false),
             ("content-length", "10", false),
         ]

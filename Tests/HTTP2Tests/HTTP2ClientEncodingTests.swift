@@ -77,4 +77,44 @@ struct HTTP2ClientEncodingTests {
         #expect(response.headers.map(\.value) == ["1", "2", "3"])
         #expect(response.header("b") == "3")
     }
+
+    /// The fields the encoder hands nghttp2, as (name, value, flags).
+    private static func encoded(_ request: HTTP2Request, by encoder: NGHTTP2RequestEncoder) -> [(String, String, UInt8)] {
+        encoder.withFields(of: request) { fields, count in
+            UnsafeBufferPointer(start: fields, count: count).map { field in
+                (String(decoding: UnsafeBufferPointer(start: field.name, count: field.namelen), as: UTF8.self),
+                 String(decoding: UnsafeBufferPointer(start: field.value, count: field.valuelen), as: UTF8.self),
+                 field.flags)
+            }
+        }
+    }
+
+    /// Requests that share leading header fields reuse their encoding up to the first that differs: each must still
+    /// come out field for field as a fresh encoder encodes it (fields changed, added, removed, grown past the scratch).
+    @Test func requestsDifferingFromAHeaderOnAreEncodedAsAFreshEncoderWould() {
+        let encoder = NGHTTP2RequestEncoder()
+        let base = [HTTP2Header("authorization", "bearer x.y.z"), HTTP2Header("apns-push-type", "alert"),
+                    HTTP2Header("apns-expiration", "1764489630"), HTTP2Header("apns-collapse-id", "c-1", neverIndex: true),
+                    HTTP2Header("content-length", "91")]
+        var variants: [[HTTP2Header]] = [base]
+        for index in base.indices {
+            var changed = base
+            changed[index].value += "-\(index)"
+            variants.append(changed)
+            var flipped = base
+            flipped[index].neverIndex.toggle()
+            variants.append(flipped)
+        }
+        variants += [Array(base.prefix(3)), base + [HTTP2Header("apns-id", "8d7f0a52-3c1e-4b6a-9f00-123456789abc")], [],
+                     base + [HTTP2Header("x-long", String(repeating: "v", count: 5000))], base]
+        for (number, headers) in (variants + variants.reversed()).enumerated() {
+            let request = HTTP2Request(path: "/3/device/\(number)", authority: "a", headers: headers)
+            let reused = Self.encoded(request, by: encoder)
+            let fresh = Self.encoded(request, by: NGHTTP2RequestEncoder())
+            #expect(reused.count == fresh.count, "request \(number)")
+            for (got, want) in zip(reused, fresh) {
+                #expect(got.0 == want.0 && got.1 == want.1 && got.2 == want.2, "request \(number): \(got) vs \(want)")
+            }
+        }
+    }
 }
