@@ -46,6 +46,11 @@ import Testing
         let text = registry.exposition()
         #expect(text.contains("# HELP x_total line one\\nback\\\\slash\n"))
         #expect(text.contains("x_total{reason=\"say \\\"hi\\\"\\nnow\\\\\"} 1\n"))
+        // "\r\n" is one Character: its "\n" is escaped all the same (the carriage return needs no escape).
+        registry.counter("y_total", help: "crlf\r\nhelp", labels: ["reason": "a\r\nb"]).increment()
+        let crlf = registry.exposition()
+        #expect(crlf.contains("# HELP y_total crlf\r\\nhelp\n"))
+        #expect(crlf.contains("y_total{reason=\"a\r\\nb\"} 1\n"))
     }
 
     @Test func sameNameAndLabelsGiveTheSameHandle() {
