@@ -228,9 +228,18 @@ struct JSONScanner {
         return .double(double)
     }
 
-    /// Reads an object key (a string) at the current position without building a `String`: the same validation as
-    /// ``readString()``.
-    mutating func readKey() throws(JSONSyntaxError) -> JSONKey {
+    /// A string at the current position (its opening quote), scanned up to its closing quote.
+    private enum ScannedString {
+        /// No escape: the bytes between the quotes, and whether any is not ASCII (then they must be checked as
+        /// UTF-8).
+        case plain(UnsafeBufferPointer<UInt8>, start: Int, hasNonASCII: Bool)
+        /// A backslash at or after `start` (the first content byte): ``readEscapedString(from:)`` reads it.
+        case escaped(start: Int)
+    }
+
+    /// Scans a string up to its closing quote (plain) or its first backslash (escaped); rejects control characters
+    /// and an unterminated string.
+    private mutating func scanString() throws(JSONSyntaxError) -> ScannedString {
         guard peek() == UInt8(ascii: "\"") else { throw error("expected a string") }
         index += 1
         let start = index
@@ -240,12 +249,9 @@ struct JSONScanner {
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: buffer[start..<index])
                 index += 1
-                if high & 0x80 != 0, String(validating: slice, as: UTF8.self) == nil {
-                    throw JSONSyntaxError(kind: .syntax, offset: start, message: "invalid UTF-8")
-                }
-                return JSONKey(raw: slice)
+                return .plain(slice, start: start, hasNonASCII: high & 0x80 != 0)
             }
-            if byte == UInt8(ascii: "\\") { return JSONKey(decoded: Array(try readEscapedString(from: start).utf8)) }
+            if byte == UInt8(ascii: "\\") { return .escaped(start: start) }
             guard byte >= 0x20 else { throw error("control character in string") }
             high |= byte
             index += 1
@@ -253,29 +259,32 @@ struct JSONScanner {
         throw error("unterminated string")
     }
 
+    /// Reads an object key (a string) at the current position without building a `String`: the same validation as
+    /// ``readString()``.
+    mutating func readKey() throws(JSONSyntaxError) -> JSONKey {
+        switch try scanString() {
+        case .plain(let slice, let start, let hasNonASCII):
+            if hasNonASCII, String(validating: slice, as: UTF8.self) == nil {
+                throw JSONSyntaxError(kind: .syntax, offset: start, message: "invalid UTF-8")
+            }
+            return JSONKey(raw: slice)
+        case .escaped(let start):
+            return JSONKey(decoded: Array(try readEscapedString(from: start).utf8))
+        }
+    }
+
     /// Reads a string at the current position (which must be its opening quote).
     mutating func readString() throws(JSONSyntaxError) -> String {
-        guard peek() == UInt8(ascii: "\"") else { throw error("expected a string") }
-        index += 1
-        let start = index
-        var high: UInt8 = 0
-        while index < buffer.count {
-            let byte = buffer[index]
-            if byte == UInt8(ascii: "\"") {
-                let slice = UnsafeBufferPointer(rebasing: buffer[start..<index])
-                index += 1
-                if high & 0x80 == 0 { return String(decoding: slice, as: UTF8.self) }
-                guard let string = String(validating: slice, as: UTF8.self) else {
-                    throw JSONSyntaxError(kind: .syntax, offset: start, message: "invalid UTF-8")
-                }
-                return string
+        switch try scanString() {
+        case .plain(let slice, let start, let hasNonASCII):
+            if !hasNonASCII { return String(decoding: slice, as: UTF8.self) }
+            guard let string = String(validating: slice, as: UTF8.self) else {
+                throw JSONSyntaxError(kind: .syntax, offset: start, message: "invalid UTF-8")
             }
-            if byte == UInt8(ascii: "\\") { return try readEscapedString(from: start) }
-            guard byte >= 0x20 else { throw error("control character in string") }
-            high |= byte
-            index += 1
+            return string
+        case .escaped(let start):
+            return try readEscapedString(from: start)
         }
-        throw error("unterminated string")
     }
 
     private mutating func readEscapedString(from start: Int) throws(JSONSyntaxError) -> String {
