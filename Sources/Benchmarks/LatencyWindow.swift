@@ -15,8 +15,12 @@ struct LatencyWindow: Sendable {
     var achievedRate: Double
     var worker: Quantiles
     var endToEnd: Quantiles
+    /// `callpush_worker_stage_seconds{stage="dispatch"}`: hand-over → push handed to the APNs client.
+    var dispatch: Quantiles
     /// `callpush_apns_request_duration_seconds`: the APNs leg of the worker's time.
     var apns: Quantiles
+    /// `callpush_worker_stage_seconds{stage="acknowledge"}`: the outcome's records produced → acknowledged.
+    var acknowledge: Quantiles
     /// Partitions the consumer paused during the window (back-pressure): each costs a refetch.
     var pauses: Int
 
@@ -24,10 +28,11 @@ struct LatencyWindow: Sendable {
         var p50: Double?
         var p99: Double?
 
-        init(before: [UInt64], after: [UInt64], upperBounds: [Double]) {
-            let counts = zip(after, before).map { $0 &- $1 }
-            p50 = Histogram.estimate(quantile: 0.5, cumulativeCounts: counts, upperBounds: upperBounds)
-            p99 = Histogram.estimate(quantile: 0.99, cumulativeCounts: counts, upperBounds: upperBounds)
+        /// The quantiles of what `histogram` observed since `before` (its cumulative counts then).
+        init(_ histogram: Histogram, since before: [UInt64]) {
+            let counts = zip(histogram.cumulativeCounts, before).map { $0 &- $1 }
+            p50 = Histogram.estimate(quantile: 0.5, cumulativeCounts: counts, upperBounds: histogram.upperBounds)
+            p99 = Histogram.estimate(quantile: 0.99, cumulativeCounts: counts, upperBounds: histogram.upperBounds)
         }
 
         var text: String {
@@ -37,7 +42,8 @@ struct LatencyWindow: Sendable {
 
     var summary: String {
         "\(BenchFormat.rate(targetRate)) target, \(BenchFormat.rate(achievedRate)) produced, \(events) events: worker "
-            + "\(worker.text) (APNs leg \(apns.text)), end to end \(endToEnd.text), \(pauses) pauses"
+            + "\(worker.text) (dispatch \(dispatch.text), APNs leg \(apns.text), acknowledge \(acknowledge.text)), end to end "
+            + "\(endToEnd.text), \(pauses) pauses"
     }
 
     /// Events with a final outcome so far (no faults: nothing is retried).
@@ -72,6 +78,8 @@ struct LatencyWindow: Sendable {
         let endToEndBefore = metrics.endToEndLatency.cumulativeCounts
         let apnsLeg = pipeline.registry.histogram(APNsClientMetrics.requestDuration, help: "")
         let apnsBefore = apnsLeg.cumulativeCounts
+        let dispatchBefore = metrics.dispatchStage.cumulativeCounts
+        let acknowledgeBefore = metrics.acknowledgeStage.cumulativeCounts
         let finalBefore = finalOutcomes(pipeline)
         let pausesBefore = pauses(pipeline)
         let generator = CallTrafficGenerator(
@@ -83,11 +91,11 @@ struct LatencyWindow: Sendable {
         try await awaitOutcomes(pipeline, count: finalBefore + produced, timeout: .seconds(60))
         return LatencyWindow(
             targetRate: rate, events: produced, achievedRate: Double(produced) / producing.inSeconds,
-            worker: Quantiles(before: workerBefore, after: metrics.processing.cumulativeCounts,
-                              upperBounds: metrics.processing.upperBounds),
-            endToEnd: Quantiles(before: endToEndBefore, after: metrics.endToEndLatency.cumulativeCounts,
-                                upperBounds: metrics.endToEndLatency.upperBounds),
-            apns: Quantiles(before: apnsBefore, after: apnsLeg.cumulativeCounts, upperBounds: apnsLeg.upperBounds),
+            worker: Quantiles(metrics.processing, since: workerBefore),
+            endToEnd: Quantiles(metrics.endToEndLatency, since: endToEndBefore),
+            dispatch: Quantiles(metrics.dispatchStage, since: dispatchBefore),
+            apns: Quantiles(apnsLeg, since: apnsBefore),
+            acknowledge: Quantiles(metrics.acknowledgeStage, since: acknowledgeBefore),
             pauses: pauses(pipeline) - pausesBefore)
     }
 }

@@ -24,7 +24,10 @@ public struct EmbeddedPipelineConfiguration: Sendable {
     public init() {}
 
     /// The worker tuned for an embedded run: retry tiers of 1 s, 3 s and 6 s (`calls.retry.1s`, …), receipts on,
-    /// fast group membership and offset storage.
+    /// fast group membership and offset storage, and a 2 ms fetch wait: librdkafka's mock broker holds an empty fetch
+    /// the whole `fetch.wait.max.ms` even when records arrive meanwhile (a Kafka broker answers it then), so with the
+    /// worker's 10 ms records reached it in bursts every 10 ms, each one's last event queueing behind the rest (at
+    /// half the maximum rate about half of those 10 ms), and waited 5 ms on average to be fetched.
     static var demoWorker: WorkerConfiguration {
         var worker = WorkerConfiguration()
         worker.dispatcher.routing.retry.tiers = [(1_000, "1s"), (3_000, "3s"), (6_000, "6s")].map {
@@ -37,6 +40,7 @@ public struct EmbeddedPipelineConfiguration: Sendable {
         worker.consumer.heartbeatInterval = .seconds(1)
         worker.consumer.autoCommitInterval = .milliseconds(200)
         worker.consumer.offsetStoreInterval = .milliseconds(20)
+        worker.consumer.fetchWaitMax = .milliseconds(2)
         worker.consumer.statisticsInterval = .seconds(1)
         worker.consumer.revokeDrainTimeout = .seconds(2)
         worker.consumer.closeDrainTimeout = .seconds(15)

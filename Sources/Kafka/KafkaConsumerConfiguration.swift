@@ -33,9 +33,12 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// backed-off partition waits out `fetch.queue.backoff.ms`, 1 s by default): set that property lower through
     /// ``additionalProperties`` there.
     var queuedMinMessages: Int = 100_000
-    /// Longest time a broker holds a fetch waiting for data (`fetch.wait.max.ms`). Low, because an incoming call
-    /// must ring now: librdkafka's 500 ms would add up to half a second to every idle partition. Default: `.milliseconds(10)`.
-    var fetchWaitMax: Duration = .milliseconds(10)
+    /// Longest time a broker holds a fetch waiting for data (`fetch.wait.max.ms`). A Kafka broker answers a waiting
+    /// fetch as soon as data arrives (`fetch.min.bytes` is 1), so this only bounds the wait of an idle partition's
+    /// fetch; librdkafka's mock broker (2.0.2) instead holds every empty fetch this long, whatever arrives meanwhile,
+    /// so against it this is also how long a record can wait to be fetched. Low, because an incoming call must ring
+    /// now: librdkafka's 500 ms would add up to half a second to every idle partition. Default: `.milliseconds(10)`.
+    public var fetchWaitMax: Duration = .milliseconds(10)
     /// How long one `rd_kafka_consumer_poll` may block. Default: `.milliseconds(100)`.
     var pollTimeout: Duration = .milliseconds(100)
     /// Most messages handed to the delegate in one batch: one poll-loop turn takes what librdkafka has already

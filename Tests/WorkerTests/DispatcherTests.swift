@@ -60,6 +60,21 @@ final class RecordingProducer: RecordProducer {
     var records: [OutboundRecord] { state.withLock { $0.records } }
 }
 
+/// Acknowledges the records it is given only when told to.
+final class HoldingProducer: RecordProducer {
+    private let waiting = Mutex<[@Sendable (Result<Void, any Error>) -> Void]>([])
+
+    func produce(_ record: OutboundRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        waiting.withLock { $0.append(completion) }
+    }
+
+    func acknowledgeAll() {
+        for completion in waiting.withLock({ waiting in defer { waiting.removeAll() }; return waiting }) {
+            completion(.success(()))
+        }
+    }
+}
+
 extension APNsResult {
     static let ok = APNsResult(disposition: .delivered, status: 200, reason: nil)
     static let unavailable = APNsResult(disposition: .retryLater, status: 503, reason: "ServiceUnavailable")
@@ -124,6 +139,27 @@ final class Outcomes: Sendable {
         #expect(text.contains("callpush_worker_processing_seconds_bucket{le=\"0.0075\"} 1\n"))
         #expect(text.contains("callpush_worker_processing_seconds_count 1\n"))
         #expect(dispatcher.oldestInFlightAgeSeconds == 0)
+    }
+
+    @Test func stagesSplitTheProcessingTime() {
+        let sender = ScriptedSender(hold: true, script: { _ in .unregistered })
+        let producer = HoldingProducer()
+        let registry = MetricsRegistry()
+        let outcomes = Outcomes()
+        let dispatcher = dispatcher(sender, producer, registry: registry)
+        dispatcher.handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
+        clock.advance(by: .milliseconds(2))  // the APNs leg
+        sender.release(0)
+        clock.advance(by: .milliseconds(12))  // the invalidation record's acknowledgement
+        #expect(outcomes["a"].isEmpty)
+        producer.acknowledgeAll()
+        #expect(outcomes["a"] == [.invalidated])
+        let text = registry.exposition()
+        #expect(text.contains("callpush_worker_stage_seconds_bucket{stage=\"dispatch\",le=\"0.0001\"} 1\n"))
+        #expect(text.contains("callpush_worker_stage_seconds_bucket{stage=\"acknowledge\",le=\"0.01\"} 0\n"))
+        #expect(text.contains("callpush_worker_stage_seconds_bucket{stage=\"acknowledge\",le=\"0.015\"} 1\n"))
+        #expect(text.contains("callpush_worker_processing_seconds_bucket{le=\"0.01\"} 0\n"))
+        #expect(text.contains("callpush_worker_processing_seconds_bucket{le=\"0.015\"} 1\n"))
     }
 
     @Test func badJSONIsDeadLetteredWithItsReason() throws {

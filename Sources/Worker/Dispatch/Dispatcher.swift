@@ -27,19 +27,22 @@ final class Dispatcher: Sendable {
         let settlement: any RecordSettlement
         /// Its ``InFlightLedger`` ticket.
         let ticket: UInt64
+        /// When the consumer handed it over (wall clock, µs): the start of its dispatch stage.
+        let handedOverMicroseconds: Int64
         /// The dispatcher it belongs to: its completions need nothing else (one reference to capture).
         let dispatcher: Dispatcher
         private let lookedAheadFlag = Atomic<Bool>(false)
 
         init(
             record: InboundRecord, event: CallEvent, request: APNsRequest, settlement: any RecordSettlement,
-            ticket: UInt64, dispatcher: Dispatcher
+            ticket: UInt64, handedOverMicroseconds: Int64, dispatcher: Dispatcher
         ) {
             self.record = record
             self.event = event
             self.request = request
             self.settlement = settlement
             self.ticket = ticket
+            self.handedOverMicroseconds = handedOverMicroseconds
             self.dispatcher = dispatcher
         }
 
@@ -149,7 +152,8 @@ final class Dispatcher: Sendable {
         guard !batch.isEmpty else { return }
         // Once per batch: the in-flight count, the ledger (one ticket each, in order), the mapper in force.
         metrics.inFlight.set(inFlight.add(batch.count, ordering: .relaxed).newValue)
-        let firstTicket = ledger.begin(count: batch.count, at: clock.now().microseconds)
+        let handedOver = clock.now().microseconds
+        let firstTicket = ledger.begin(count: batch.count, at: handedOver)
         let mapper = self.mapper.withLock { $0 }
         var consumedCounter: (topic: String, counter: Counter)?
         var admissible: [Pending] = []
@@ -160,7 +164,8 @@ final class Dispatcher: Sendable {
                 consumedCounter = (consumed.record.topic, metrics.consumedCounter(topic: consumed.record.topic))
             }
             consumedCounter?.counter.increment()
-            guard let pending = prepare(consumed, ticket: firstTicket + UInt64(index), mapper: mapper) else { continue }
+            guard let pending = prepare(consumed, ticket: firstTicket + UInt64(index), handedOver: handedOver, mapper: mapper)
+            else { continue }
             if pending.event.type.stopsRinging { stops += 1 }
             admissible.append(pending)
         }
@@ -208,6 +213,8 @@ final class Dispatcher: Sendable {
             for pending in outbox.pending { send(pending) }
             return
         }
+        let now = clock.now().microseconds
+        for pending in outbox.pending { observeDispatch(pending, now: now) }
         batchSender.send(outbox.pending.map { pending in
             APNsSubmission(request: pending.request, environment: pending.event.environment,
                            completion: { result in pending.dispatcher.answered(pending, result) })
@@ -215,7 +222,7 @@ final class Dispatcher: Sendable {
     }
 
     /// Decodes and maps a consumed record; dead-letters it (and returns nil) when it cannot be sent.
-    private func prepare(_ consumed: ConsumedRecord, ticket: UInt64, mapper: PushMapper) -> Pending? {
+    private func prepare(_ consumed: ConsumedRecord, ticket: UInt64, handedOver: Int64, mapper: PushMapper) -> Pending? {
         let record = consumed.record
         let event: CallEvent
         do {
@@ -228,7 +235,7 @@ final class Dispatcher: Sendable {
         do {
             let request = try mapper.map(event).request
             return Pending(record: record, event: event, request: request, settlement: consumed.settlement,
-                           ticket: ticket, dispatcher: self)
+                           ticket: ticket, handedOverMicroseconds: handedOver, dispatcher: self)
         } catch {
             logger.debug("event dead-lettered: unmappable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
             finish(record, event: event, input: .mappingFailed(error), done: settle(consumed.settlement, ticket: ticket))
@@ -329,9 +336,15 @@ final class Dispatcher: Sendable {
     }
 
     private func send(_ pending: Pending) {
+        observeDispatch(pending, now: clock.now().microseconds)
         sender.send(pending.request, environment: pending.event.environment) { result in
             pending.dispatcher.answered(pending, result)
         }
+    }
+
+    /// `pending` goes to the APNs client now: its dispatch stage is over.
+    private func observeDispatch(_ pending: Pending, now: Int64) {
+        metrics.dispatchStage.observe(Double(max(0, now - pending.handedOverMicroseconds)) / 1_000_000)
     }
 
     /// APNs (or the transport) answered `pending`: route it, and once its outcome is final let its call's next event go.
@@ -367,7 +380,8 @@ final class Dispatcher: Sendable {
             return
         }
         let delivery = Delivery(
-            decision: decision, retryTier: decision.records.first { retryTopics.contains($0.topic) }?.topic, done: done)
+            decision: decision, retryTier: decision.records.first { retryTopics.contains($0.topic) }?.topic,
+            startMicroseconds: clock.now().microseconds, done: done)
         for index in decision.records.indices {
             produce(delivery, index: index, delay: configuration.produceRetryInitial)
         }
@@ -377,12 +391,18 @@ final class Dispatcher: Sendable {
     private final class Delivery: Sendable {
         let decision: OutcomeRouter.Decision
         let retryTier: String?
+        /// When its records went to the producer (wall clock, µs): the start of its acknowledge stage.
+        let startMicroseconds: Int64
         let done: @Sendable (Outcome) -> Void
         private let remaining: Atomic<Int>
 
-        init(decision: OutcomeRouter.Decision, retryTier: String?, done: @escaping @Sendable (Outcome) -> Void) {
+        init(
+            decision: OutcomeRouter.Decision, retryTier: String?, startMicroseconds: Int64,
+            done: @escaping @Sendable (Outcome) -> Void
+        ) {
             self.decision = decision
             self.retryTier = retryTier
+            self.startMicroseconds = startMicroseconds
             self.done = done
             remaining = Atomic(decision.records.count)
         }
@@ -398,6 +418,8 @@ final class Dispatcher: Sendable {
             switch result {
             case .success:
                 guard delivery.acknowledge() else { return }
+                let acknowledged = Double(max(0, clock.now().microseconds - delivery.startMicroseconds)) / 1_000_000
+                metrics.acknowledgeStage.observe(acknowledged)
                 metrics.record(outcome: delivery.decision.outcome, reason: delivery.decision.reason,
                                retryTier: delivery.retryTier)
                 delivery.done(delivery.decision.outcome)
