@@ -262,6 +262,17 @@ place([
     (12, heatmap("Worker's own time per event", "callpush_worker_processing_seconds",
                  "Distribution over time; end-to-end minus this is time spent in Kafka before the worker had the record.")),
 ], 8)
+place([
+    (12, series("Worker's own time by stage, p99",
+                [target(f'histogram_quantile(0.99, sum by (le, stage) (rate(callpush_worker_stage_seconds_bucket{{{SEL}}}[{RI}])))',
+                        "{{stage}}", ref="A"),
+                 target(f'histogram_quantile(0.99, sum by (le) (rate(callpush_apns_request_duration_seconds_bucket{{{SEL}}}[{RI}])))',
+                        "apns", ref="B")], "s",
+                "Where the worker's own time goes: dispatch (record handed over to push handed to the APNs client: "
+                "decode, map, admission, read-ahead gate), the APNs leg (send to answer) and acknowledge (outcome "
+                "records produced to the last one acknowledged by Kafka). An event's three stages add up to about "
+                "its own time; their p99s do not add up.")),
+], 8)
 
 dashboard = {
     "id": None,
