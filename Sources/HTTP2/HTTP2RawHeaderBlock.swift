@@ -39,7 +39,14 @@ public struct HTTP2RawHeaderBlock: Sendable {
         let needed = 8 + nameLength + valueLength
         let start = used
         if bytes.count - start < needed {
-            bytes += [UInt8](repeating: 0, count: max(256, (start + needed) * 2) - bytes.count)
+            let count = max(256, (start + needed) * 2)
+            // A client stream's block starts empty for every response: one zeroed allocation, not an empty array
+            // grown by appending a zeroed one.
+            if bytes.isEmpty {
+                bytes = [UInt8](repeating: 0, count: count)
+            } else {
+                bytes += [UInt8](repeating: 0, count: count - bytes.count)
+            }
         }
         bytes.withUnsafeMutableBufferPointer { elements in
             let target = elements.baseAddress! + start

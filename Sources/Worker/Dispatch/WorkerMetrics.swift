@@ -45,13 +45,13 @@ public struct WorkerMetrics: Sendable {
             help: "The worker's own time per event: record handed over by the consumer to outcome final and its records acknowledged.",
             buckets: Self.processingBuckets
         )
+        let stageHelp = "Stages of the worker's own time per event: dispatch (hand-over to push handed to the APNs client), "
+            + "acknowledge (outcome routed to its records acknowledged by Kafka)."
         dispatchStage = registry.histogram(
-            "callpush_worker_stage_seconds",
-            help: "Stages of the worker's own time per event: dispatch (hand-over to push handed to the APNs client), acknowledge (outcome routed to its records acknowledged by Kafka).",
+            "callpush_worker_stage_seconds", help: stageHelp,
             labels: ["stage": "dispatch"], buckets: Self.processingBuckets)
         acknowledgeStage = registry.histogram(
-            "callpush_worker_stage_seconds",
-            help: "Stages of the worker's own time per event: dispatch (hand-over to push handed to the APNs client), acknowledge (outcome routed to its records acknowledged by Kafka).",
+            "callpush_worker_stage_seconds", help: stageHelp,
             labels: ["stage": "acknowledge"], buckets: Self.processingBuckets)
         inFlight = registry.gauge("callpush_inflight_events", help: "Consumed events whose outcome is not final yet.")
         outcomes = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { outcome in
