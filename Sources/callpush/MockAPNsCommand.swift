@@ -120,7 +120,6 @@ struct MockAPNsCommand: Command {
         }
         // The apps' certificates and --client-ca combined in one file for OpenSSL, which reads it once at start.
         var combinedCAFile: String?
-        defer { if let combinedCAFile { try? FileManager.default.removeItem(atPath: combinedCAFile) } }
         if let appsFile = options.string("apps") {
             switch Self.applyApps(appsFile, to: &configuration) {
             case .failure(let problem):
@@ -139,16 +138,15 @@ struct MockAPNsCommand: Command {
             if let value = options.string(spec.key) { _ = Self.apply(spec.key, value, to: &faults) }
         }
         configuration.faults = faults
+        let started = Result { try APNsMockServer(configuration: configuration) }
+        // Started or not, OpenSSL is done with the combined file.
+        if let combinedCAFile { try? FileManager.default.removeItem(atPath: combinedCAFile) }
         let server: APNsMockServer
-        do {
-            server = try APNsMockServer(configuration: configuration)
-        } catch {
+        switch started {
+        case .success(let running): server = running
+        case .failure(let error):
             CommandLineTool.printError("cannot start the mock APNs server: \(error)")
             return ExitStatus.failure
-        }
-        if let written = combinedCAFile {
-            try? FileManager.default.removeItem(atPath: written)
-            combinedCAFile = nil
         }
         Output.line("\(configuration.host):\(server.port) ca=\(server.certificatePath)")
         let control = Task.detached { Self.readControlLines(server: server) }
