@@ -29,7 +29,7 @@ public final class APNsAppRouterMetrics: Sendable {
     final class App: Sendable {
         let inFlight: Gauge
         let limited: Counter
-        private let answers: [APNsDisposition: Counter]
+        private let answers: CaseCounters<APNsDisposition>
 
         init(registry: MetricsRegistry, bundleID: String) {
             inFlight = registry.gauge(
@@ -38,16 +38,14 @@ public final class APNsAppRouterMetrics: Sendable {
                 APNsAppRouterMetrics.appInFlightLimited,
                 help: "Pushes answered AppInFlightLimit (retry later) because their credential had its bound in flight.",
                 labels: ["bundle_id": bundleID])
-            var answers: [APNsDisposition: Counter] = [:]
-            for disposition in APNsDisposition.allCases {
-                answers[disposition] = registry.counter(
+            answers = CaseCounters { disposition in
+                registry.counter(
                     APNsAppRouterMetrics.appRequests, help: "APNs answers per app, by disposition.",
                     labels: ["bundle_id": bundleID, "disposition": disposition.rawValue])
             }
-            self.answers = answers
         }
 
-        func record(_ result: APNsResult) { answers[result.disposition]?.increment() }
+        func record(_ result: APNsResult) { answers[result.disposition].increment() }
     }
 
     public let registry: MetricsRegistry

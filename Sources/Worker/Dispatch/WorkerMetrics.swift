@@ -27,7 +27,7 @@ public struct WorkerMetrics: Sendable {
     /// `callpush_inflight_events`: consumed events whose outcome is not final yet.
     public let inFlight: Gauge
     /// `callpush_outcomes_total{outcome}`, looked up once: every event counts one.
-    private let outcomes: [Outcome: Counter]
+    private let outcomes: CaseCounters<Outcome>
     /// `callpush_cancellations_total{reason}` (see ``CancelReason``), looked up once.
     private let cancellations: [String: Counter]
     /// `callpush_events_consumed_total{topic}`, looked up once per topic.
@@ -54,10 +54,10 @@ public struct WorkerMetrics: Sendable {
             "callpush_worker_stage_seconds", help: stageHelp,
             labels: ["stage": "acknowledge"], buckets: Self.processingBuckets)
         inFlight = registry.gauge("callpush_inflight_events", help: "Consumed events whose outcome is not final yet.")
-        outcomes = Dictionary(uniqueKeysWithValues: Outcome.allCases.map { outcome in
-            (outcome, registry.counter("callpush_outcomes_total", help: "Final outcome of each consumed event.",
-                                       labels: ["outcome": outcome.rawValue]))
-        })
+        outcomes = CaseCounters { outcome in
+            registry.counter("callpush_outcomes_total", help: "Final outcome of each consumed event.",
+                             labels: ["outcome": outcome.rawValue])
+        }
         cancellations = Dictionary(uniqueKeysWithValues: CancelReason.all.map { reason in
             (reason, registry.counter(
                 "callpush_cancellations_total",
@@ -73,7 +73,7 @@ public struct WorkerMetrics: Sendable {
         }
     }
 
-    public func outcomeCounter(_ outcome: Outcome) -> Counter { outcomes[outcome]! }
+    public func outcomeCounter(_ outcome: Outcome) -> Counter { outcomes[outcome] }
 
     /// Counts one final outcome and its detail: the retry tier topic, the dead-letter or invalidation reason.
     func record(outcome: Outcome, reason: String?, retryTier: String?) {

@@ -50,6 +50,6 @@ public struct CustomFields: Sendable, Hashable {
             writer.appendRaw(member.rawValue)
         }
         writer.appendByte(UInt8(ascii: "}"))
-        return String(decoding: writer.bytes, as: UTF8.self)
+        return String(decoding: writer.finish(), as: UTF8.self)
     }
 }

@@ -244,6 +244,14 @@ struct JSONScanner {
         index += 1
         let start = index
         var high: UInt8 = 0
+        // Eight bytes at a time while none of them needs a look (most strings are plain ASCII throughout).
+        if let base = buffer.baseAddress {
+            let end = buffer.count - 8
+            while index <= end,
+                !Self.needsByteScan(UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index += 8
+            }
+        }
         while index < buffer.count {
             let byte = buffer[index]
             if byte == UInt8(ascii: "\"") {
@@ -257,6 +265,22 @@ struct JSONScanner {
             index += 1
         }
         throw error("unterminated string")
+    }
+
+    /// Whether any of the eight bytes in `word` is a quote, a backslash, a control character or not ASCII: the bytes
+    /// that end a string, start an escape, are rejected or must be checked as UTF-8. (Per byte b, `(b - n) & ~b & 0x80`
+    /// is non-zero exactly when b < n for n ≤ 0x80 — a zero test for n = 1 after an XOR — and a borrow into the next
+    /// byte only happens after a byte that already matched, so the whole word's answer is exact.)
+    @inline(__always)
+    static func needsByteScan(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        let isQuote = (quote &- ones) & ~quote
+        let isBackslash = (backslash &- ones) & ~backslash
+        let isControl = (word &- ones &* 0x20) & ~word
+        return (isQuote | isBackslash | isControl | word) & highBits != 0
     }
 
     /// Reads an object key (a string) at the current position without building a `String`: the same validation as

@@ -130,7 +130,7 @@ public struct PushMapper: Sendable {
         writer.appendByte(UInt8(ascii: "}"))
         appendCustom(event.custom, reserved: Self.reservedAlertKeys, to: &writer)
         writer.appendByte(UInt8(ascii: "}"))
-        return writer.bytes
+        return writer.finish()
     }
 
     /// The VoIP payload bytes for `event`.
@@ -152,7 +152,7 @@ public struct PushMapper: Sendable {
         if configuration.voipIncludesEmptyAps { writer.appendLiteral(#","aps":{}"#) }
         appendCustom(event.custom, reserved: reserved, to: &writer)
         writer.appendByte(UInt8(ascii: "}"))
-        return writer.bytes
+        return writer.finish()
     }
 
     private func appendCaller(_ caller: CallEvent.Caller, to writer: inout JSONWriter) {

@@ -197,13 +197,13 @@ struct OutcomeRouter: Sendable {
         writer.appendLiteral(#","environment":"#)
         writer.appendString(event?.environment.rawValue ?? "")
         writer.appendLiteral(#","reason":"#)
-        if let reason = result.reason { writer.appendString(reason) } else { writer.appendLiteral("null") }
+        writer.appendStringOrNull(result.reason)
         writer.appendLiteral(#","apns_timestamp":"#)
         if let timestamp = result.timestampMilliseconds { writer.appendInt(timestamp) } else { writer.appendLiteral("null") }
         writer.appendLiteral(#","event_id":"#)
-        if let eventID = event?.eventID { writer.appendString(eventID) } else { writer.appendLiteral("null") }
+        writer.appendStringOrNull(event?.eventID)
         writer.appendByte(UInt8(ascii: "}"))
-        return OutboundRecord(topic: configuration.invalidatedTokensTopic, key: Array(token.utf8), value: writer.bytes)
+        return OutboundRecord(topic: configuration.invalidatedTokensTopic, key: Array(token.utf8), value: writer.finish())
     }
 
     /// `{event_id, call_id, outcome, apns_id, status, reason, latency_ms}`, key = the record's key.
@@ -216,24 +216,21 @@ struct OutcomeRouter: Sendable {
         latencyMilliseconds: Int64?
     ) -> OutboundRecord {
         var writer = JSONWriter(capacity: 256)
-        func optional(_ value: String?) {
-            if let value { writer.appendString(value) } else { writer.appendLiteral("null") }
-        }
         writer.appendLiteral(#"{"event_id":"#)
-        optional(event?.eventID)
+        writer.appendStringOrNull(event?.eventID)
         writer.appendLiteral(#","call_id":"#)
-        optional(event?.callID)
+        writer.appendStringOrNull(event?.callID)
         writer.appendLiteral(#","outcome":"#)
         writer.appendString(outcome.rawValue)
         writer.appendLiteral(#","apns_id":"#)
-        optional(result?.apnsID)
+        writer.appendStringOrNull(result?.apnsID)
         writer.appendLiteral(#","status":"#)
         if let status = result?.status { writer.appendInt(Int64(status)) } else { writer.appendLiteral("null") }
         writer.appendLiteral(#","reason":"#)
-        optional(result?.reason ?? reason)
+        writer.appendStringOrNull(result?.reason ?? reason)
         writer.appendLiteral(#","latency_ms":"#)
         if let latencyMilliseconds { writer.appendInt(latencyMilliseconds) } else { writer.appendLiteral("null") }
         writer.appendByte(UInt8(ascii: "}"))
-        return OutboundRecord(topic: configuration.outcomesTopic, key: record.key, value: writer.bytes)
+        return OutboundRecord(topic: configuration.outcomesTopic, key: record.key, value: writer.finish())
     }
 }
