@@ -78,6 +78,7 @@ extension KafkaConsumer {
             }
         }
         deliverBatch()
+        delegate?.consumerDidPoll(self)
     }
 
     /// Wakes the broker threads of the fetching partitions' leaders (see ``KafkaFetchWakeup``): a ListOffsets

@@ -12,6 +12,9 @@ public protocol KafkaConsumerDelegate: AnyObject, Sendable {
     /// delegate that wants to look ahead (e.g. for a later event that cancels an earlier one) implements this;
     /// by default each message goes to ``consumer(_:didReceive:)-(_,KafkaMessage)`` in order.
     func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage])
+    /// One poll-loop turn ended, whether or not it delivered messages: on the poll thread, for work that must run on
+    /// the thread that receives the messages (such as freeing what it made). Keep it short.
+    func consumerDidPoll(_ consumer: KafkaConsumer)
     /// Partitions were assigned to this member (before any of their messages is delivered).
     func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition])
     /// Partitions are being revoked. Their messages are no longer delivered, held messages of them are dropped,
@@ -32,6 +35,7 @@ extension KafkaConsumerDelegate {
             if consumer.isHeld(message) { waiting.insert(message.topicPartition) }
         }
     }
+    public func consumerDidPoll(_ consumer: KafkaConsumer) {}
     public func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {}
     public func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {}
     public func consumer(_ consumer: KafkaConsumer, didFail error: KafkaError) {}

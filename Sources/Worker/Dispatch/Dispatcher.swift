@@ -52,10 +52,12 @@ final class Dispatcher: Sendable {
 
         func markLookedAhead() { lookedAheadFlag.store(true, ordering: .relaxed) }
 
-        /// The event's outcome is final and counted: it leaves (its offset may be stored).
+        /// The event's outcome is final and counted: it leaves (its offset may be stored), and is freed on the
+        /// consumer's thread, which made it.
         func done(_ outcome: Outcome) {
             dispatcher.leave(ticket, finished: true)
             settlement.done(outcome)
+            dispatcher.finished.keep(self)
         }
 
         /// Leaves without an outcome: the record stays unfinished for the partition's next owner.
@@ -81,6 +83,8 @@ final class Dispatcher: Sendable {
     private let tracker: CallTracker<Pending>
     private let gate: ReadAheadGate<Pending>
     private let ledger = InFlightLedger()
+    /// Finished events, until the consumer's thread frees them (``releaseFinished()``).
+    private let finished = HomeThreadReleaser<Pending>()
     private let sender: any PushSender
     /// `sender` when it takes batches: what one consumed batch admits goes out in one call.
     private let batchSender: (any BatchPushSender)?
@@ -134,6 +138,10 @@ final class Dispatcher: Sendable {
     func updateMapping(_ mapping: MappingConfiguration) {
         mapper.withLock { $0 = PushMapper(configuration: mapping) }
     }
+
+    /// Frees the events finished since the last call: call on the thread that calls ``handle(_:)-([ConsumedRecord])``,
+    /// which made them (see ``HomeThreadReleaser``).
+    func releaseFinished() { finished.releaseAll() }
 
     /// Stops re-producing failed records (shutdown): their events stay unfinished and are consumed again later.
     func stop() { stopped.store(true, ordering: .relaxed) }

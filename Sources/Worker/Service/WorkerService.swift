@@ -136,6 +136,11 @@ public final class WorkerService: KafkaConsumerDelegate {
         if !batch.isEmpty { dispatcher.handle(batch) }
     }
 
+    /// Frees finished events on the poll thread, which made them.
+    public func consumerDidPoll(_ consumer: KafkaConsumer) {
+        dispatcher.releaseFinished()
+    }
+
     public func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {
         dispatcher.assigned(lanes: callsPartitions(partitions))
         setReady(true)

@@ -1,0 +1,41 @@
+import Synchronization
+
+/// Keeps finished objects until the thread that made them drops them, so their memory is freed where it was
+/// allocated.
+///
+/// glibc's malloc serves each thread from an arena, and a block freed on another thread takes that arena's lock. Every
+/// event's objects (the consumed record's bytes, the decoded event, the APNs request and its payload) are made on the
+/// consumer's poll thread and used to die on the thread that finished the event (the producer's delivery thread):
+/// under load the two contended on the arena lock, over half of the worker's futex calls. Finished events wait here
+/// instead until the poll thread's next turn drops them (``releaseAll()``), and their blocks go back to its own cache.
+///
+/// Objects something else still references are freed wherever that last reference goes, as before; nothing here
+/// delays an outcome, only the freeing of memory (by at most one poll turn). Measured (`callpush run` process, 60 000
+/// events, eight interleaved pairs): CPU per event median 25.1 → 21.3 µs, futex calls per event 1.65 → 0.73.
+final class HomeThreadReleaser<Item: Sendable>: Sendable {
+    private let items = Mutex<[Item]>([])
+    /// Whether `items` may hold anything: lets an empty turn skip the lock.
+    private let mayHoldItems = Atomic<Bool>(false)
+
+    init() {}
+
+    /// Keeps `item` until the home thread's next ``releaseAll()`` (from any thread).
+    func keep(_ item: Item) {
+        items.withLock { items in
+            items.append(item)
+            mayHoldItems.store(true, ordering: .relaxed)
+        }
+    }
+
+    /// Drops every item kept so far: call on the home thread.
+    func releaseAll() {
+        guard mayHoldItems.load(ordering: .relaxed) else { return }
+        let taken = items.withLock { items -> [Item] in
+            mayHoldItems.store(false, ordering: .relaxed)
+            defer { items = [] }
+            return items
+        }
+        // `taken` is the last reference to the kept items: they are freed here, on the calling thread.
+        _ = taken
+    }
+}
