@@ -39,6 +39,13 @@ final class ScriptedSender: PushSender {
     }
 }
 
+/// A sender that answers 200 at once and keeps nothing (so nothing it holds keeps a dispatcher alive).
+final class ImmediateSender: PushSender {
+    func send(_ request: APNsRequest, environment: CallEnvironment, completion: @escaping @Sendable (APNsResult) -> Void) {
+        completion(.ok)
+    }
+}
+
 /// A producer that acknowledges, or fails the first `failures` attempts.
 final class RecordingProducer: RecordProducer {
     private let state = Mutex<(records: [OutboundRecord], failuresLeft: Int)>(([], 0))
@@ -122,6 +129,22 @@ final class Outcomes: Sendable {
         #expect(text.contains("callpush_events_consumed_total{topic=\"calls\"} 1\n"))
         #expect(text.contains("callpush_end_to_end_latency_seconds_count 1\n"))
         #expect(text.contains("callpush_inflight_events 0\n"))
+    }
+
+    /// A finished event waits to be freed on the handling thread and holds its dispatcher meanwhile: `stop()` lets it
+    /// go, and the dispatcher (with its sender and producer) is freed; `releaseFinished()` does the same while running.
+    @Test(arguments: [false, true])
+    func aStoppedOrDrainedDispatcherIsFreedWithItsFinishedEvents(drainInsteadOfStop: Bool) {
+        let outcomes = Outcomes()
+        let weak: WeakReference<Dispatcher> = {
+            let dispatcher = dispatcher(ImmediateSender(), RecordingProducer())
+            dispatcher.handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
+            return WeakReference(dispatcher)
+        }()
+        #expect(outcomes["a"] == [.delivered])
+        #expect(weak.object != nil, "the finished event keeps its dispatcher until it is freed")
+        if drainInsteadOfStop { weak.object?.releaseFinished() } else { weak.object?.stop() }
+        #expect(weak.object == nil)
     }
 
     @Test func processingTimeRunsFromHandOverToAcknowledgedRecords() {

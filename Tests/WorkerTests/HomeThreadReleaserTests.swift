@@ -49,4 +49,14 @@ import Testing
         held = nil
         #expect(freedOn.all.count == 1)
     }
+
+    @Test func closeFreesWhatIsKeptAndKeepsNothingAfterwards() {
+        let freedOn = FreeLog()
+        let releaser = HomeThreadReleaser<Tracked>()
+        releaser.keep(Tracked(freedOn))
+        releaser.close()
+        #expect(freedOn.all.count == 1)
+        releaser.keep(Tracked(freedOn))
+        #expect(freedOn.all.count == 2, "kept after close: freed at once")
+    }
 }

@@ -144,7 +144,11 @@ final class Dispatcher: Sendable {
     func releaseFinished() { finished.releaseAll() }
 
     /// Stops re-producing failed records (shutdown): their events stay unfinished and are consumed again later.
-    func stop() { stopped.store(true, ordering: .relaxed) }
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        // The poll thread no longer frees finished events (and a kept event holds this dispatcher).
+        finished.close()
+    }
 
     /// Handles one consumed record. `done` runs exactly once, with the event's outcome, when that outcome is final
     /// and every record it produced is acknowledged (never, for a record still unacknowledged at ``stop()``).
