@@ -27,7 +27,11 @@ import Testing
                 let sending = await Eventually.waitUntil(timeout: .seconds(90), interval: .milliseconds(50)) {
                     bed.metric("a", inFlight) ?? 0 > 0
                 }
-                #expect(sending, "pushes are on the old key's connections when SIGHUP comes")
+                #expect(sending, """
+                    pushes are on the old key's connections when SIGHUP comes: \(bed.diagnostics("a", [
+                        "in_flight", "inflight", "outcomes_total", "paused", "apns_connections", "consumed_total",
+                    ]))
+                    """)
                 try bed.writeApps(rotated: true)
                 bed.reload("a")
                 _ = bed.apns.control("set latency-ms 300")

@@ -158,6 +158,17 @@ final class ScaleOutBed {
     }
 
     /// One worker's metric value (first series whose line starts with `prefix`), nil when unreachable.
+    /// For a failed expectation: the worker's metric lines containing any of `fragments`, and the mock's counts.
+    func diagnostics(_ name: String, _ fragments: [String]) -> String {
+        let port = workers[name]?.metricsPort ?? 0
+        let text = (try? Tool.run(["curl", "-s", "--max-time", "2", "localhost:\(port)/metrics"]).output) ?? ""
+        let lines = text.split(separator: "\n").filter { line in
+            !line.hasPrefix("#") && fragments.contains { line.contains($0) }
+        }
+        let stats = apns.control("stats", until: nil).joined(separator: " ")
+        return "worker \(name): \(lines.joined(separator: "; ")); mock-apns stats: \(stats)"
+    }
+
     func metric(_ name: String, _ prefix: String) -> Double? {
         guard let port = workers[name]?.metricsPort,
             let text = try? Tool.run(["curl", "-s", "--max-time", "2", "localhost:\(port)/metrics"]).output
