@@ -24,8 +24,13 @@ import Testing
             if batch == 9 { _ = bed.apns.control("set latency-ms 2000") }
             try bed.produceCalls(50, hangUpLag: 100)
             if batch == 9 {
+                // More calls every 2 s until one is seen in flight (once in a few loaded runs none was for 90 s).
+                var polls = 0
                 let sending = await Eventually.waitUntil(timeout: .seconds(90), interval: .milliseconds(50)) {
-                    bed.metric("a", inFlight) ?? 0 > 0
+                    if bed.metric("a", inFlight) ?? 0 > 0 { return true }
+                    polls += 1
+                    if polls % 40 == 0 { _ = try? bed.produceCalls(10, hangUpLag: 100) }
+                    return false
                 }
                 #expect(sending, """
                     pushes are on the old key's connections when SIGHUP comes: \(bed.diagnostics("a", [
