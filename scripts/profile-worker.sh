@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# One `callpush run` process against `callpush kafka-mock` and `callpush mock-apns` (token mode, receipts on), fed
+# EVENTS call events (incoming + hang-up pairs) by kcat once it is ready; what the worker spent on them:
+#
+#   scripts/profile-worker.sh native [EVENTS]      CPU µs per event (user + sys), context switches, minor faults and,
+#                                                  when `perf` works here, futex calls per event (default 60 000)
+#   scripts/profile-worker.sh callgrind FILE [EVENTS]
+#                                                  the worker under valgrind's callgrind, counting only while the
+#                                                  events are processed (default 5 000; about 1.5 minutes); then
+#                                                  `callgrind_annotate --inclusive=yes FILE.1` (instructions per
+#                                                  event = totals ÷ EVENTS; see README "Benchmarks")
+#
+# BIN picks the binary (default .build/release/callpush: `swift build -c release --static-swift-stdlib --product
+# callpush`). CPU seconds per event move ±25 % between runs on a shared machine: compare binaries in interleaved
+# runs; instruction counts (callgrind) do not move, but miss what contention and the kernel cost.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-.build/release/callpush}
+MODE=${1:-native}
+case "$MODE" in
+    native) EVENTS=${2:-60000} ;;
+    callgrind) OUT=${2:?callgrind needs an output file}; EVENTS=${3:-5000}; OUT=$(realpath -m "$OUT") ;;
+    *) echo "usage: $0 native [EVENTS] | callgrind FILE [EVENTS]" >&2; exit 2 ;;
+esac
+for tool in kcat curl python3 openssl; do
+    command -v "$tool" >/dev/null || { echo "$0: needs $tool (make test-deps installs it)" >&2; exit 2; }
+done
+[ "$MODE" = native ] || command -v valgrind >/dev/null || { echo "$0: callgrind needs valgrind (apt install valgrind)" >&2; exit 2; }
+work=$(mktemp -d); pids=()
+cleanup() { for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+trap cleanup EXIT
+
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null
+python3 - "$EVENTS" > "$work/events.tsv" <<'PY'
+import json, sys, time, uuid
+events = int(sys.argv[1]); now = int(time.time() * 1000)
+def line(call, kind):
+    body = {"event_id": str(uuid.uuid4()), "type": kind, "call_id": f"c-{call}", "device_token": "%064x" % (call + 1),
+            "push": "alert", "topic": "com.example.app", "environment": "production", "created_at": now,
+            "ring_timeout_s": 600, "caller": {"id": f"u-{call}", "name": "Alice Example"}}
+    return f"c-{call}\t" + json.dumps(body, separators=(",", ":"))
+calls = events // 2
+for call in range(calls):
+    print(line(call, "incoming"))
+    if call >= 50: print(line(call - 50, "hangup"))
+for call in range(max(0, calls - 50), calls): print(line(call, "hangup"))
+PY
+total=$(wc -l < "$work/events.tsv")
+
+"$BIN" kafka-mock --partitions 8 > "$work/kafka.txt" 2>/dev/null & pids+=($!)
+"$BIN" mock-apns --key-file "$work/key.p8" --key-id ABC123DEFG --team-id DEF123GHIJ > "$work/apns.txt" 2>/dev/null \
+    < <(sleep 100000) & pids+=($!)
+while [ ! -s "$work/kafka.txt" ] || [ ! -s "$work/apns.txt" ]; do sleep 0.1; done
+brokers=$(head -1 "$work/kafka.txt"); apns=$(head -1 "$work/apns.txt")
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+wrap=()
+[ "$MODE" = callgrind ] && wrap=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$OUT")
+"${wrap[@]}" "$BIN" run --kafka-brokers "$brokers" --kafka-receipts --metrics-port "$port" --log-level error \
+    --apns-key-file "$work/key.p8" --apns-key-id ABC123DEFG --apns-team-id DEF123GHIJ \
+    --apns-endpoint "${apns%% *}" --apns-ca-file "${apns##*ca=}" --kafka-session-timeout 6 > "$work/worker.log" 2>&1 &
+worker=$!; pids+=($worker)
+until curl -s "localhost:$port/metrics" | grep -q '^callpush_ready 1'; do sleep 0.5; done
+sleep 3
+
+field() { awk -v f="$1" '{print $f}' "/proc/$worker/stat"; }
+switches() { cat /proc/"$worker"/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}'; }
+outcomes() { curl -s --max-time 5 "localhost:$port/metrics" | awk '/^callpush_outcomes_total/ {s += $2} END {print s + 0}'; }
+perf_pid=
+if [ "$MODE" = callgrind ]; then
+    callgrind_control -i on "$worker" >/dev/null 2>&1
+elif command -v perf >/dev/null && perf stat -e syscalls:sys_enter_futex -p "$worker" -o /dev/null sleep 0.1 2>/dev/null; then
+    perf stat -x, -e syscalls:sys_enter_futex -p "$worker" -o "$work/perf.txt" & perf_pid=$!; sleep 0.3
+fi
+user0=$(field 14); sys0=$(field 15); faults0=$(field 10); switches0=$(switches); start=$(date +%s.%N)
+kcat -b "$brokers" -P -t calls -K $'\t' -X partitioner=murmur2_random < "$work/events.tsv"
+until [ "$(outcomes)" -ge "$total" ]; do sleep 0.1; done
+end=$(date +%s.%N)
+if [ "$MODE" = callgrind ]; then
+    callgrind_control -i off "$worker" >/dev/null 2>&1
+    callgrind_control -d "$worker" >/dev/null 2>&1
+    sleep 1
+    echo "$total events; profile in $OUT.1"
+    exit 0
+fi
+awk -v n="$total" -v a="$start" -v b="$end" -v u=$(($(field 14) - user0)) -v y=$(($(field 15) - sys0)) \
+    -v hz="$(getconf CLK_TCK)" -v x=$(($(switches) - switches0)) -v f=$(($(field 10) - faults0)) \
+    'BEGIN { printf "%d events: %.0f events/s, CPU %.1f µs/event (sys %.1f), %.2f context switches/event, %.2f minor faults/event",
+             n, n / (b - a), (u + y) / hz / n * 1e6, y / hz / n * 1e6, x / n, f / n }'
+if [ -n "$perf_pid" ]; then
+    kill -INT "$perf_pid"; wait "$perf_pid" || true
+    awk -F, -v n="$total" '/futex/ { printf ", %.2f futex calls/event", $1 / n }' "$work/perf.txt"
+fi
+echo
