@@ -10,8 +10,9 @@ import Synchronization
 /// instead until the poll thread's next turn drops them (``releaseAll()``), and their blocks go back to its own cache.
 ///
 /// Objects something else still references are freed wherever that last reference goes, as before; nothing here
-/// delays an outcome, only the freeing of memory (by at most one poll turn). Measured (`callpush run` process, 60 000
-/// events, eight interleaved pairs): CPU per event median 25.1 → 21.3 µs, futex calls per event 1.65 → 0.73.
+/// delays an outcome, only the freeing of memory (by at most one poll turn). Measured with `scripts/profile-worker.sh
+/// native` (60 000 events, runs of the two builds interleaved): CPU per event median 25.1 → 21.3 µs and futex calls per
+/// event 1.65 → 0.73 in eight pairs with another benchmark on the cores, 27.5 → 25.3 µs in four on a quiet machine.
 final class HomeThreadReleaser<Item: Sendable>: Sendable {
     private struct State {
         var items: [Item] = []
@@ -36,24 +37,22 @@ final class HomeThreadReleaser<Item: Sendable>: Sendable {
     /// Drops every item kept and keeps none from now on: the home thread has stopped turning (shutdown). Kept items
     /// may reference their owner, which holds this releaser: without this they would keep each other alive.
     func close() {
-        let taken = state.withLock { state -> [Item] in
-            state.closed = true
-            mayHoldItems.store(false, ordering: .relaxed)
-            defer { state.items = [] }
-            return state.items
-        }
-        _ = taken
+        _ = take(closing: true)
     }
 
     /// Drops every item kept so far: call on the home thread.
     func releaseAll() {
         guard mayHoldItems.load(ordering: .relaxed) else { return }
-        let taken = state.withLock { state -> [Item] in
+        // The returned array is the last reference to the kept items: they are freed here, on the calling thread.
+        _ = take(closing: false)
+    }
+
+    private func take(closing: Bool) -> [Item] {
+        state.withLock { state in
+            if closing { state.closed = true }
             mayHoldItems.store(false, ordering: .relaxed)
             defer { state.items = [] }
             return state.items
         }
-        // `taken` is the last reference to the kept items: they are freed here, on the calling thread.
-        _ = taken
     }
 }
