@@ -71,13 +71,17 @@ struct RunCommand: Command {
             CommandLineTool.printError("cannot start: \(error)")
             return ExitStatus.failure
         }
+        let trimmer = resolved.mallocTrimInterval > .zero
+            ? MallocTrimmer(interval: resolved.mallocTrimInterval, registry: registry, logger: logger) : nil
         let reload = ReloadSignal { Self.reload(options, router: router, worker: worker, logger: logger) }
         logger.notice("callpush running", metadata: [
             "version": CallpushVersion.current, "kafka.group": resolved.worker.consumer.groupID, "malloc.arena_max": mallocArenas,
+            "malloc.trim_interval_s": String(resolved.mallocTrimInterval.inSeconds),
         ])
         let reason = await signals.wait()
         logger.notice("shutting down", metadata: ["reason": reason == .fatalError ? "fatal error" : "signal"])
         reload.cancel()
+        trimmer?.stop()
         await worker.shutdown()
         router.shutdown()
         server.stop()
