@@ -53,6 +53,9 @@ struct RunCommand: Command {
         let logger = Logger(label: "callpush", level: resolved.logLevel)
         let registry = MetricsRegistry()
         registry.gauge("callpush_build_info", help: "Build information; always 1.", labels: ["version": CallpushVersion.current]).set(1)
+        // Started first, so its counters are in the registry from the first scrape on.
+        let trimmer = resolved.mallocTrimInterval > .zero
+            ? MallocTrimmer(interval: resolved.mallocTrimInterval, registry: registry, logger: logger) : nil
         let readiness = ReadinessFlag()
         let signals = ShutdownSignals()
         let server: TelemetryServer
@@ -67,12 +70,11 @@ struct RunCommand: Command {
             )
             try worker.start()
         } catch {
+            trimmer?.stop()
             logger.critical("cannot start", metadata: ["error": "\(error)"])
             CommandLineTool.printError("cannot start: \(error)")
             return ExitStatus.failure
         }
-        let trimmer = resolved.mallocTrimInterval > .zero
-            ? MallocTrimmer(interval: resolved.mallocTrimInterval, registry: registry, logger: logger) : nil
         let reload = ReloadSignal { Self.reload(options, router: router, worker: worker, logger: logger) }
         logger.notice("callpush running", metadata: [
             "version": CallpushVersion.current, "kafka.group": resolved.worker.consumer.groupID, "malloc.arena_max": mallocArenas,
