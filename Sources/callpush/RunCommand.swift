@@ -53,6 +53,9 @@ struct RunCommand: Command {
         let logger = Logger(label: "callpush", level: resolved.logLevel)
         let registry = MetricsRegistry()
         registry.gauge("callpush_build_info", help: "Build information; always 1.", labels: ["version": CallpushVersion.current]).set(1)
+        // Started first, so its counters are in the registry from the first scrape on.
+        let trimmer = resolved.mallocTrimInterval > .zero
+            ? MallocTrimmer(interval: resolved.mallocTrimInterval, registry: registry, logger: logger) : nil
         let readiness = ReadinessFlag()
         let signals = ShutdownSignals()
         let server: TelemetryServer
@@ -67,6 +70,7 @@ struct RunCommand: Command {
             )
             try worker.start()
         } catch {
+            trimmer?.stop()
             logger.critical("cannot start", metadata: ["error": "\(error)"])
             CommandLineTool.printError("cannot start: \(error)")
             return ExitStatus.failure
@@ -74,10 +78,12 @@ struct RunCommand: Command {
         let reload = ReloadSignal { Self.reload(options, router: router, worker: worker, logger: logger) }
         logger.notice("callpush running", metadata: [
             "version": CallpushVersion.current, "kafka.group": resolved.worker.consumer.groupID, "malloc.arena_max": mallocArenas,
+            "malloc.trim_interval_s": String(resolved.mallocTrimInterval.inSeconds),
         ])
         let reason = await signals.wait()
         logger.notice("shutting down", metadata: ["reason": reason == .fatalError ? "fatal error" : "signal"])
         reload.cancel()
+        trimmer?.stop()
         await worker.shutdown()
         router.shutdown()
         server.stop()

@@ -41,6 +41,7 @@ enum RunSettings {
         OptionSpec("mapping.title-loc-key", .string, "title-loc-key of incoming-call alerts (localised in the app)"),
         OptionSpec("mapping.loc-key", .string, "loc-key of incoming-call alerts (caller name as loc-args)"),
         OptionSpec("mapping.sound", .string, "aps.sound of alerts (default none: the extension rings)"),
+        OptionSpec("malloc.trim-interval", .number(0...3600), default: "30", "seconds between returns of malloc's free memory to the kernel (malloc_trim); 0: never"),
         OptionSpec("metrics.host", .string, default: "0.0.0.0", "address of the /metrics, /healthz, /readyz server"),
         OptionSpec("metrics.port", .integer(0...65535), default: "9464", "port of that server"),
         OptionSpec("log.level", .choice(LogLevel.allCases.map(\.description)), default: "info", "log level"),
@@ -52,6 +53,8 @@ enum RunSettings {
         var apps: APNsAppsConfiguration
         var telemetry: TelemetryServerConfiguration
         var logLevel: LogLevel
+        /// Time between ``MallocTrimmer`` trims; zero: no trimming. Default: ``MallocTrimmer/defaultInterval``.
+        var mallocTrimInterval: Duration = MallocTrimmer.defaultInterval
     }
 
     static func resolve(_ options: ParsedOptions, hostname: String) -> Result<Resolved, OptionParser.Failure> {
@@ -155,7 +158,9 @@ enum RunSettings {
         let appProblems = appsConfiguration.problems
         guard appProblems.isEmpty else { return .failure(.init(problems: appProblems)) }
         let level = LogLevel(name: options.string("log.level", or: "info")) ?? .info
-        return .success(Resolved(worker: worker, apps: appsConfiguration, telemetry: telemetry, logLevel: level))
+        var resolved = Resolved(worker: worker, apps: appsConfiguration, telemetry: telemetry, logLevel: level)
+        if let seconds = options.number("malloc.trim-interval") { resolved.mallocTrimInterval = .milliseconds(Int(seconds * 1000)) }
+        return .success(resolved)
     }
 
     private static func applyMapping(_ options: ParsedOptions, to mapping: inout MappingConfiguration) {
