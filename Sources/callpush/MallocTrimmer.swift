@@ -5,8 +5,8 @@ import Telemetry
 /// Gives the free memory glibc's malloc keeps back to the kernel every ``interval`` while `callpush run` runs
 /// (`malloc_trim(0)`: the top of each arena, and every whole free page inside them, `madvise(MADV_DONTNEED)`).
 ///
-/// Why: in the worker most objects are allocated on one thread and freed on another (records on librdkafka's, requests
-/// and answers on the event loops, outcomes on Dispatch's), and glibc keeps what is freed in the arena for later
+/// Why: in the worker many objects are allocated on one thread and freed on another (librdkafka's records, requests and
+/// answers on the event loops, receipts on the producer's thread), and glibc keeps what is freed in the arena for later
 /// allocations; a burst, a GOAWAY's reconnect or a retry tier's batch leaves free pages that stay resident although
 /// nothing uses them. Trimming them now and then keeps RSS near what is in use.
 ///
