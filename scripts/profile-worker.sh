@@ -31,20 +31,7 @@ cleanup() { for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; wait
 trap cleanup EXIT
 
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null
-python3 - "$EVENTS" > "$work/events.tsv" <<'PY'
-import json, sys, time, uuid
-events = int(sys.argv[1]); now = int(time.time() * 1000)
-def line(call, kind):
-    body = {"event_id": str(uuid.uuid4()), "type": kind, "call_id": f"c-{call}", "device_token": "%064x" % (call + 1),
-            "push": "alert", "topic": "com.example.app", "environment": "production", "created_at": now,
-            "ring_timeout_s": 600, "caller": {"id": f"u-{call}", "name": "Alice Example"}}
-    return f"c-{call}\t" + json.dumps(body, separators=(",", ":"))
-calls = events // 2
-for call in range(calls):
-    print(line(call, "incoming"))
-    if call >= 50: print(line(call - 50, "hangup"))
-for call in range(max(0, calls - 50), calls): print(line(call, "hangup"))
-PY
+scripts/call-events.py "$EVENTS" > "$work/events.tsv"
 total=$(wc -l < "$work/events.tsv")
 
 "$BIN" kafka-mock --partitions 8 > "$work/kafka.txt" 2>/dev/null & pids+=($!)

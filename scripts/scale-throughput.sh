@@ -20,19 +20,7 @@ cleanup() { stop_all; rm -rf "$work"; }
 trap cleanup EXIT
 
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null
-python3 - "$EVENTS" > "$work/events.tsv" <<'EOF'
-import json, sys, time, uuid
-events = int(sys.argv[1]); now = int(time.time() * 1000)
-def line(call, kind):
-    body = {"event_id": str(uuid.uuid4()), "type": kind, "call_id": f"c-{call}", "device_token": "%064x" % (call + 1),
-            "push": "alert", "topic": "com.example.app", "environment": "production", "created_at": now, "ring_timeout_s": 600}
-    return f"c-{call}\t" + json.dumps(body, separators=(",", ":"))
-calls = events // 2
-for call in range(calls):
-    print(line(call, "incoming"))
-    if call >= 50: print(line(call - 50, "hangup"))
-for call in range(max(0, calls - 50), calls): print(line(call, "hangup"))
-EOF
+scripts/call-events.py "$EVENTS" > "$work/events.tsv"
 total=$(wc -l < "$work/events.tsv")
 
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
