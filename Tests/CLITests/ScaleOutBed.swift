@@ -157,23 +157,24 @@ final class ScaleOutBed {
         workers.removeValue(forKey: name)?.process.kill()
     }
 
-    /// One worker's metric value (first series whose line starts with `prefix`), nil when unreachable.
     /// For a failed expectation: the worker's metric lines containing any of `fragments`, and the mock's counts.
     func diagnostics(_ name: String, _ fragments: [String]) -> String {
-        let port = workers[name]?.metricsPort ?? 0
-        let text = (try? Tool.run(["curl", "-s", "--max-time", "2", "localhost:\(port)/metrics"]).output) ?? ""
-        let lines = text.split(separator: "\n").filter { line in
+        let lines = (metricsText(name) ?? "").split(separator: "\n").filter { line in
             !line.hasPrefix("#") && fragments.contains { line.contains($0) }
         }
         let stats = apns.control("stats", until: nil).joined(separator: " ")
         return "worker \(name): \(lines.joined(separator: "; ")); mock-apns stats: \(stats)"
     }
 
+    /// One worker's metric value (first series whose line starts with `prefix`), nil when unreachable.
     func metric(_ name: String, _ prefix: String) -> Double? {
-        guard let port = workers[name]?.metricsPort,
-            let text = try? Tool.run(["curl", "-s", "--max-time", "2", "localhost:\(port)/metrics"]).output
-        else { return nil }
-        return text.split(separator: "\n").first { $0.hasPrefix(prefix + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+        metricsText(name)?.split(separator: "\n").first { $0.hasPrefix(prefix + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+    }
+
+    /// One worker's `/metrics` text, nil when unreachable.
+    private func metricsText(_ name: String) -> String? {
+        guard let port = workers[name]?.metricsPort else { return nil }
+        return try? Tool.run(["curl", "-s", "--max-time", "2", "localhost:\(port)/metrics"]).output
     }
 
     /// Waits until every running worker has partitions (`callpush_ready 1`) and together they own every calls

@@ -71,10 +71,14 @@ struct JSONWriter: ~Copyable {
         if let value { appendString(value) } else { appendLiteral("null") }
     }
 
+    /// Appends `value` as ``appendInt(_:)`` does, or `null` when it is nil.
+    mutating func appendIntOrNull(_ value: Int64?) {
+        if let value { appendInt(value) } else { appendLiteral("null") }
+    }
+
     private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         reserve(utf8.count + 2)
-        base[count] = UInt8(ascii: "\"")
-        count += 1
+        appendByte(UInt8(ascii: "\""))
         var start = 0
         for index in 0..<utf8.count {
             let byte = utf8[index]

@@ -199,7 +199,7 @@ struct OutcomeRouter: Sendable {
         writer.appendLiteral(#","reason":"#)
         writer.appendStringOrNull(result.reason)
         writer.appendLiteral(#","apns_timestamp":"#)
-        if let timestamp = result.timestampMilliseconds { writer.appendInt(timestamp) } else { writer.appendLiteral("null") }
+        writer.appendIntOrNull(result.timestampMilliseconds)
         writer.appendLiteral(#","event_id":"#)
         writer.appendStringOrNull(event?.eventID)
         writer.appendByte(UInt8(ascii: "}"))
@@ -225,11 +225,11 @@ struct OutcomeRouter: Sendable {
         writer.appendLiteral(#","apns_id":"#)
         writer.appendStringOrNull(result?.apnsID)
         writer.appendLiteral(#","status":"#)
-        if let status = result?.status { writer.appendInt(Int64(status)) } else { writer.appendLiteral("null") }
+        writer.appendIntOrNull(result?.status.map(Int64.init))
         writer.appendLiteral(#","reason":"#)
         writer.appendStringOrNull(result?.reason ?? reason)
         writer.appendLiteral(#","latency_ms":"#)
-        if let latencyMilliseconds { writer.appendInt(latencyMilliseconds) } else { writer.appendLiteral("null") }
+        writer.appendIntOrNull(latencyMilliseconds)
         writer.appendByte(UInt8(ascii: "}"))
         return OutboundRecord(topic: configuration.outcomesTopic, key: record.key, value: writer.finish())
     }
