@@ -46,7 +46,10 @@ wrap=()
     --apns-key-file "$work/key.p8" --apns-key-id ABC123DEFG --apns-team-id DEF123GHIJ \
     --apns-endpoint "${apns%% *}" --apns-ca-file "${apns##*ca=}" --kafka-session-timeout 6 > "$work/worker.log" 2>&1 &
 worker=$!; pids+=($worker)
-until curl -s "localhost:$port/metrics" | grep -q '^callpush_ready 1'; do sleep 0.5; done
+until curl -s "localhost:$port/metrics" | grep -q '^callpush_ready 1'; do
+    kill -0 "$worker" 2>/dev/null || { echo "$0: the worker exited; its log:" >&2; tail -20 "$work/worker.log" >&2; exit 1; }
+    sleep 0.5
+done
 sleep 3
 
 field() { awk -v f="$1" '{print $f}' "/proc/$worker/stat"; }

@@ -1,4 +1,5 @@
-/// The command line: `callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]`.
+/// The command line: `callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]
+/// [--latency-max-rate N]`.
 struct BenchOptions: Sendable {
     /// Areas to run, in suite order; all of them when none was named.
     var areas: [BenchArea] = BenchArea.allCases
@@ -11,10 +12,14 @@ struct BenchOptions: Sendable {
     /// Minutes of the memory area's steady-rate run with faults; nil for its short default (90 s after 20 s of
     /// warm-up; `--quick`: 10 s after 3 s).
     var soakMinutes: Double?
+    /// The latency area's maximum rate in events/s, instead of measuring it with bursts (nil): two builds compared
+    /// at the same rates (the measured maximum moves several-fold between runs on a shared machine).
+    var latencyMaximumRate: Double?
     var help = false
 
     static let usage = """
         Usage: callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]
+                              [--latency-max-rate N]
 
         Runs the benchmark suite (release builds only) and prints every measurement as a ratio against a
         reference measured in the same run. Areas (default: all, then a summary table):
@@ -27,6 +32,9 @@ struct BenchOptions: Sendable {
           --soak-minutes N
                         the memory area's steady run at 1000 events/s with faults lasts N minutes
                         (default: 90 s after 20 s of warm-up), e.g. --soak-minutes 30 for the issue's soak
+          --latency-max-rate N
+                        the latency area drives 10/25/50/75 % of N events/s instead of measuring its maximum
+                        with bursts (compare two builds at the same rates)
           --help        this text
         """
 
@@ -52,6 +60,7 @@ struct BenchOptions: Sendable {
             case "--repeat": repetitionsGiven = max(1, Int(try value(argument)))
             case "--quick": options.quick = true
             case "--soak-minutes": options.soakMinutes = try value(argument)
+            case "--latency-max-rate": options.latencyMaximumRate = try value(argument)
             case "--help", "-h": options.help = true
             default:
                 guard let area = BenchArea(rawValue: argument) else {

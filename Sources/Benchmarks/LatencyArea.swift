@@ -18,11 +18,17 @@ enum LatencyArea {
         var result = AreaResult()
         let configuration = EmbeddedPipelineConfiguration()
         do {
-            let maximum = try await withPipeline(configuration) { pipeline, producer in
-                try await maximumRate(pipeline, producer: producer, options: options)
+            let maximum: Double
+            if let given = options.latencyMaximumRate {
+                maximum = given
+                print("  maximum: \(BenchFormat.rate(maximum)) (given by --latency-max-rate)")
+            } else {
+                maximum = try await withPipeline(configuration) { pipeline, producer in
+                    try await maximumRate(pipeline, producer: producer, options: options)
+                }
+                print("  maximum: \(BenchFormat.rate(maximum)) (median of \(options.repetitions) bursts of "
+                    + "\(PipelineArea.events(options)) events)")
             }
-            print("  maximum: \(BenchFormat.rate(maximum)) (median of \(options.repetitions) bursts of "
-                + "\(PipelineArea.events(options)) events)")
             let window = Duration.seconds(max(2, options.seconds * 2))
             for fraction in fractions {
                 var windows: [LatencyWindow] = []

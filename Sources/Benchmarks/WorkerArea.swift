@@ -9,11 +9,13 @@ import Telemetry
 import Worker
 
 /// Area `worker`: the real `callpush run` in a process of its own, with `callpush kafka-mock` and `callpush
-/// mock-apns` in two more, receipts on. Once it has joined, a backlog of incoming calls is produced and the clock
-/// runs until every outcome is final; its CPU time over that span (from `/proc`) per event is compared with the sum
-/// of its parts measured in this process against the same servers in the same repetition: the HTTP/2 client's CPU
-/// per request to nghttpd, the consumer's CPU per message and the producer's CPU per record (one receipt per event).
-/// Its events/s is compared with the slower of the consumer's rate and APNsClient's rate against the same mock.
+/// mock-apns` in two more, receipts on. A backlog of call events is produced beforehand (the measurement);
+/// then the worker starts, and once its first outcomes are final its CPU time (from `/proc`) and final outcomes are
+/// read together, and again when every outcome is final: start-up and the group join are left out. Its CPU per
+/// event over that span is compared with the sum of its parts measured in this process against the same servers in
+/// the same repetition: the HTTP/2 client's CPU per request to nghttpd, the consumer's CPU per message and the
+/// producer's CPU per record (one receipt per event). Its events/s over the span is compared with the slower of the
+/// consumer's rate and APNsClient's rate against the same mock.
 enum WorkerArea {
     static let partitions = 8
     static let connections = 2
@@ -103,7 +105,14 @@ enum WorkerArea {
             credentials: .token(keyPath: bed.keyPath, keyID: MockAPNsBed.keyID, teamID: MockAPNsBed.teamID),
             connections: connections, concurrency: connections * 100, duration: duration)
 
-        // The worker.
+        // The backlog, then the worker.
+        var producerConfiguration = KafkaProducerConfiguration()
+        producerConfiguration.bootstrapServers = brokers
+        let producer = try KafkaProducer(configuration: producerConfiguration, logger: .disabled)
+        let generator = CallTrafficGenerator(producer: producer, topic: topics.callsTopic, bundleID: MockAPNsBed.topic,
+                                             mix: PipelineArea.mix)
+        let produced = await generator.run(rate: 10_000_000, count: events, duration: .seconds(120))
+        await producer.close()
         let worker = try WorkerProcess.start(callpushPath: bed.callpushPath, arguments: [
             "--kafka-brokers", brokers, "--kafka-receipts", "--kafka-session-timeout", "6",
             "--apns-key-file", bed.keyPath, "--apns-key-id", MockAPNsBed.keyID, "--apns-team-id", MockAPNsBed.teamID,
@@ -111,23 +120,14 @@ enum WorkerArea {
             "--apns-connections", String(connections),
         ])
         defer { worker.process.stop() }
-        try await worker.waitUntilReady(timeout: .seconds(30))
-        try? await Task.sleep(for: .seconds(1))
-        var producerConfiguration = KafkaProducerConfiguration()
-        producerConfiguration.bootstrapServers = brokers
-        let producer = try KafkaProducer(configuration: producerConfiguration, logger: .disabled)
-        let generator = CallTrafficGenerator(producer: producer, topic: topics.callsTopic, bundleID: MockAPNsBed.topic,
-                                             mix: PipelineArea.mix)
-        guard let cpuBefore = worker.cpuSeconds else { throw BenchFailure("cannot read the worker's CPU time") }
-        let start = ContinuousClock.now
-        let produced = await generator.run(rate: 10_000_000, count: events, duration: .seconds(120))
-        await producer.close()
+        let first = try await worker.firstFinalOutcomes(timeout: .seconds(60))
         try await worker.waitForFinalOutcomes(produced, timeout: .seconds(120))
-        let elapsed = ContinuousClock.now - start
+        let elapsed = ContinuousClock.now - first.at
         guard let cpuAfter = worker.cpuSeconds else { throw BenchFailure("cannot read the worker's CPU time") }
+        let measured = Double(max(1, produced - first.outcomes))
         return Run(
-            eventsPerSecond: Double(produced) / elapsed.inSeconds,
-            workerCPUPerEvent: (cpuAfter - cpuBefore) / Double(max(1, produced)),
+            eventsPerSecond: measured / elapsed.inSeconds,
+            workerCPUPerEvent: (cpuAfter - first.cpuSeconds) / measured,
             clientCPUPerRequest: http2.cpuSecondsPer100k / 100_000,
             consumerCPUPerMessage: probe.consumeCPUSeconds / Double(max(1, probe.consumed)),
             producerCPUPerRecord: probe.produceCPUSeconds / Double(events),

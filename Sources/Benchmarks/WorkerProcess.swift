@@ -37,6 +37,24 @@ struct WorkerProcess {
         return Int(sum)
     }
 
+    /// Waits until the first outcomes are final (looking every 10 ms), then reads the final outcomes and the CPU time
+    /// together: the start of a span that leaves out start-up and the group join.
+    /// - Throws: ``BenchFailure`` when the worker stops or `timeout` passes first.
+    func firstFinalOutcomes(timeout: Duration) async throws(BenchFailure)
+        -> (outcomes: Int, cpuSeconds: Double, at: ContinuousClock.Instant)
+    {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let at = ContinuousClock.now
+            let cpu = cpuSeconds
+            if let outcomes = finalOutcomes, outcomes > 0, let cpu { return (outcomes, cpu, at) }
+            guard at < deadline, process.isRunning else {
+                throw BenchFailure("callpush run reached no final outcome: \(process.output.suffix(300))")
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Waits until `count` outcomes are final. Each look is a `/metrics` exposition, which costs the worker CPU
     /// (about 1 ms for its few hundred series): a fixed 25 ms poll made it 2–3 µs of the worker's CPU per event in
     /// the `worker` area. So it looks again after half the time the rate seen so far needs for the rest, between

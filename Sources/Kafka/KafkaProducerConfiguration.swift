@@ -8,7 +8,8 @@ public struct KafkaProducerConfiguration: Sendable {
     public var clientID: String = "callpush-producer"
     /// Time a message may take to be delivered, retries included, before its report fails. Default: `.seconds(30)`.
     public var messageTimeout: Duration = .seconds(30)
-    /// Batching delay (`linger.ms`). Default: `.milliseconds(5)`.
+    /// Batching delay (`linger.ms`, to the microsecond: librdkafka takes fractions of a millisecond). Default:
+    /// `.milliseconds(5)`.
     public var linger: Duration = .milliseconds(5)
     /// `compression.type`: `none`, `gzip`, `snappy`, `lz4` or `zstd`. Default: `"lz4"`.
     public var compression: String = "lz4"
@@ -37,7 +38,7 @@ public struct KafkaProducerConfiguration: Sendable {
             "enable.idempotence": "true",
             "acks": "all",
             "message.timeout.ms": String(messageTimeout.inMilliseconds),
-            "linger.ms": String(linger.inMilliseconds),
+            "linger.ms": Self.milliseconds(linger),
             "compression.type": compression,
             "queue.buffering.max.messages": String(queueBufferingMaxMessages),
             "statistics.interval.ms": String(statisticsInterval.inMilliseconds),
@@ -45,5 +46,17 @@ public struct KafkaProducerConfiguration: Sendable {
         ]
         for (key, value) in additionalProperties { result[key] = value }
         return result
+    }
+
+    /// `duration` in milliseconds with up to three decimals, as librdkafka's `*.ms` settings of type float take it
+    /// (`"1"`, `"0.5"`, `"0.25"`).
+    static func milliseconds(_ duration: Duration) -> String {
+        let microseconds = max(0, duration.inMicroseconds)
+        let fraction = microseconds % 1000
+        guard fraction > 0 else { return String(microseconds / 1000) }
+        var decimals = String(fraction)
+        decimals = String(repeating: "0", count: 3 - decimals.count) + decimals
+        while decimals.hasSuffix("0") { decimals.removeLast() }
+        return "\(microseconds / 1000).\(decimals)"
     }
 }

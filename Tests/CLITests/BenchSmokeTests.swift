@@ -27,6 +27,14 @@ import Testing
         #expect(help.stdout.contains("--soak-minutes N"))
     }
 
+    @Test func latencyMaxRateMustBePositive() throws {
+        let result = try CallpushProcess.run(["latency", "--latency-max-rate", "-5"], executable: bench)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--latency-max-rate needs a positive number"))
+        let help = try CallpushProcess.run(["--help"], executable: bench)
+        #expect(help.stdout.contains("--latency-max-rate N"))
+    }
+
     @Test func helpListsEveryArea() throws {
         let result = try CallpushProcess.run(["--help"], executable: bench)
         #expect(result.status == 0)
