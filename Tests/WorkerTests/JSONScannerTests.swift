@@ -33,6 +33,10 @@ import Testing
                 Bool.random(using: &random) ? edges.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
             }
             #expect(JSONScanner.needsByteScan(Self.word(bytes)) == bytes.contains(where: Self.needsLook), "\(bytes)")
+            // The lowest flagged bit marks the first byte that needs a look (the scan and the writer jump there).
+            let flagged = JSONScanner.flaggedBytes(Self.word(bytes))
+            #expect((flagged == 0 ? nil : flagged.trailingZeroBitCount / 8) == bytes.firstIndex(where: Self.needsLook),
+                    "\(bytes)")
         }
     }
 

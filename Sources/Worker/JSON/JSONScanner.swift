@@ -244,15 +244,19 @@ struct JSONScanner {
         index += 1
         let start = index
         var high: UInt8 = 0
-        // Eight bytes at a time while none of them needs a look (most strings are plain ASCII throughout).
-        if let base = buffer.baseAddress {
-            let end = buffer.count - 8
-            while index <= end,
-                !Self.needsByteScan(UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
-                index += 8
+        let base = buffer.baseAddress.map(UnsafeRawPointer.init)
+        while true {
+            // Eight bytes at a time, straight to the first one that needs a look (most strings are plain ASCII).
+            if let base, index + 8 <= buffer.count {
+                let flagged = Self.flaggedBytes(base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                guard flagged != 0 else {
+                    index += 8
+                    continue
+                }
+                index += flagged.trailingZeroBitCount >> 3
+            } else if index >= buffer.count {
+                break
             }
-        }
-        while index < buffer.count {
             let byte = buffer[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: buffer[start..<index])
@@ -268,11 +272,17 @@ struct JSONScanner {
     }
 
     /// Whether any of the eight bytes in `word` is a quote, a backslash, a control character or not ASCII: the bytes
-    /// that end a string, start an escape, are rejected or must be checked as UTF-8. (Per byte b, `(b - n) & ~b & 0x80`
-    /// is non-zero exactly when b < n for n ≤ 0x80 — a zero test for n = 1 after an XOR — and a borrow into the next
-    /// byte only happens after a byte that already matched, so the whole word's answer is exact.)
+    /// that end a string, start an escape, are rejected or must be checked as UTF-8.
     @inline(__always)
-    static func needsByteScan(_ word: UInt64) -> Bool {
+    static func needsByteScan(_ word: UInt64) -> Bool { flaggedBytes(word) != 0 }
+
+    /// The high bit of each byte of `word` (loaded little-endian: the first byte lowest) that may need a look as
+    /// ``needsByteScan(_:)`` says; the lowest set bit marks exactly the first byte that does. (Per byte b,
+    /// `(b - n) & ~b & 0x80` is non-zero exactly when b < n for n ≤ 0x80 — a zero test for n = 1 after an XOR — and a
+    /// borrow into the next byte only happens after a byte that already matched, so bits above the lowest may be
+    /// false but the lowest is exact, and the word is 0 exactly when no byte needs a look.)
+    @inline(__always)
+    static func flaggedBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highBits: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
@@ -280,7 +290,7 @@ struct JSONScanner {
         let isQuote = (quote &- ones) & ~quote
         let isBackslash = (backslash &- ones) & ~backslash
         let isControl = (word &- ones &* 0x20) & ~word
-        return (isQuote | isBackslash | isControl | word) & highBits != 0
+        return (isQuote | isBackslash | isControl | word) & highBits
     }
 
     /// Reads an object key (a string) at the current position without building a `String`: the same validation as

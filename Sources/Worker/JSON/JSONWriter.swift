@@ -80,11 +80,26 @@ struct JSONWriter: ~Copyable {
         reserve(utf8.count + 2)
         appendByte(UInt8(ascii: "\""))
         var start = 0
-        for index in 0..<utf8.count {
+        var index = 0
+        let source = utf8.baseAddress.map(UnsafeRawPointer.init)
+        while true {
+            // Eight bytes at a time, straight to the first one that may need escaping (as the scanner reads strings).
+            if let source, index + 8 <= utf8.count {
+                let flagged = JSONScanner.flaggedBytes(source.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                guard flagged != 0 else {
+                    index += 8
+                    continue
+                }
+                index += flagged.trailingZeroBitCount >> 3
+            } else if index >= utf8.count {
+                break
+            }
             let byte = utf8[index]
+            index += 1
+            // Not ASCII: written as it is.
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            if start < index { append(UnsafeBufferPointer(rebasing: utf8[start..<index])) }
-            start = index + 1
+            if start < index - 1 { append(UnsafeBufferPointer(rebasing: utf8[start..<(index - 1)])) }
+            start = index
             appendByte(UInt8(ascii: "\\"))
             switch byte {
             case UInt8(ascii: "\""): appendByte(UInt8(ascii: "\""))
