@@ -64,7 +64,21 @@ public struct APNsRequest: Sendable {
         self.collapseID = collapseID
         self.apnsID = apnsID
         self.payload = payload
-        self.path = "/3/device/" + deviceToken.hex
+        self.path = Self.path(for: deviceToken)
+    }
+
+    /// `/3/device/<token>`, written into one allocation (appending the token to the prefix grew a small string).
+    static func path(for deviceToken: DeviceToken) -> String {
+        let prefix: StaticString = "/3/device/"
+        var hex = deviceToken.hex
+        return hex.withUTF8 { token in
+            String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + token.count) { buffer in
+                let prefixBytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+                let afterPrefix = buffer.initialize(fromContentsOf: prefixBytes)
+                let end = buffer[afterPrefix...].initialize(fromContentsOf: token)
+                return end
+            }
+        }
     }
 
     /// True for `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in lowercase hex.

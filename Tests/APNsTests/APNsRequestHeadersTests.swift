@@ -26,6 +26,16 @@ import Testing
         #expect(Set(fields.map(\.name)).count == fields.count)  // no duplicates
     }
 
+    /// `:path` is the lowercased token after `/3/device/`, for the shortest and longest tokens accepted too.
+    @Test(arguments: [16, 64, 200])
+    func pathCarriesTheWholeToken(hexDigits: Int) throws {
+        let text = String(repeating: "Ab", count: hexDigits / 2)
+        let request = try APNsRequest(deviceToken: DeviceToken(text), pushType: .alert, topic: "com.example.app",
+                                      payload: Array(#"{"aps":{}}"#.utf8))
+        #expect(request.path == "/3/device/" + text.lowercased())
+        #expect(request.path.utf8.count == 10 + hexDigits)
+    }
+
     @Test func voipRequestWithCertificateAuthAndNoOptionals() throws {
         let request = try APNsRequest(
             deviceToken: DeviceToken(token), pushType: .voip, topic: APNsPushType.voip.topic(forBundleID: "com.example.app"),
