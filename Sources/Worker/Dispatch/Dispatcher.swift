@@ -214,8 +214,11 @@ final class Dispatcher: Sendable {
         var pending: [Pending] = []
     }
 
-    /// At most this many pushes wait in an ``Outbox``: a large batch goes out in parts of this size.
-    private static let outboxChunk = 64
+    /// At most this many pushes wait in an ``Outbox``: a large batch goes out in parts of this size. 16 rather than
+    /// 64: the event loop gets work sooner and in smaller bites (latency area at fixed rates of 12.2k and 18.4k
+    /// events/s: worker p99 6.5 vs 7.4 ms and 7.4–9.8 vs 13.7–17.1 ms; the APNs leg's p50 1.0–1.2 vs 1.5–1.8 ms),
+    /// and callgrind showed no more instructions per event.
+    private static let outboxChunk = 16
 
     /// Sends what `outbox` holds, in one call when the sender takes batches.
     private func flush(_ outbox: Outbox) {
