@@ -244,19 +244,9 @@ struct JSONScanner {
         index += 1
         let start = index
         var high: UInt8 = 0
-        let base = buffer.baseAddress.map(UnsafeRawPointer.init)
         while true {
-            // Eight bytes at a time, straight to the first one that needs a look (most strings are plain ASCII).
-            if let base, index + 8 <= buffer.count {
-                let flagged = Self.flaggedBytes(base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                guard flagged != 0 else {
-                    index += 8
-                    continue
-                }
-                index += flagged.trailingZeroBitCount >> 3
-            } else if index >= buffer.count {
-                break
-            }
+            index = Self.skipPlainWords(buffer, from: index)
+            guard index < buffer.count else { break }
             let byte = buffer[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: buffer[start..<index])
@@ -269,6 +259,21 @@ struct JSONScanner {
             index += 1
         }
         throw error("unterminated string")
+    }
+
+    /// The index of the next byte of `buffer` from `start` to look at one by one: the first that may need a look (see
+    /// ``flaggedBytes(_:)``) or one of the last seven; `buffer.count` at the end. Plain bytes go eight at a time
+    /// (most strings are plain ASCII throughout).
+    @inline(__always)
+    static func skipPlainWords(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = buffer.baseAddress else { return start }
+        var index = start
+        while index + 8 <= buffer.count {
+            let flagged = flaggedBytes(UnsafeRawPointer(base).loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if flagged != 0 { return index + flagged.trailingZeroBitCount >> 3 }
+            index += 8
+        }
+        return index
     }
 
     /// Whether any of the eight bytes in `word` is a quote, a backslash, a control character or not ASCII: the bytes

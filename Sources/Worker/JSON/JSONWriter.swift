@@ -81,19 +81,10 @@ struct JSONWriter: ~Copyable {
         appendByte(UInt8(ascii: "\""))
         var start = 0
         var index = 0
-        let source = utf8.baseAddress.map(UnsafeRawPointer.init)
         while true {
-            // Eight bytes at a time, straight to the first one that may need escaping (as the scanner reads strings).
-            if let source, index + 8 <= utf8.count {
-                let flagged = JSONScanner.flaggedBytes(source.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                guard flagged != 0 else {
-                    index += 8
-                    continue
-                }
-                index += flagged.trailingZeroBitCount >> 3
-            } else if index >= utf8.count {
-                break
-            }
+            // Plain bytes eight at a time, as the scanner reads strings.
+            index = JSONScanner.skipPlainWords(utf8, from: index)
+            guard index < utf8.count else { break }
             let byte = utf8[index]
             index += 1
             // Not ASCII: written as it is.
