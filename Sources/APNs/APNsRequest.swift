@@ -75,8 +75,7 @@ public struct APNsRequest: Sendable {
             String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + token.count) { buffer in
                 let prefixBytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
                 let afterPrefix = buffer.initialize(fromContentsOf: prefixBytes)
-                let end = buffer[afterPrefix...].initialize(fromContentsOf: token)
-                return end
+                return buffer[afterPrefix...].initialize(fromContentsOf: token)
             }
         }
     }

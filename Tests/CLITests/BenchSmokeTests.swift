@@ -19,20 +19,14 @@ import Testing
         #expect(result.stderr.contains("unknown area or option 'frobnicate'"))
     }
 
-    @Test func soakMinutesMustBePositive() throws {
-        let result = try CallpushProcess.run(["memory", "--soak-minutes", "0"], executable: bench)
+    /// Options that take a number refuse one that is not positive, and `--help` lists them.
+    @Test(arguments: [("memory", "--soak-minutes", "0"), ("latency", "--latency-max-rate", "-5")])
+    func numberOptionMustBePositive(area: String, option: String, value: String) throws {
+        let result = try CallpushProcess.run([area, option, value], executable: bench)
         #expect(result.status == 64)
-        #expect(result.stderr.contains("--soak-minutes needs a positive number"))
+        #expect(result.stderr.contains("\(option) needs a positive number"))
         let help = try CallpushProcess.run(["--help"], executable: bench)
-        #expect(help.stdout.contains("--soak-minutes N"))
-    }
-
-    @Test func latencyMaxRateMustBePositive() throws {
-        let result = try CallpushProcess.run(["latency", "--latency-max-rate", "-5"], executable: bench)
-        #expect(result.status == 64)
-        #expect(result.stderr.contains("--latency-max-rate needs a positive number"))
-        let help = try CallpushProcess.run(["--help"], executable: bench)
-        #expect(help.stdout.contains("--latency-max-rate N"))
+        #expect(help.stdout.contains("\(option) N"))
     }
 
     @Test func helpListsEveryArea() throws {

@@ -86,10 +86,11 @@ struct JSONWriter: ~Copyable {
             index = JSONScanner.skipPlainWords(utf8, from: index)
             guard index < utf8.count else { break }
             let byte = utf8[index]
+            let at = index
             index += 1
             // Not ASCII: written as it is.
             guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-            if start < index - 1 { append(UnsafeBufferPointer(rebasing: utf8[start..<(index - 1)])) }
+            if start < at { append(UnsafeBufferPointer(rebasing: utf8[start..<at])) }
             start = index
             appendByte(UInt8(ascii: "\\"))
             switch byte {
