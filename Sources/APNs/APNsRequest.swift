@@ -2,7 +2,11 @@
 ///
 /// Build it with ``init(deviceToken:pushType:topic:payload:priority:expiration:collapseID:apnsID:)``, which
 /// checks every field against APNs' rules so a request that APNs would reject for its shape never leaves.
-public struct APNsRequest: Sendable {
+///
+/// An immutable class rather than a struct: a request is handed on several times (mapper → dispatcher →
+/// submission → connection pool), and each copy of a struct of strings and arrays cost an atomic retain and release
+/// per field (callgrind: 15 retains per push for its copies alone).
+public final class APNsRequest: Sendable {
     public let deviceToken: DeviceToken
     public let pushType: APNsPushType
     /// The full `apns-topic`, suffix included (e.g. `com.example.app.voip`).

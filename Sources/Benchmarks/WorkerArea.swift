@@ -33,6 +33,8 @@ enum WorkerArea {
         var producerCPUPerRecord: Double
         var consumePerSecond: Double
         var clientPerSecond: Double
+        /// The worker's CPU per event by thread group (``WorkerProcess/threadCPUSeconds``): where it goes.
+        var threadCPUPerEvent: [String: Double]
 
         var partsCPU: Double { clientCPUPerRequest + consumerCPUPerMessage + producerCPUPerRecord }
 
@@ -40,7 +42,9 @@ enum WorkerArea {
             "worker \(BenchFormat.rate(eventsPerSecond)), \(micro(workerCPUPerEvent)) CPU/event; parts: client "
                 + "\(micro(clientCPUPerRequest))/req + consumer \(micro(consumerCPUPerMessage))/msg + producer "
                 + "\(micro(producerCPUPerRecord))/record = \(micro(partsCPU)); consume \(BenchFormat.rate(consumePerSecond)), "
-                + "APNsClient \(BenchFormat.rate(clientPerSecond))"
+                + "APNsClient \(BenchFormat.rate(clientPerSecond))\n    worker threads: "
+                + threadCPUPerEvent.sorted { $0.value > $1.value }.map { "\($0.key) \(micro($0.value))" }
+                    .joined(separator: ", ")
         }
 
         private func micro(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
@@ -124,6 +128,7 @@ enum WorkerArea {
         try await worker.waitForFinalOutcomes(produced, timeout: .seconds(120))
         let elapsed = ContinuousClock.now - first.at
         guard let cpuAfter = worker.cpuSeconds else { throw BenchFailure("cannot read the worker's CPU time") }
+        let threadsAfter = worker.threadCPUSeconds
         let measured = Double(max(1, produced - first.outcomes))
         return Run(
             eventsPerSecond: measured / elapsed.inSeconds,
@@ -132,6 +137,9 @@ enum WorkerArea {
             consumerCPUPerMessage: probe.consumeCPUSeconds / Double(max(1, probe.consumed)),
             producerCPUPerRecord: probe.produceCPUSeconds / Double(events),
             consumePerSecond: probe.consumedPerSecond,
-            clientPerSecond: client.pushesPerSecond)
+            clientPerSecond: client.pushesPerSecond,
+            threadCPUPerEvent: threadsAfter.reduce(into: [:]) { perEvent, group in
+                perEvent[group.key] = (group.value - (first.threads[group.key] ?? 0)) / measured
+            })
     }
 }

@@ -41,13 +41,14 @@ struct WorkerProcess {
     /// together: the start of a span that leaves out start-up and the group join.
     /// - Throws: ``BenchFailure`` when the worker stops or `timeout` passes first.
     func firstFinalOutcomes(timeout: Duration) async throws(BenchFailure)
-        -> (outcomes: Int, cpuSeconds: Double, at: ContinuousClock.Instant)
+        -> (outcomes: Int, cpuSeconds: Double, threads: [String: Double], at: ContinuousClock.Instant)
     {
         let deadline = ContinuousClock.now + timeout
         while true {
             let at = ContinuousClock.now
             let cpu = cpuSeconds
-            if let outcomes = finalOutcomes, outcomes > 0, let cpu { return (outcomes, cpu, at) }
+            let threads = threadCPUSeconds
+            if let outcomes = finalOutcomes, outcomes > 0, let cpu { return (outcomes, cpu, threads, at) }
             guard at < deadline, process.isRunning else {
                 throw BenchFailure("callpush run reached no final outcome: \(process.output.suffix(300))")
             }
@@ -55,11 +56,6 @@ struct WorkerProcess {
         }
     }
 
-    /// Waits until `count` outcomes are final. Each look is a `/metrics` exposition, which costs the worker CPU
-    /// (about 1 ms for its few hundred series): a fixed 25 ms poll made it 2–3 µs of the worker's CPU per event in
-    /// the `worker` area. So it looks again after half the time the rate seen so far needs for the rest, between
-    /// 10 and 250 ms: a dozen scrapes per run, and the end is still seen within about 10 ms.
-    /// - Throws: ``BenchFailure`` when the worker stops or `timeout` passes first.
     func waitForFinalOutcomes(_ count: Int, timeout: Duration) async throws(BenchFailure) {
         let deadline = ContinuousClock.now + timeout
         var last: (count: Int, at: ContinuousClock.Instant)?
@@ -91,8 +87,31 @@ struct WorkerProcess {
     }
 
     /// User + system CPU seconds of the process so far, from `/proc/<pid>/stat` (clock ticks).
-    var cpuSeconds: Double? {
-        guard let stat = try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8),
+    var cpuSeconds: Double? { Self.cpuSeconds(statFile: "/proc/\(process.pid)/stat") }
+
+    /// CPU seconds per group of the worker's threads, by their kernel names: ours name themselves
+    /// (`kafka-consume`, `http2-loop-N`, `kafka-produce`), librdkafka's start with `rdk:`; the rest is "other".
+    var threadCPUSeconds: [String: Double] {
+        let tasks = "/proc/\(process.pid)/task"
+        var groups: [String: Double] = [:]
+        for task in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+            let stat = "\(tasks)/\(task)/stat"
+            guard let text = try? String(contentsOfFile: stat, encoding: .utf8), let open = text.firstIndex(of: "("),
+                  let close = text.lastIndex(of: ")"), let seconds = Self.cpuSeconds(statFile: stat) else { continue }
+            groups[Self.threadGroup(String(text[text.index(after: open)..<close])), default: 0] += seconds
+        }
+        return groups
+    }
+
+    static func threadGroup(_ name: String) -> String {
+        if name.hasPrefix("rdk:") { return "librdkafka" }
+        if name.hasPrefix("http2-loop") { return "http2-loop" }
+        return ["kafka-consume", "kafka-produce"].contains(name) ? name : "other"
+    }
+
+    /// User + system CPU seconds from a `/proc/…/stat` file.
+    private static func cpuSeconds(statFile: String) -> Double? {
+        guard let stat = try? String(contentsOfFile: statFile, encoding: .utf8),
               let end = stat.lastIndex(of: ")") else { return nil }
         // After the command name: state is field 3, utime field 14, stime field 15.
         let fields = stat[stat.index(after: end)...].split(separator: " ")
@@ -100,7 +119,6 @@ struct WorkerProcess {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// `GET /metrics` over HTTP/1.0: the body, or nil when the server does not answer.
     private func scrape() -> String? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }

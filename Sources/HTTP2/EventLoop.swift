@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
 import Synchronization
+import Telemetry
 
 /// Something registered with an event loop for readiness events on one file descriptor.
 /// All methods are called on the loop's thread.
@@ -188,6 +189,7 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: - Run loop
 
     private func run() {
+        ThreadName.setCurrent("http2-loop-\(index)")
         let capacity = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }

@@ -6,6 +6,7 @@ import Telemetry
 // Everything here runs on the consumer's poll thread.
 extension KafkaConsumer {
     func runPollLoop() {
+        ThreadName.setCurrent("kafka-consume")
         var nextStore = ContinuousClock.now + configuration.offsetStoreInterval
         var exitPhase = Phase.closing
         while true {

@@ -92,7 +92,6 @@ public final class KafkaConsumer: Sendable {
 
         context.consumer.withLock { $0 = WeakConsumer(value: self) }
         let thread = Thread { [self] in self.runPollLoop() }
-        thread.name = "kafka-consumer-\(configuration.clientID)"
         thread.start()
     }
 

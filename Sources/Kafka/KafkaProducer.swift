@@ -1,6 +1,7 @@
 internal import CRdKafka
 import Foundation
 import Synchronization
+import Telemetry
 public import Telemetry
 
 /// An idempotent producer (`enable.idempotence=true`, `acks=all`) with a delivery report per record.
@@ -83,7 +84,6 @@ public final class KafkaProducer: Sendable {
         mainQueue = RDKafkaQueue(main)
         rd_kafka_set_log_queue(handle.pointer, main)
         let thread = Thread { [self] in self.runPollLoop() }
-        thread.name = "kafka-producer-\(configuration.clientID)"
         thread.start()
     }
 
@@ -286,6 +286,7 @@ public final class KafkaProducer: Sendable {
     // MARK: - Producer thread
 
     private func runPollLoop() {
+        ThreadName.setCurrent("kafka-produce")
         let timeout = configuration.pollTimeout.kafkaTimeoutMilliseconds
         var batch = DeliveryBatch()
         var purged = false

@@ -159,6 +159,12 @@ import Testing
         try bed.produce(600, prefix: "a")
         let first = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
         _ = try await bed.waitForReceipts(atLeast: 100)
+        // Its busy threads carry their own names, for `top -H` and perf (else Dispatch's, inherited).
+        let tasks = "/proc/\(first.process.processIdentifier)/task"
+        let names = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
+            try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
+        }
+        #expect(Set(["kafka-consume", "kafka-produce", "http2-loop-0"]).isSubset(of: names), "\(names)")
         #expect(first.terminate() == 0)
         try bed.produce(400, prefix: "b")
         let second = try BackgroundProcess(bed.workerArguments, readFirstLine: false)

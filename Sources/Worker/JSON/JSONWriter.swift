@@ -62,8 +62,12 @@ struct JSONWriter: ~Copyable {
 
     /// Appends `value` as a quoted, escaped JSON string.
     mutating func appendString(_ value: String) {
-        var value = value
-        value.withUTF8 { appendEscaped($0) }
+        // Native strings read in place; a mutable copy for `withUTF8` cost a retain and release per string.
+        let appended: Void? = value.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
+        if appended == nil {
+            var copy = value
+            copy.withUTF8 { appendEscaped($0) }
+        }
     }
 
     /// Appends `value` as ``appendString(_:)`` does, or `null` when it is nil.

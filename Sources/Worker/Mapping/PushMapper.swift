@@ -19,9 +19,11 @@ import APNs
 /// Thread-safe: an immutable value.
 public struct PushMapper: Sendable {
     public let configuration: MappingConfiguration
+    private let alerts: AlertDefaultsTable
 
     public init(configuration: MappingConfiguration = MappingConfiguration()) {
         self.configuration = configuration
+        alerts = AlertDefaultsTable(configuration)
     }
 
     /// Keys written at the top level of alert payloads; `custom` may not use them.
@@ -86,7 +88,7 @@ public struct PushMapper: Sendable {
 
     /// The alert payload bytes for `event` (custom members merged, reserved keys skipped).
     public func alertPayload(_ event: CallEvent) -> [UInt8] {
-        let defaults = configuration.alertDefaults(for: event.type, bundleID: configuration.bundleIDOverride ?? event.topic)
+        let alert = alerts.entry(for: event.type, bundleID: configuration.bundleIDOverride ?? event.topic)
         var writer = JSONWriter(capacity: 384)
         writer.appendLiteral(event.type == .incoming ? #"{"pushType":1,"callId":"# : #"{"pushType":2,"callId":"#)
         writer.appendString(event.callID)
@@ -96,16 +98,16 @@ public struct PushMapper: Sendable {
         var first = true
         if eventText.isEmpty {
             let callerName = event.caller.name.flatMap { $0.isEmpty ? nil : $0 }
-            let title = defaults.titleFromCallerName ? (callerName ?? defaults.title) : defaults.title
+            let title = alert.defaults.titleFromCallerName ? (callerName ?? alert.defaults.title) : alert.defaults.title
             appendMember("title", title, &first, &writer)
-            if let subtitle = defaults.subtitle { appendMember("subtitle", subtitle, &first, &writer) }
-            appendMember("body", defaults.body, &first, &writer)
-            let locArgs = defaults.callerNameAsLocArgs ? callerName : nil
-            if let key = defaults.titleLocKey {
+            if let subtitle = alert.defaults.subtitle { appendMember("subtitle", subtitle, &first, &writer) }
+            appendMember("body", alert.defaults.body, &first, &writer)
+            let locArgs = alert.defaults.callerNameAsLocArgs ? callerName : nil
+            if let key = alert.defaults.titleLocKey {
                 appendMember("title-loc-key", key, &first, &writer)
                 if let locArgs { appendArrayMember("title-loc-args", locArgs, &writer) }
             }
-            if let key = defaults.locKey {
+            if let key = alert.defaults.locKey {
                 appendMember("loc-key", key, &first, &writer)
                 if let locArgs { appendArrayMember("loc-args", locArgs, &writer) }
             }
@@ -115,11 +117,11 @@ public struct PushMapper: Sendable {
             if let body = eventText.body { appendMember("body", body, &first, &writer) }
         }
         writer.appendLiteral(#"},"mutable-content":1"#)
-        if let category = event.category ?? defaults.category {
+        if let category = event.category ?? alert.defaults.category {
             writer.appendLiteral(#","category":"#)
             writer.appendString(category)
         }
-        if let level = defaults.interruptionLevel {
+        if let level = alert.defaults.interruptionLevel {
             writer.appendLiteral(#","interruption-level":"#)
             writer.appendString(level)
         }
