@@ -33,6 +33,7 @@ struct Kcat {
         let produce = try timed([
             "-P", "-b", brokers, "-t", topic, "-K", ":", "-l", input, "-X", "enable.idempotence=true",
             "-X", "compression.codec=none", "-X", "queue.buffering.max.messages=500000",
+            "-X", "socket.nagle.disable=true",
         ])
         guard produce.status == 0 else { throw BenchFailure("kcat -P failed: \(produce.output.suffix(300))") }
         let consume = try consumeRate(brokers: brokers, topic: topic, startup: startup)
@@ -52,7 +53,8 @@ struct Kcat {
 
     /// Reads `topic` from the beginning to its end with `kcat -C`, minus `startup`.
     func consumeRate(brokers: String, topic: String, startup: Double) throws -> (perSecond: Double, count: Int) {
-        let consume = try timed(["-C", "-b", brokers, "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%o\\n"])
+        let consume = try timed(["-C", "-b", brokers, "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%o\\n",
+                                 "-X", "socket.nagle.disable=true"])
         guard consume.status == 0 else { throw BenchFailure("kcat -C failed: \(consume.output.suffix(300))") }
         let consumed = consume.output.split(separator: "\n").count
         return (Double(consumed) / max(0.001, consume.seconds - startup), consumed)

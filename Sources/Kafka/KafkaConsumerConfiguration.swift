@@ -97,6 +97,8 @@ public struct KafkaConsumerConfiguration: Sendable {
             "bootstrap.servers": bootstrapServers,
             "group.id": groupID,
             "client.id": clientID,
+            // TCP_NODELAY on broker sockets, as the Java client: a request is not held for an earlier one's ACK.
+            "socket.nagle.disable": "true",
             "auto.offset.reset": autoOffsetReset.value,
             "session.timeout.ms": String(sessionTimeout.inMilliseconds),
             "heartbeat.interval.ms": String(heartbeatInterval.inMilliseconds),

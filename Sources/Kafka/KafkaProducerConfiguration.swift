@@ -35,6 +35,8 @@ public struct KafkaProducerConfiguration: Sendable {
         var result: [String: String] = [
             "bootstrap.servers": bootstrapServers,
             "client.id": clientID,
+            // TCP_NODELAY on broker sockets, as the Java client: a request is not held for an earlier one's ACK.
+            "socket.nagle.disable": "true",
             "enable.idempotence": "true",
             "acks": "all",
             "message.timeout.ms": String(messageTimeout.inMilliseconds),

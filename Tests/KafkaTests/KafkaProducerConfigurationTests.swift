@@ -1,7 +1,7 @@
 import Testing
 @testable import Kafka
 
-/// The producer's settings as librdkafka gets them.
+/// The producer's settings as librdkafka gets them (and the consumer's, where they share one).
 @Suite struct KafkaProducerConfigurationTests {
     @Test(arguments: [
         (Duration.milliseconds(5), "5"), (.microseconds(500), "0.5"), (.microseconds(250), "0.25"),
@@ -20,5 +20,19 @@ import Testing
         #expect(configuration.problems.isEmpty, "\(configuration.problems)")
         configuration.additionalProperties = ["linger.ms": "x"]
         #expect(!configuration.problems.isEmpty, "a value librdkafka cannot read is refused")
+    }
+
+    /// Broker sockets send at once (TCP_NODELAY, as the Java client does): with Nagle's algorithm a produce request
+    /// written while the previous one is unacknowledged waited for that acknowledgement.
+    @Test func brokerSocketsDisableNagleUnlessOverridden() {
+        var producer = KafkaProducerConfiguration()
+        var consumer = KafkaConsumerConfiguration()
+        #expect(producer.dictionary["socket.nagle.disable"] == "true")
+        #expect(consumer.dictionary["socket.nagle.disable"] == "true")
+        #expect(producer.problems.isEmpty && consumer.problems.isEmpty, "librdkafka takes the setting")
+        producer.additionalProperties = ["socket.nagle.disable": "false"]
+        consumer.additionalProperties = ["socket.nagle.disable": "false"]
+        #expect(producer.dictionary["socket.nagle.disable"] == "false")
+        #expect(consumer.dictionary["socket.nagle.disable"] == "false")
     }
 }
