@@ -272,6 +272,12 @@ place([
                 "decode, map, admission, read-ahead gate), the APNs leg (send to answer) and acknowledge (outcome "
                 "records produced to the last one acknowledged by Kafka). An event's three stages add up to about "
                 "its own time; their p99s do not add up.")),
+    (12, series("CPU by thread group",
+                [target(f'sum by (instance, thread) (rate(callpush_thread_cpu_seconds_total{{{SEL}}}[{RI}]))',
+                        "{{instance}} {{thread}}")], "percentunit",
+                "Share of one core each group of a worker's threads uses: kafka-consume (poll, decode, map, admit), "
+                "http2-loop (APNs connections, answers, routing, follow-up produce), kafka-produce (delivery reports), "
+                "librdkafka (its broker threads). A group near 100 % is a saturated core: add workers.")),
 ], 8)
 
 dashboard = {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Telemetry
 
 /// `callpush run` as a process of its own, with its `/metrics` on a loopback port: what the `worker` area reads
 /// from it (readiness, final outcomes) and its CPU time from `/proc/<pid>/stat`.
@@ -87,36 +88,14 @@ struct WorkerProcess {
     }
 
     /// User + system CPU seconds of the process so far, from `/proc/<pid>/stat` (clock ticks).
-    var cpuSeconds: Double? { Self.cpuSeconds(statFile: "/proc/\(process.pid)/stat") }
+    var cpuSeconds: Double? { ProcessStatistics.read(process: String(process.pid), threads: false)?.cpuSeconds }
 
-    /// CPU seconds per group of the worker's threads, by their kernel names: ours name themselves
-    /// (`kafka-consume`, `http2-loop-N`, `kafka-produce`), librdkafka's start with `rdk:`; the rest is "other".
+    /// CPU seconds per group of the worker's threads (``ThreadName/group(_:)``: `kafka-consume`, `http2-loop`,
+    /// `kafka-produce`, `librdkafka`, …).
     var threadCPUSeconds: [String: Double] {
-        let tasks = "/proc/\(process.pid)/task"
-        var groups: [String: Double] = [:]
-        for task in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
-            let stat = "\(tasks)/\(task)/stat"
-            guard let text = try? String(contentsOfFile: stat, encoding: .utf8), let open = text.firstIndex(of: "("),
-                  let close = text.lastIndex(of: ")"), let seconds = Self.cpuSeconds(statFile: stat) else { continue }
-            groups[Self.threadGroup(String(text[text.index(after: open)..<close])), default: 0] += seconds
+        (ProcessStatistics.read(process: String(process.pid))?.threads ?? []).reduce(into: [:]) { groups, thread in
+            groups[ThreadName.group(thread.name), default: 0] += thread.cpuSeconds
         }
-        return groups
-    }
-
-    static func threadGroup(_ name: String) -> String {
-        if name.hasPrefix("rdk:") { return "librdkafka" }
-        if name.hasPrefix("http2-loop") { return "http2-loop" }
-        return ["kafka-consume", "kafka-produce"].contains(name) ? name : "other"
-    }
-
-    /// User + system CPU seconds from a `/proc/…/stat` file.
-    private static func cpuSeconds(statFile: String) -> Double? {
-        guard let stat = try? String(contentsOfFile: statFile, encoding: .utf8),
-              let end = stat.lastIndex(of: ")") else { return nil }
-        // After the command name: state is field 3, utime field 14, stime field 15.
-        let fields = stat[stat.index(after: end)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     private func scrape() -> String? {

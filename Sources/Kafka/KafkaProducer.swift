@@ -1,7 +1,6 @@
 internal import CRdKafka
 import Foundation
 import Synchronization
-import Telemetry
 public import Telemetry
 
 /// An idempotent producer (`enable.idempotence=true`, `acks=all`) with a delivery report per record.

@@ -42,3 +42,17 @@ public enum ThreadName {
         return String(decoding: buffer, as: UTF8.self)
     }
 }
+
+extension ThreadName {
+    /// The group a thread's name counts under in per-thread metrics, so the label set stays small: numbered names share
+    /// one ("http2-loop-0" → "http2-loop"), librdkafka's threads ("rdk:main", "rdk:broker3") are "librdkafka",
+    /// Dispatch's workers (their names end in "qos" or "qos.overcommit") are "dispatch"; other names stand as they are.
+    public static func group(_ name: String) -> String {
+        if name.hasPrefix("rdk:") { return "librdkafka" }
+        if name.contains("qos") { return "dispatch" }
+        var base = Substring(name)
+        while let last = base.last, last.isASCII, last.isNumber { base.removeLast() }
+        if base.count < name.count, base.hasSuffix("-"), base.count > 1 { return String(base.dropLast()) }
+        return name
+    }
+}

@@ -45,6 +45,7 @@ struct DemoCommand: Command {
         let logger = Logger(label: "demo", level: LogLevel(name: options.string("log-level", or: "error")) ?? .error,
                             sink: FileDescriptorLogSink(fileDescriptor: 2))
         let registry = MetricsRegistry()
+        ProcessMetrics.register(in: registry)
         let pipeline: EmbeddedPipeline
         do {
             pipeline = try EmbeddedPipeline(configuration: configuration, registry: registry, logger: logger)

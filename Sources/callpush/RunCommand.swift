@@ -53,6 +53,7 @@ struct RunCommand: Command {
         let logger = Logger(label: "callpush", level: resolved.logLevel)
         let registry = MetricsRegistry()
         registry.gauge("callpush_build_info", help: "Build information; always 1.", labels: ["version": CallpushVersion.current]).set(1)
+        ProcessMetrics.register(in: registry)
         // Started first, so its counters are in the registry from the first scrape on.
         let trimmer = resolved.mallocTrimInterval > .zero
             ? MallocTrimmer(interval: resolved.mallocTrimInterval, registry: registry, logger: logger) : nil

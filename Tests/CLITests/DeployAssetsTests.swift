@@ -78,7 +78,7 @@ import Testing
         let section = readme[start.upperBound...]
         let end = section.range(of: "\n## ").map { section[..<$0.lowerBound] } ?? section
         var metrics: [String: String] = [:]
-        for line in end.split(separator: "\n") where line.hasPrefix("| `callpush_") {
+        for line in end.split(separator: "\n") where line.hasPrefix("| `callpush_") || line.hasPrefix("| `process_") {
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             metrics[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = cells[1]
         }
@@ -456,7 +456,7 @@ import Testing
         #expect(missing.isEmpty, "README metrics not exported by demo/run: \(missing.sorted())")
         // Documented types match the exposition's TYPE lines.
         for exposition in expositions {
-            for line in exposition.split(separator: "\n") where line.hasPrefix("# TYPE callpush_") {
+            for line in exposition.split(separator: "\n") where line.hasPrefix("# TYPE callpush_") || line.hasPrefix("# TYPE process_") {
                 let parts = line.split(separator: " ")
                 if let documented = readme[String(parts[2])] { #expect(documented == String(parts[3]), "\(line) vs README \(documented)") }
             }

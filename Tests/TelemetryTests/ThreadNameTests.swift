@@ -35,4 +35,13 @@ import Testing
         #expect(ThreadName.current == before, "the caller's thread keeps its name")
         #expect(expected.utf8.count <= ThreadName.maximumLength)
     }
+
+    @Test(arguments: [
+        ("kafka-consume", "kafka-consume"), ("http2-loop-0", "http2-loop"), ("http2-loop-12", "http2-loop"),
+        ("rdk:broker-1", "librdkafka"), ("rdk:main", "librdkafka"), ("oot.default-qos", "dispatch"),
+        ("-qos.overcommit", "dispatch"), ("callpush", "callpush"), ("worker7", "worker7"), ("-1", "-1"),
+    ])
+    func threadNamesFallIntoFewGroups(name: String, group: String) {
+        #expect(ThreadName.group(name) == group)
+    }
 }
