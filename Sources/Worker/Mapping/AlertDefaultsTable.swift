@@ -1,5 +1,5 @@
 /// A mapping's alert defaults resolved once per ``PushMapper``: one shared entry per event type, and per app that
-/// has its own. Looking the defaults up per event copied an ``MappingConfiguration/AlertDefaults`` (seven strings:
+/// has its own. Looking the defaults up per event copied a ``MappingConfiguration/AlertDefaults`` (seven strings:
 /// an atomic retain and release each) out of two hashed dictionaries for every push.
 ///
 /// Thread-safe: immutable.
