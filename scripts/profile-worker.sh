@@ -2,8 +2,9 @@
 # One `callpush run` process against `callpush kafka-mock` and `callpush mock-apns` (token mode, receipts on), fed
 # EVENTS call events (incoming + hang-up pairs) by kcat once it is ready; what the worker spent on them:
 #
-#   scripts/profile-worker.sh native [EVENTS]      CPU µs per event (user + sys), context switches, minor faults and,
-#                                                  when `perf` works here, futex calls per event (default 60 000)
+#   scripts/profile-worker.sh native [EVENTS]      CPU µs per event (user + sys; and by thread group), context
+#                                                  switches, minor faults and, when `perf` works here, futex calls
+#                                                  per event (default 60 000)
 #   scripts/profile-worker.sh callgrind FILE [EVENTS]
 #                                                  the worker under valgrind's callgrind, counting only while the
 #                                                  events are processed (default 5 000; about 1.5 minutes); then
@@ -61,13 +62,17 @@ if [ "$MODE" = callgrind ]; then
 elif command -v perf >/dev/null && perf stat -e syscalls:sys_enter_futex -p "$worker" -o /dev/null sleep 0.1 2>/dev/null; then
     perf stat -x, -e syscalls:sys_enter_futex -p "$worker" -o "$work/perf.txt" & perf_pid=$!; sleep 0.3
 fi
+# Per thread: "id name ticks" (utime + stime; the name is the kernel's, e.g. kafka-consume, http2-loop-0, rdk:broker1).
+threads() { for task in /proc/"$worker"/task/*; do
+    echo "${task##*/} $(tr ' ' _ < "$task/comm") $(sed 's/.*) //' "$task/stat" | awk '{print $12 + $13}')"; done; }
+threads > "$work/threads0"
 user0=$(field 14); sys0=$(field 15); faults0=$(field 10); switches0=$(switches); start=$(date +%s.%N)
 kcat -b "$brokers" -P -t calls -K $'\t' -X partitioner=murmur2_random < "$work/events.tsv"
 # Each look is a /metrics exposition the worker renders: under valgrind (~60 events/s) look every 2 s, not every 0.1 s,
 # or the rendering is ~2k of the instructions per event.
 look=0.1; [ "$MODE" = callgrind ] && look=2
 until [ "$(outcomes)" -ge "$total" ]; do sleep "$look"; done
-end=$(date +%s.%N)
+end=$(date +%s.%N); threads > "$work/threads1"
 if [ "$MODE" = callgrind ]; then
     callgrind_control -i off "$worker" >/dev/null 2>&1
     callgrind_control -d "$worker" >/dev/null 2>&1
@@ -84,3 +89,8 @@ if [ -n "$perf_pid" ]; then
     awk -F, -v n="$total" '/futex/ { printf ", %.2f futex calls/event", $1 / n }' "$work/perf.txt"
 fi
 echo
+# CPU per event by thread group (as callpush_thread_cpu_seconds_total groups them): threads that lived through the run.
+join <(sort "$work/threads0") <(sort "$work/threads1") | awk -v n="$total" -v hz="$(getconf CLK_TCK)" '
+    { name = $2; if (name ~ /^rdk:/) name = "librdkafka"; else if (name ~ /qos/) name = "dispatch"; else sub(/-[0-9]+$/, "", name)
+      cpu[name] += $5 - $3 }
+    END { printf "by thread (µs/event):"; for (g in cpu) if (cpu[g] > 0) printf " %s %.1f", g, cpu[g] / hz / n * 1e6; print "" }'

@@ -41,9 +41,7 @@ public enum ThreadName {
         if buffer.last == UInt8(ascii: "\n") { buffer.removeLast() }
         return String(decoding: buffer, as: UTF8.self)
     }
-}
 
-extension ThreadName {
     /// The group a thread's name counts under in per-thread metrics, so the label set stays small: numbered names share
     /// one ("http2-loop-0" → "http2-loop"), librdkafka's threads ("rdk:main", "rdk:broker3") are "librdkafka",
     /// Dispatch's workers (their names end in "qos" or "qos.overcommit") are "dispatch"; other names stand as they are.
