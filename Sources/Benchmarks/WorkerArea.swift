@@ -33,7 +33,7 @@ enum WorkerArea {
         var producerCPUPerRecord: Double
         var consumePerSecond: Double
         var clientPerSecond: Double
-        /// The worker's CPU per event by thread group (``WorkerProcess/threadCPUSeconds``): where it goes.
+        /// The worker's CPU per event by thread group (``WorkerProcess/CPUReading``): where it goes.
         var threadCPUPerEvent: [String: Double]
 
         var partsCPU: Double { clientCPUPerRequest + consumerCPUPerMessage + producerCPUPerRecord }
@@ -127,19 +127,18 @@ enum WorkerArea {
         let first = try await worker.firstFinalOutcomes(timeout: .seconds(60))
         try await worker.waitForFinalOutcomes(produced, timeout: .seconds(120))
         let elapsed = ContinuousClock.now - first.at
-        guard let cpuAfter = worker.cpuSeconds else { throw BenchFailure("cannot read the worker's CPU time") }
-        let threadsAfter = worker.threadCPUSeconds
+        guard let cpuAfter = worker.cpuReading else { throw BenchFailure("cannot read the worker's CPU time") }
         let measured = Double(max(1, produced - first.outcomes))
         return Run(
             eventsPerSecond: measured / elapsed.inSeconds,
-            workerCPUPerEvent: (cpuAfter - first.cpuSeconds) / measured,
+            workerCPUPerEvent: (cpuAfter.total - first.cpu.total) / measured,
             clientCPUPerRequest: http2.cpuSecondsPer100k / 100_000,
             consumerCPUPerMessage: probe.consumeCPUSeconds / Double(max(1, probe.consumed)),
             producerCPUPerRecord: probe.produceCPUSeconds / Double(events),
             consumePerSecond: probe.consumedPerSecond,
             clientPerSecond: client.pushesPerSecond,
-            threadCPUPerEvent: threadsAfter.reduce(into: [:]) { perEvent, group in
-                perEvent[group.key] = (group.value - (first.threads[group.key] ?? 0)) / measured
+            threadCPUPerEvent: cpuAfter.threads.reduce(into: [:]) { perEvent, group in
+                perEvent[group.key] = (group.value - (first.cpu.threads[group.key] ?? 0)) / measured
             })
     }
 }

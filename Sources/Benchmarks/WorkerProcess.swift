@@ -42,14 +42,13 @@ struct WorkerProcess {
     /// together: the start of a span that leaves out start-up and the group join.
     /// - Throws: ``BenchFailure`` when the worker stops or `timeout` passes first.
     func firstFinalOutcomes(timeout: Duration) async throws(BenchFailure)
-        -> (outcomes: Int, cpuSeconds: Double, threads: [String: Double], at: ContinuousClock.Instant)
+        -> (outcomes: Int, cpu: CPUReading, at: ContinuousClock.Instant)
     {
         let deadline = ContinuousClock.now + timeout
         while true {
             let at = ContinuousClock.now
-            let cpu = cpuSeconds
-            let threads = threadCPUSeconds
-            if let outcomes = finalOutcomes, outcomes > 0, let cpu { return (outcomes, cpu, threads, at) }
+            let cpu = cpuReading
+            if let outcomes = finalOutcomes, outcomes > 0, let cpu { return (outcomes, cpu, at) }
             guard at < deadline, process.isRunning else {
                 throw BenchFailure("callpush run reached no final outcome: \(process.output.suffix(300))")
             }
@@ -92,15 +91,19 @@ struct WorkerProcess {
         return nil
     }
 
-    /// User + system CPU seconds of the process so far (``ProcessStatistics``: `/proc/<pid>/stat`, clock ticks).
-    var cpuSeconds: Double? { ProcessStatistics.read(process: String(process.pid), threads: false)?.cpuSeconds }
+    /// The worker's CPU seconds so far, in all and per group of its threads (``ThreadName/group(_:)``:
+    /// `kafka-consume`, `http2-loop`, `kafka-produce`, `librdkafka`, …), from one ``ProcessStatistics`` reading.
+    struct CPUReading {
+        let total: Double
+        let threads: [String: Double]
+    }
 
-    /// CPU seconds per group of the worker's threads (``ThreadName/group(_:)``: `kafka-consume`, `http2-loop`,
-    /// `kafka-produce`, `librdkafka`, …).
-    var threadCPUSeconds: [String: Double] {
-        (ProcessStatistics.read(process: String(process.pid))?.threads ?? []).reduce(into: [:]) { groups, thread in
+    /// Nil when the worker's `/proc` entry cannot be read.
+    var cpuReading: CPUReading? {
+        guard let reading = ProcessStatistics.read(process: String(process.pid)) else { return nil }
+        return CPUReading(total: reading.cpuSeconds, threads: reading.threads.reduce(into: [:]) { groups, thread in
             groups[ThreadName.group(thread.name), default: 0] += thread.cpuSeconds
-        }
+        })
     }
 
     /// `GET /metrics` over HTTP/1.0: the body, or nil when the server does not answer.

@@ -49,11 +49,6 @@ final class MallocTrimmer: Sendable {
     /// Stops trimming (a trim under way finishes).
     func stop() { task.cancel() }
 
-    /// This process's resident memory in bytes (`/proc/self/statm`), or 0 if it cannot be read.
-    private static func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * sysconf(Int32(_SC_PAGESIZE))
-    }
+    /// This process's resident memory in bytes, or 0 if it cannot be read.
+    private static func residentBytes() -> Int { ProcessStatistics.read(threads: false)?.residentBytes ?? 0 }
 }
