@@ -18,24 +18,12 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
         }
         // One pass: hex digits only, and whether any is uppercase (tokens usually arrive in lowercase already: the
         // caller's string is kept then, no copy).
-        var hasUppercase = false
-        var allHex = true
         var text = text
-        text.withUTF8 { bytes in
-            for byte in bytes {
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): hasUppercase = true
-                default:
-                    allHex = false
-                    return
-                }
-            }
-        }
-        guard allHex else {
+        let digits = text.withUTF8 { HexDigits.scan($0) }
+        guard digits.allHex else {
             throw APNsRequestError(.badDeviceToken, "device token contains a character that is not a hex digit")
         }
-        self.hex = hasUppercase ? text.lowercased() : text
+        self.hex = digits.hasUppercase ? text.lowercased() : text
     }
 
     /// The token for logs: first and last 4 hex digits only.

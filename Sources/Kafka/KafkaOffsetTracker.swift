@@ -5,13 +5,15 @@
 /// or the highest delivered offset + 1 when nothing is in flight. Offsets need not be contiguous (compaction,
 /// control records), so no `next == last + 1` arithmetic is used.
 ///
-/// Delivery is normally in increasing order (appended in O(1)); completion is O(1) amortised.
+/// Delivery is normally in increasing order (appended in O(1)); completion is O(1) amortised for the lowest offset
+/// and a binary search for any other, with no hashing (a `Set` of offsets completed out of order cost an insert, a
+/// lookup and its rehashing per record).
 struct KafkaOffsetTracker: Sendable {
-    /// In-flight offsets in ascending order; `pending[head...]` is live.
+    /// Delivered offsets in ascending order; `pending[head...]` is live.
     private var pending: [Int64] = []
+    /// `finished[i]`: `pending[i]` completed while a lower offset is still in flight.
+    private var finished: [Bool] = []
     private var head = 0
-    /// Completed offsets above the lowest in-flight one.
-    private var completedAhead: Set<Int64> = []
     private(set) var highestDelivered: Int64?
     private(set) var inFlightCount = 0
 
@@ -34,15 +36,18 @@ struct KafkaOffsetTracker: Sendable {
             if let committable = committableOffset, offset < committable { return false }
             let index = pending[head...].partitionPoint(where: { $0 >= offset })
             if index < pending.count, pending[index] == offset {
-                guard completedAhead.remove(offset) != nil else { return false }
+                guard finished[index] else { return false }
+                finished[index] = false
                 inFlightCount += 1
                 return true
             }
             pending.insert(offset, at: index)
+            finished.insert(false, at: index)
             inFlightCount += 1
             return true
         }
         pending.append(offset)
+        finished.append(false)
         highestDelivered = offset
         inFlightCount += 1
         return true
@@ -55,13 +60,13 @@ struct KafkaOffsetTracker: Sendable {
         if offset == lowest {
             head += 1
             inFlightCount -= 1
-            while head < pending.count, completedAhead.remove(pending[head]) != nil { head += 1 }
+            while head < pending.count, finished[head] { head += 1 }
             compactIfNeeded()
             return true
         }
         let index = pending[head...].partitionPoint(where: { $0 >= offset })
-        guard index < pending.count, pending[index] == offset, !completedAhead.contains(offset) else { return false }
-        completedAhead.insert(offset)
+        guard index < pending.count, pending[index] == offset, !finished[index] else { return false }
+        finished[index] = true
         inFlightCount -= 1
         return true
     }
@@ -69,9 +74,11 @@ struct KafkaOffsetTracker: Sendable {
     private mutating func compactIfNeeded() {
         if head == pending.count {
             pending.removeAll(keepingCapacity: true)
+            finished.removeAll(keepingCapacity: true)
             head = 0
         } else if head > 1024, head * 2 > pending.count {
             pending.removeFirst(head)
+            finished.removeFirst(head)
             head = 0
         }
     }

@@ -184,7 +184,10 @@ final class Dispatcher: Sendable {
         // Stop events look back over the batch (a batch without any needs no call-id sets).
         var lastStop: [String: Int] = [:]
         if stops > 0 {
+            // Sized once: growing them from empty rehashed every call id a few times per batch.
+            lastStop.reserveCapacity(stops)
             var ringing: Set<String> = []
+            ringing.reserveCapacity(admissible.count - stops)
             // Calls whose stop event comes after one of their incoming events in this batch; a stop event with
             // nothing of its call before it is remembered when it is admitted, as always.
             var endedAhead: Set<String> = []

@@ -1,0 +1,53 @@
+@testable import APNs
+import Testing
+
+/// The byte checks behind every push's device token and apns-id, against plain per-character predicates.
+@Suite struct HexDigitsTests {
+    static func isHex(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (97...102).contains(byte) || (65...70).contains(byte)
+    }
+
+    /// 67 bytes: eight whole words and a three-byte tail.
+    @Test func everyByteValueAtEveryPosition() {
+        let base = Array("0123456789abcdef0123456789abcdef0123456789ABCDEF0123456789abcdef9aF".utf8)
+        for position in base.indices {
+            for value in UInt8.min...UInt8.max {
+                var bytes = base
+                bytes[position] = value
+                let scanned = bytes.withUnsafeBufferPointer { HexDigits.scan($0) }
+                #expect(scanned.allHex == bytes.allSatisfy(Self.isHex), "byte \(value) at \(position)")
+                #expect(scanned.hasUppercase == bytes.contains { (65...70).contains($0) }, "byte \(value) at \(position)")
+            }
+        }
+    }
+
+    @Test func deviceTokensAreHexOnlyAndLowercased() throws {
+        let lower = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+        #expect(try DeviceToken(lower).hex == lower)
+        #expect(try DeviceToken(lower.uppercased()).hex == lower)
+        for bad in ["0123456789abcdeg", "0123456789abcde ", "0123456789abcdé", "-123456789abcdef"] {
+            #expect(throws: APNsRequestError.self) { try DeviceToken(bad) }
+        }
+    }
+
+    @Test(arguments: [false, true]) func canonicalUUIDsAtEveryPosition(allowingUppercase: Bool) {
+        let uuid = Array("8d7f0a52-3c1e-4b6a-9f00-123456789abc".utf8)
+        let dashes: Set = [8, 13, 18, 23]
+        #expect(APNsRequest.isCanonicalUUID(String(decoding: uuid, as: UTF8.self), allowingUppercase: allowingUppercase))
+        for position in uuid.indices {
+            for value in Array("-09afgAFG z".utf8) + [0, 0x7f, 0xff] {
+                var bytes = uuid
+                bytes[position] = value
+                let expected = dashes.contains(position)
+                    ? value == UInt8(ascii: "-")
+                    : (48...57).contains(value) || (97...102).contains(value) || (allowingUppercase && (65...70).contains(value))
+                let text = String(decoding: bytes, as: UTF8.self)
+                // A byte that is not UTF-8 becomes U+FFFD (3 bytes): no longer 36 bytes, never canonical.
+                #expect(APNsRequest.isCanonicalUUID(text, allowingUppercase: allowingUppercase) == (expected && text.utf8.count == 36),
+                        "byte \(value) at \(position)")
+            }
+        }
+        #expect(!APNsRequest.isCanonicalUUID("8d7f0a52-3c1e-4b6a-9f00-123456789ab"))
+        #expect(!APNsRequest.isCanonicalUUID("8d7f0a52-3c1e-4b6a-9f00-123456789abcd"))
+    }
+}
