@@ -3,7 +3,7 @@
 import Foundation
 
 // The in-process areas (pipeline, latency, memory) stand for a `callpush demo` process: the same malloc arena limit
-// as callpush sets (MallocArenaLimit in the callpush target), unless the environment chose one.
+// as callpush sets for it (MallocArenaLimit in the callpush target: 2, `run` 8), unless the environment chose one.
 if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil { _ = mallopt(M_ARENA_MAX, 2) }
 
 // callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]: see BenchOptions.usage.

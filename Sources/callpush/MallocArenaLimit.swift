@@ -5,25 +5,37 @@ import CGlibcMalloc
 /// glibc gives a thread that finds every arena busy an arena of its own, up to 8 per core, and memory freed into an
 /// arena stays there for that arena's later allocations. callpush runs 15–20 threads (librdkafka's broker and main
 /// threads for the consumer and the producer, the consumer's poll thread, the producer thread, the event loops,
-/// Dispatch's workers), so what a burst allocated and freed stayed spread over up to 16 arenas: in the bench's
-/// repeated in-process pipeline runs the memory malloc held free grew by 7–15 MB a run while what was in use stayed
-/// at 1–3 MB. Two arenas keep freed memory where the next burst reuses it; each thread's own cache (tcache) still
-/// serves most small allocations without taking an arena's lock.
+/// Dispatch's workers).
+///
+/// - `callpush run` (``workerArenas``, 8): every busy thread its own arena. With 2, the worker's threads and
+///   librdkafka's contended for the arena locks: interleaved `scripts/profile-worker.sh` runs (60k events, session 8)
+///   gave a median of 17.8 µs of CPU per event with 2 arenas against 15.0 with 8 (four rounds of 2/4/8/16; 4 arenas
+///   as 2, 16 as 8), 0.9–2.8 futex calls per event against 0.5–1.2, and the slow outliers (20–25 µs) only with 2.
+///   Its memory stayed within the bench's bounds (idle 24.8 MB, 99.4 MB at 10 000 in flight, flat over the soak):
+///   `run` gives malloc's free pages back every 30 s (`MallocTrimmer`).
+/// - Every other command (``defaultArenas``, 2): `demo` and the tests run whole pipelines in one process, one after
+///   another; what each run allocated and freed stayed spread over up to 16 arenas, and the memory malloc held free
+///   grew by 7–15 MB a run while what was in use stayed at 1–3 MB (with 8 arenas the bench's repeated in-process
+///   runs grew 1.17×, with 2 1.03×). Two arenas keep freed memory where the next run reuses it.
 ///
 /// `MALLOC_ARENA_MAX` (or `GLIBC_TUNABLES=glibc.malloc.arena_max=N`) in the environment wins: glibc applies it
 /// before callpush starts, and then callpush leaves the limit alone.
 enum MallocArenaLimit {
-    /// The limit when the environment sets none. Default: 2.
+    /// The limit for `callpush run` when the environment sets none. Default: 8.
+    static let workerArenas: Int32 = 8
+    /// The limit for every other command when the environment sets none. Default: 2.
     static let defaultArenas: Int32 = 2
 
-    /// Sets ``defaultArenas`` unless the environment chose a limit; call it before the process starts threads.
+    /// Sets the limit for `command` (the first argument) unless the environment chose one; call it before the
+    /// process starts threads.
     /// - Returns: the limit in force and where it came from, for the start-up log.
     @discardableResult
-    static func apply(environment: [String: String]) -> String {
+    static func apply(environment: [String: String], command: String?) -> String {
         if let value = environment["MALLOC_ARENA_MAX"] { return "\(value) (MALLOC_ARENA_MAX)" }
         if let tunables = environment["GLIBC_TUNABLES"], tunables.contains("glibc.malloc.arena_max") {
             return "GLIBC_TUNABLES"
         }
-        return mallopt(M_ARENA_MAX, defaultArenas) == 1 ? "\(defaultArenas)" : "glibc default (mallopt refused)"
+        let arenas = command == "run" ? workerArenas : defaultArenas
+        return mallopt(M_ARENA_MAX, arenas) == 1 ? "\(arenas)" : "glibc default (mallopt refused)"
     }
 }

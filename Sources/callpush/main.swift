@@ -1,7 +1,8 @@
 import Foundation
 
 // Before any thread starts: glibc fixes the arena limit when the process first needs more arenas.
-let mallocArenas = MallocArenaLimit.apply(environment: ProcessInfo.processInfo.environment)
+let mallocArenas = MallocArenaLimit.apply(
+    environment: ProcessInfo.processInfo.environment, command: CommandLine.arguments.dropFirst().first)
 let tool = CommandLineTool(commands: [
     DemoCommand(),
     RunCommand(),

@@ -64,11 +64,11 @@ final class BackgroundProcess: Sendable {
         process.waitUntilExit()
     }
 
-    /// The last lines the process wrote (stderr, and stdout when it was not read).
-    var logTail: String {
-        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").suffix(20).joined(separator: "\n")
-    }
+    /// What the process wrote (stderr, and stdout when it was not read).
+    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+    /// The last lines of ``log``.
+    var logTail: String { log.split(separator: "\n").suffix(20).joined(separator: "\n") }
 
     deinit {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }

@@ -157,8 +157,12 @@ import Testing
     @Test func sigtermDrainsWithoutDuplicatesAndARestartResumes() async throws {
         let bed = try Bed(latencyMilliseconds: 20)
         try bed.produce(600, prefix: "a")
-        let first = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
+        var arguments = bed.workerArguments
+        arguments[arguments.firstIndex(of: "--log-level")! + 1] = "notice"
+        let first = try BackgroundProcess(arguments, readFirstLine: false)
         _ = try await bed.waitForReceipts(atLeast: 100)
+        // `run` gives each busy thread its own malloc arena (other commands two): the start-up line says so.
+        #expect(first.log.contains(#""malloc.arena_max":"8""#), "\(first.logTail)")
         // Its busy threads carry their own names, for `top -H` and perf (else Dispatch's, inherited).
         let tasks = "/proc/\(first.process.processIdentifier)/task"
         let names = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
