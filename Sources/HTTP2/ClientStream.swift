@@ -60,9 +60,8 @@ struct PendingQueue {
         return removed
     }
 
-    var containsDeadline: Bool {
-        for index in head..<items.count where items[index].deadline != UInt64.max { return true }
-        return false
+    func forEach(_ body: (ClientStream) -> Void) {
+        for index in head..<items.count { body(items[index]) }
     }
 
     mutating func takeAll() -> [ClientStream] {

@@ -52,10 +52,11 @@ public final class TelemetryServer: Sendable {
         }
         self.wakeup = (pipeEnds[0], pipeEnds[1])
         let worker = Thread { [self] in
+            // The kernel's name (`Thread.name` is Foundation's own): scrapes show apart from Dispatch's threads.
+            ThreadName.setCurrent("telemetry-http")
             serve()
             finished.signal()
         }
-        worker.name = "telemetry-http"
         worker.start()
         logger.info("telemetry server listening", metadata: ["http.port": String(port), "http.host": configuration.host])
     }

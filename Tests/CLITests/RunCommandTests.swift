@@ -168,7 +168,7 @@ import Testing
         let names = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
             try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
         }
-        #expect(Set(["kafka-consume", "kafka-produce", "http2-loop-0"]).isSubset(of: names), "\(names)")
+        #expect(Set(["kafka-consume", "kafka-produce", "http2-loop-0", "telemetry-http"]).isSubset(of: names), "\(names)")
         #expect(first.terminate() == 0)
         try bed.produce(400, prefix: "b")
         let second = try BackgroundProcess(bed.workerArguments, readFirstLine: false)

@@ -1,5 +1,5 @@
-import Synchronization
 import Foundation
+import Synchronization
 import TestSupport
 @testable import HTTP2
 import Testing
@@ -184,6 +184,41 @@ struct HTTP2ClientServerTests {
         #expect(elapsed >= 0.19, "the deadline never fires early")
         #expect(eventually(2) { connection.activeStreams == 0 })
         // The connection is still usable.
+        #expect(connection.state == .ready)
+        connection.close()
+    }
+
+    /// Each deadline fires at its own time, whatever the order the requests came in: a later request with an earlier
+    /// deadline, requests still queued behind the one stream the server allows, and a deadline after a sweep that
+    /// already failed others (the connection sweeps only once the earliest deadline is due).
+    @Test func deadlinesFireInTheirOwnTimeOnTheWireAndQueued() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdown() }
+        let held = HeldResponders()
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
+            held.add(request.streamID, responder)  // never answers
+        }
+        defer { server.stop() }
+        server.setMaxConcurrentStreams(1)
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+        #expect(eventually(5) { connection.maxConcurrentStreams == 1 })
+        let start = Date()
+        let failures = Mutex<[(id: Int, seconds: Double, reason: String)]>([])
+        // On the wire with 1.2 s; then queued with 0.3 s and 0.7 s.
+        for (id, milliseconds) in [(1, 1200), (2, 300), (3, 700)] {
+            connection.submit(testRequest(server.port, id: id), deadline: .after(.milliseconds(milliseconds))) { result in
+                guard case .failure(let error) = result, error.code == .timeout else { return }
+                failures.withLock { $0.append((id, Date().timeIntervalSince(start), error.reason)) }
+            }
+        }
+        #expect(eventually(5) { failures.withLock { $0.count } == 3 })
+        let seen = failures.withLock { $0 }
+        #expect(seen.map(\.id) == [2, 3, 1], "\(seen)")
+        for (failure, due) in zip(seen, [0.3, 0.7, 1.2]) {
+            #expect(failure.seconds >= due - 0.01 && failure.seconds < due + 0.5, "\(failure) due at \(due) s")
+        }
+        #expect(seen.prefix(2).allSatisfy { $0.reason.contains("queued") }, "\(seen)")
         #expect(connection.state == .ready)
         connection.close()
     }
