@@ -100,7 +100,9 @@ public final class APNsRequest: Sendable {
             let dash = UInt8(ascii: "-")
             guard bytes[8] == dash, bytes[13] == dash, bytes[18] == dash, bytes[23] == dash else { return false }
             let raw = UnsafeRawPointer(bytes.baseAddress!)
-            func word(at offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+            func word(at offset: Int) -> UInt64 {
+                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            }
             let dashToZero = UInt64(dash ^ UInt8(ascii: "0"))
             var digits = HexDigits()
             digits.add(word: word(at: 0))

@@ -1,7 +1,7 @@
 /// ASCII hex digits, checked eight bytes at a time: device tokens (64 digits) and UUIDs (32) on every push.
 ///
 /// Words are classified with lane-wise range checks and the results accumulated: ``allHex`` and ``hasUppercase``
-/// cover every word added. A byte loop cost 13–17 instructions a byte in the worker (callgrind), a word about 20.
+/// cover every word added. A byte loop cost 13–17 instructions a byte in the worker (callgrind), a word about 35.
 struct HexDigits {
     /// The high bit of each lane of every word added that held no hex digit.
     private var notHex: UInt64 = 0

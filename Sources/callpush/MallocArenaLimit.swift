@@ -8,9 +8,9 @@ import CGlibcMalloc
 /// Dispatch's workers).
 ///
 /// - `callpush run` (``workerArenas``, 8): every busy thread its own arena. With 2, the worker's threads and
-///   librdkafka's contended for the arena locks: interleaved `scripts/profile-worker.sh` runs (60k events, session 8)
-///   gave a median of 17.8 µs of CPU per event with 2 arenas against 15.0 with 8 (four rounds of 2/4/8/16; 4 arenas
-///   as 2, 16 as 8), 0.9–2.8 futex calls per event against 0.5–1.2, and the slow outliers (20–25 µs) only with 2.
+///   librdkafka's contended for the arena locks: in interleaved `scripts/profile-worker.sh` runs (60k events, session
+///   8) the CPU per event with 8 arenas was 0.86× that with 2 (median of 9 pairs, 8 of them lower with 8), with 0.5–1.2
+///   futex calls per event against 0.9–2.8; 4 arenas measured as 2, 16 as 8.
 ///   Its memory stayed within the bench's bounds (idle 24.8 MB, 99.4 MB at 10 000 in flight, flat over the soak):
 ///   `run` gives malloc's free pages back every 30 s (`MallocTrimmer`).
 /// - Every other command (``defaultArenas``, 2): `demo` and the tests run whole pipelines in one process, one after
