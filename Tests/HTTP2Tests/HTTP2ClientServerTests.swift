@@ -166,16 +166,27 @@ struct HTTP2ClientServerTests {
         connection.close()
     }
 
+    /// A server on `group` that holds every request unanswered (limited to `maxConcurrentStreams` when given), and a
+    /// client connection to it that has seen that limit.
+    private func silentServer(on group: EventLoopGroup, maxConcurrentStreams: Int? = nil) async throws
+        -> (server: HTTP2Server, held: HeldResponders, connection: HTTP2ClientConnection)
+    {
+        let held = HeldResponders()
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
+            held.add(request.streamID, responder)
+        }
+        if let maxConcurrentStreams { server.setMaxConcurrentStreams(maxConcurrentStreams) }
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+        if let maxConcurrentStreams { #expect(eventually(5) { connection.maxConcurrentStreams == maxConcurrentStreams }) }
+        return (server, held, connection)
+    }
+
     @Test func deadlineFiresWhenServerStalls() async throws {
         let group = try EventLoopGroup(numberOfThreads: 1)
         defer { group.shutdown() }
-        let held = HeldResponders()
-        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
-            held.add(request.streamID, responder)  // never answers
-        }
+        let (server, _, connection) = try await silentServer(on: group)
         defer { server.stop() }
-        let connection = try await HTTP2ClientConnection.connect(
-            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
         let start = Date()
         await #expect { try await connection.send(testRequest(server.port), deadline: .after(.milliseconds(200))) } throws: { error in
             (error as? HTTP2Error)?.code == .timeout
@@ -194,15 +205,8 @@ struct HTTP2ClientServerTests {
     @Test func deadlinesFireInTheirOwnTimeOnTheWireAndQueued() async throws {
         let group = try EventLoopGroup(numberOfThreads: 1)
         defer { group.shutdown() }
-        let held = HeldResponders()
-        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
-            held.add(request.streamID, responder)  // never answers
-        }
+        let (server, _, connection) = try await silentServer(on: group, maxConcurrentStreams: 1)
         defer { server.stop() }
-        server.setMaxConcurrentStreams(1)
-        let connection = try await HTTP2ClientConnection.connect(
-            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
-        #expect(eventually(5) { connection.maxConcurrentStreams == 1 })
         let start = Date()
         let failures = Mutex<[(id: Int, seconds: Double, reason: String)]>([])
         // On the wire with 1.2 s; then queued with 0.3 s and 0.7 s.
@@ -226,15 +230,8 @@ struct HTTP2ClientServerTests {
     @Test func abruptCloseAnswersEveryPendingRequest() async throws {
         let group = try EventLoopGroup(numberOfThreads: 2)
         defer { group.shutdown() }
-        let held = HeldResponders()
-        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
-            held.add(request.streamID, responder)
-        }
+        let (server, held, connection) = try await silentServer(on: group, maxConcurrentStreams: 10)
         defer { server.stop() }
-        server.setMaxConcurrentStreams(10)
-        let connection = try await HTTP2ClientConnection.connect(
-            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
-        #expect(eventually(2) { connection.maxConcurrentStreams == 10 })
         let collector = ResultCollector(expected: 30)
         for i in 0..<30 { connection.submit(testRequest(server.port, id: i)) { collector.add($0) } }
         #expect(eventually(5) { held.count == 10 && connection.queuedRequests == 20 })
