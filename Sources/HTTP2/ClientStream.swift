@@ -44,17 +44,25 @@ struct PendingQueue {
         return item
     }
 
-    /// Removes and returns every element matching `predicate`, keeping the order of the rest.
+    /// Removes and returns every element matching `predicate`, keeping the order of the rest. Deadlines mostly pass in
+    /// queue order: a matching prefix is taken by moving the head, and the rest is copied only when a later element
+    /// matches too (a queue of thousands during an APNs outage was copied at every sweep).
     mutating func removeAll(where predicate: (ClientStream) -> Bool) -> [ClientStream] {
-        guard !isEmpty else { return [] }
         var removed: [ClientStream] = []
-        var kept: [ClientStream] = []
-        kept.reserveCapacity(count)
-        for index in head..<items.count {
-            if predicate(items[index]) { removed.append(items[index]) } else { kept.append(items[index]) }
+        while head < items.count, predicate(items[head]) {
+            removed.append(items[head])
+            head += 1
         }
-        if !removed.isEmpty {
+        if let first = items[head...].firstIndex(where: predicate) {
+            var kept: [ClientStream] = Array(items[head..<first])
+            kept.reserveCapacity(items.count - head)
+            for index in first..<items.count {
+                if predicate(items[index]) { removed.append(items[index]) } else { kept.append(items[index]) }
+            }
             items = kept
+            head = 0
+        } else if head == items.count {
+            items.removeAll(keepingCapacity: true)
             head = 0
         }
         return removed
