@@ -1,20 +1,23 @@
-/// ASCII hex digits, checked eight bytes at a time: device tokens (64 digits) and UUIDs (32) on every push.
+/// ASCII hex digits, checked eight bytes at a time: device tokens (64 digits) and UUIDs (32) on every push, and the
+/// mock APNs server's check of the token in every request's path.
 ///
 /// Words are classified with lane-wise range checks and the results accumulated: ``allHex`` and ``hasUppercase``
 /// cover every word added. A byte loop cost 13–17 instructions a byte in the worker (callgrind), a word about 35.
-struct HexDigits {
+package struct HexDigits {
     /// The high bit of each lane of every word added that held no hex digit.
     private var notHex: UInt64 = 0
     /// The high bit of each lane of every word added that held an uppercase hex letter.
     private var uppercase: UInt64 = 0
 
     /// Every byte added is a hex digit (`0-9`, `a-f`, `A-F`).
-    var allHex: Bool { notHex == 0 }
+    package var allHex: Bool { notHex == 0 }
     /// Some byte added is an uppercase hex letter.
-    var hasUppercase: Bool { uppercase != 0 }
+    package var hasUppercase: Bool { uppercase != 0 }
+
+    package init() {}
 
     /// `bytes`, whole words first, then a shorter tail padded with `0` digits.
-    static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> HexDigits {
+    package static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> HexDigits {
         var digits = HexDigits()
         guard let base = bytes.baseAddress else { return digits }
         let raw = UnsafeRawPointer(base)
@@ -36,7 +39,7 @@ struct HexDigits {
     /// Adds the eight bytes of `word` (in memory order: lane `i` is bits `8i..<8i+8` on little-endian machines;
     /// the check is the same for every lane, so the byte order does not matter).
     @inline(__always)
-    mutating func add(word: UInt64) {
+    package mutating func add(word: UInt64) {
         let ascii = ~word & Self.highBits
         // Seven bits per lane: the sums below stay inside their lane (no carry into the next byte).
         let low = word & ~Self.highBits

@@ -296,7 +296,7 @@ final class APNsMockValidator: Sendable {
         }
         let length = bytes.count - prefix
         guard length > 0 else { return .failure(.init(400, .missingDeviceToken)) }
-        var allHex = isHex(Bytes(rebasing: bytes[prefix...]))
+        var allHex = HexDigits.scan(Bytes(rebasing: bytes[prefix...])).allHex
         if !allHex {
             for byte in bytes[prefix...] where APNsMockBytes.hexValue(byte) == nil {
                 guard byte != UInt8(ascii: "/"), byte != UInt8(ascii: "?") else { return .failure(.init(404, .badPath)) }
@@ -305,31 +305,6 @@ final class APNsMockValidator: Sendable {
         }
         let plausible = length % 2 == 0 && (DeviceToken.minimumHexDigits...DeviceToken.maximumHexDigits).contains(length)
         return .success(allHex && plausible ? length : 0)
-    }
-
-    /// Every byte is a hex digit (either case): eight at a time, as bytewise range checks on a 64-bit word.
-    private static func isHex(_ bytes: Bytes) -> Bool {
-        func spread(_ byte: UInt8) -> UInt64 { UInt64(byte) &* 0x0101_0101_0101_0101 }
-        let high = spread(0x80)
-        var index = 0
-        if let base = bytes.baseAddress {
-            while index + 8 <= bytes.count {
-                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-                guard word & high == 0 else { return false }
-                // With every byte below 0x80, adding 0x80 - n sets a byte's top bit exactly when the byte is >= n,
-                // with no carry into the next byte.
-                let digit = (word &+ spread(0x80 - 0x30)) & ~(word &+ spread(0x80 - 0x3A))
-                let folded = word | spread(0x20)
-                let letter = (folded &+ spread(0x80 - 0x61)) & ~(folded &+ spread(0x80 - 0x67))
-                guard (digit | letter) & high == high else { return false }
-                index += 8
-            }
-        }
-        while index < bytes.count {
-            guard APNsMockBytes.hexValue(bytes[index]) != nil else { return false }
-            index += 1
-        }
-        return true
     }
 
     /// Known suffixes, longest first so `.voip-ptt` wins over `.voip`.
