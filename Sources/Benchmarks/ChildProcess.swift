@@ -4,28 +4,44 @@ import Glibc
 /// A subprocess started with `posix_spawn`, its output going to a temporary file, reaped with `wait4` so its
 /// own CPU time (user + system) is known exactly, independent of any other child.
 final class ChildProcess {
+    /// Where the child's stdout and stderr go.
+    enum Output {
+        /// One temporary file, read by ``output``.
+        case captured
+        case discarded
+        /// This process's own stdout and stderr.
+        case inherited
+    }
+
     let pid: pid_t
     let outputPath: String
     private(set) var exitStatus: Int32?
     /// CPU seconds (user + system) of the child, known once it was reaped.
     private(set) var cpuSeconds: Double = 0
 
-    /// Starts `path` with `arguments`; stdout and stderr go to one temporary file (or `/dev/null`).
+    /// Starts `path` with `arguments` and this process's environment with `environment` set in it.
     /// - Throws: ``BenchFailure`` when the spawn fails.
-    init(_ path: String, _ arguments: [String], captureOutput: Bool = true) throws(BenchFailure) {
-        outputPath = captureOutput
+    init(_ path: String, _ arguments: [String], output: Output = .captured, environment: [String: String] = [:])
+        throws(BenchFailure)
+    {
+        outputPath = output == .captured
             ? NSTemporaryDirectory() + "callpush-bench-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).out"
             : "/dev/null"
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if output != .inherited {
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
         let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, path, &actions, nil, argv, environ)
+        let result = posix_spawn(&child, path, &actions, nil, argv, envp)
         guard result == 0 else { throw BenchFailure("cannot start \(path): \(String(cString: strerror(result)))") }
         pid = child
     }

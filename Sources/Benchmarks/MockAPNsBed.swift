@@ -58,7 +58,7 @@ struct MockAPNsBed {
         let process = try ChildProcess(callpushPath, [
             "mock-apns", "--port", String(port), "--key-file", keyPath, "--key-id", Self.keyID, "--team-id", Self.teamID,
             "--bundle-id", Self.topic,
-        ] + extra, captureOutput: false)
+        ] + extra, output: .discarded)
         guard LoopbackPort.waitUntilListening(port) else {
             process.stop()
             throw BenchFailure("callpush mock-apns did not start on port \(port)")

@@ -12,7 +12,7 @@ struct Nghttpd {
         let port = LoopbackPort.free()
         let process = try ChildProcess(path, ["-m", "1000", "-d", documentRoot ?? certificate.documentRoot, "-a", "127.0.0.1",
                                               String(port), certificate.privateKeyPath, certificate.certificatePath],
-                                       captureOutput: false)
+                                       output: .discarded)
         guard LoopbackPort.waitUntilListening(port) else {
             process.stop()
             throw BenchFailure("nghttpd did not start on port \(port)")

@@ -2,8 +2,9 @@
 @preconcurrency import CGlibcMalloc
 import Foundation
 
-// The in-process areas (pipeline, latency, memory) stand for a `callpush demo` process: the same malloc arena limit
-// as callpush sets for it (MallocArenaLimit in the callpush target: 2, `run` 8), unless the environment chose one.
+// The in-process areas (pipeline, memory) stand for a `callpush demo` process: the same malloc arena limit as callpush
+// sets for it (MallocArenaLimit in the callpush target: 2, `run` 8), unless the environment chose one. The latency area
+// runs in a process of its own started with MALLOC_ARENA_MAX=8, `run`'s limit (LatencyArea).
 if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil { _ = mallopt(M_ARENA_MAX, 2) }
 
 // callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]: see BenchOptions.usage.
@@ -28,13 +29,17 @@ if !options.quick {
 FileHandle.standardError.write(Data("callpush-bench: WARNING: debug build, numbers are meaningless (smoke run)\n".utf8))
 #endif
 
-print("callpush-bench: \(options.areas.map(\.rawValue).joined(separator: " ")), \(options.seconds) s per measurement, "
-    + "\(options.repetitions) repetition(s)\(options.quick ? ", quick" : ""), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
-    + "load \(LoadAverage.text)")
+// The latency area's own process (see LatencyArea) prints only what the area measures, into its parent's output.
+let quiet = options.latencyResultsPath != nil
+if !quiet {
+    print("callpush-bench: \(options.areas.map(\.rawValue).joined(separator: " ")), \(options.seconds) s per measurement, "
+        + "\(options.repetitions) repetition(s)\(options.quick ? ", quick" : ""), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
+        + "load \(LoadAverage.text)")
+}
 var result = AreaResult()
 let started = ContinuousClock.now
 for area in options.areas {
-    print("\n[\(area.rawValue)] \(area.summary)")
+    if !quiet { print("\n[\(area.rawValue)] \(area.summary)") }
     switch area {
     case .http2: result.merge(await HTTP2Area.run(options))
     case .apns: result.merge(await APNsArea.run(options))
@@ -51,4 +56,4 @@ for area in options.areas {
 if options.areas.count > 1 {
     print(BenchSummary(result: result).table)
 }
-print("\ndone in \((ContinuousClock.now - started).components.seconds) s, load \(LoadAverage.text)")
+if !quiet { print("\ndone in \((ContinuousClock.now - started).components.seconds) s, load \(LoadAverage.text)") }

@@ -11,31 +11,37 @@ public final class CallTrafficGenerator: Sendable {
     public let topic: String
     public let bundleID: String
     private let producer: KafkaProducer
-    private let counts = Mutex<(produced: Int, failed: Int)>((0, 0))
+    private let counts = DeliveryCounts()
+    /// `counts.record`, made once: a method reference made per record would be an allocation per event.
+    private let delivered: KafkaProducer.Completion
     private let finished = Atomic<Bool>(false)
 
     /// Device tokens that ``deadTokens`` holds; configure the mock APNs to answer 410 for them.
-    public static let deadTokens: Set<String> = Set((0..<16).map { String(format: "dead%060x", $0) })
+    public static let deadTokens: Set<String> = Set(CallEventRenderer.deadTokens.map { String(decoding: $0, as: UTF8.self) })
 
     public init(producer: KafkaProducer, topic: String = "calls", bundleID: String, mix: CallTrafficMix = .init()) {
         self.producer = producer
         self.topic = topic
         self.bundleID = bundleID
         self.mix = mix
+        delivered = counts.record
     }
 
     /// Events acknowledged by Kafka, and events whose produce failed.
-    public var produced: (succeeded: Int, failed: Int) { counts.withLock { ($0.produced, $0.failed) } }
+    public var produced: (succeeded: Int, failed: Int) { counts.value }
 
     /// True once ``run(rate:count:duration:seed:)`` has produced everything and received every delivery report.
     public var isFinished: Bool { finished.load(ordering: .acquiring) }
 
     /// Produces about `rate` calls per second until `count` events were produced or `duration` passed
-    /// (whichever comes first), then waits for every delivery report.
+    /// (whichever comes first), then waits for every delivery report. `seed` fixes the mix (which calls hang up,
+    /// fail, expire…); call and event ids differ from run to run.
     /// - Returns: the number of events acknowledged.
     public func run(rate: Double, count: Int?, duration: Duration, seed: UInt64 = 42) async -> Int {
         var random = APNsMockRandom(seed: seed)
-        var pendingHangUps = DueQueue<(hangUp: (Int64) -> String, callID: String)>()
+        var ids = APNsMockRandom(seed: UInt64.random(in: .min ... .max))
+        let renderer = CallEventRenderer(topic: bundleID, runTag: ids.next())
+        var pendingHangUps = DueQueue<(call: CallEventRenderer.Call, callID: [UInt8])>()
         let start = ContinuousClock.now
         let end = start + duration
         var emitted = 0
@@ -44,19 +50,30 @@ public final class CallTrafficGenerator: Sendable {
         while true {
             let now = ContinuousClock.now
             while emitted < limit, let due = pendingHangUps.popDue(at: now) {
-                await produce(callID: due.callID, json: due.hangUp(Int64(Date().timeIntervalSince1970 * 1000)))
+                let json = renderer.render(.hangUp, due.call, callID: due.callID, eventID: (ids.next(), ids.next()),
+                                           createdAt: Self.epochMilliseconds())
+                await produce(key: due.callID, value: json)
                 emitted += 1
             }
             let elapsed = now - start
             let target = Int(elapsed.inSeconds * rate)
             while now < end && callNumber < target && emitted < limit {
                 callNumber += 1
-                let call = makeCall(number: callNumber, random: &random)
-                await produce(callID: call.callID, json: call.incoming)
+                let callID = renderer.callID(callNumber)
                 emitted += 1
-                if let hangUp = call.hangUp {
+                guard Double.random(in: 0..<1, using: &random) >= mix.malformedFraction else {
+                    await produce(key: callID, value: renderer.malformed(callNumber))
+                    continue
+                }
+                let call = makeCall(number: callNumber, random: &random)
+                let expired = Double.random(in: 0..<1, using: &random) < mix.expiredFraction
+                let createdAt = Self.epochMilliseconds() - (expired ? 120_000 : 0)
+                let json = renderer.render(.incoming, call, callID: callID, eventID: (ids.next(), ids.next()),
+                                           createdAt: createdAt)
+                await produce(key: callID, value: json)
+                if !expired && Double.random(in: 0..<1, using: &random) < mix.hangUpFraction {
                     let delay = Double.random(in: mix.hangUpDelaySeconds, using: &random)
-                    pendingHangUps.insert((hangUp, call.callID), due: now + .milliseconds(Int(delay * 1000)))
+                    pendingHangUps.insert((call, callID), due: now + .milliseconds(Int(delay * 1000)))
                 }
             }
             if emitted >= limit || (now >= end && pendingHangUps.isEmpty) || Task.isCancelled { break }
@@ -67,49 +84,44 @@ public final class CallTrafficGenerator: Sendable {
         return produced.succeeded
     }
 
-    private func produce(callID: String, json: String) async {
-        let record = KafkaProducerRecord(topic: topic, key: Array(callID.utf8), value: Array(json.utf8))
+    private func produce(key: [UInt8], value: [UInt8]) async {
+        let record = KafkaProducerRecord(topic: topic, key: key, value: value)
         while true {
             do {
-                try producer.produce(record) { [self] result in
-                    counts.withLock { if case .success = result { $0.produced += 1 } else { $0.failed += 1 } }
-                }
+                try producer.produce(record, completion: delivered)
                 return
             } catch where error.code == .queueFull {
                 try? await Task.sleep(for: .milliseconds(5))
             } catch {
-                counts.withLock { $0.failed += 1 }
+                counts.record(.failure(error))
                 return
             }
         }
     }
 
-    private struct Call {
-        let callID: String
-        let incoming: String
-        /// The hang-up event, given its `created_at`: the moment the caller hangs up.
-        let hangUp: ((Int64) -> String)?
-    }
-
-    private func makeCall(number: Int, random: inout APNsMockRandom) -> Call {
-        let callID = "call-\(number)"
-        if Double.random(in: 0..<1, using: &random) < mix.malformedFraction {
-            return Call(callID: callID, incoming: #"{"event_id":"broken-\#(number)","type":"incoming","call_id":"#, hangUp: nil)
-        }
+    private func makeCall(number: Int, random: inout APNsMockRandom) -> CallEventRenderer.Call {
         let dead = Double.random(in: 0..<1, using: &random) < mix.deadTokenFraction
-        let token = dead ? Self.deadTokens.randomElement(using: &random)! : Self.token(for: number)
-        let push = Double.random(in: 0..<1, using: &random) < mix.voipFraction ? "voip" : "alert"
-        let environment = Double.random(in: 0..<1, using: &random) < mix.sandboxFraction ? "sandbox" : "production"
-        let nowMilliseconds = Int64(Date().timeIntervalSince1970 * 1000)
-        let expired = Double.random(in: 0..<1, using: &random) < mix.expiredFraction
-        let createdAt = expired ? nowMilliseconds - 120_000 : nowMilliseconds
-        func event(_ type: String, _ id: String, _ created: Int64) -> String {
-            #"{"event_id":"\#(id)","type":"\#(type)","call_id":"\#(callID)","device_token":"\#(token)","push":"\#(push)","topic":"\#(bundleID)","environment":"\#(environment)","created_at":\#(created),"ring_timeout_s":30,"caller":{"name":"Caller \#(number % 97)","id":"u-\#(number % 1000)"}}"#
-        }
-        let incoming = event("incoming", UUID().uuidString.lowercased(), createdAt)
-        let hangsUp = !expired && Double.random(in: 0..<1, using: &random) < mix.hangUpFraction
-        return Call(callID: callID, incoming: incoming, hangUp: hangsUp ? { event("hangup", UUID().uuidString.lowercased(), $0) } : nil)
+        let deadToken = dead ? Int(random.next() % UInt64(CallEventRenderer.deadTokens.count)) : nil
+        let voip = Double.random(in: 0..<1, using: &random) < mix.voipFraction
+        let sandbox = Double.random(in: 0..<1, using: &random) < mix.sandboxFraction
+        return CallEventRenderer.Call(number: number, deadToken: deadToken, voip: voip, sandbox: sandbox)
     }
 
-    private static func token(for number: Int) -> String { String(format: "%064x", number &* 2_654_435_761) }
+    /// Milliseconds since 1970 (`created_at`), without a `Date`.
+    private static func epochMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
+    /// Delivery reports counted by outcome.
+    private final class DeliveryCounts: Sendable {
+        private let counts = Mutex<(produced: Int, failed: Int)>((0, 0))
+
+        var value: (succeeded: Int, failed: Int) { counts.withLock { ($0.produced, $0.failed) } }
+
+        @Sendable func record(_ result: Result<KafkaDeliveryReport, KafkaError>) {
+            counts.withLock { if case .success = result { $0.produced += 1 } else { $0.failed += 1 } }
+        }
+    }
 }

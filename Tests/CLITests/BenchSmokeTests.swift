@@ -13,6 +13,20 @@ import Testing
         #expect(result.stdout.contains("ratio payload encode ops/s vs JSONSerialization = "))
     }
 
+    /// The latency area runs in a process of its own with `callpush run`'s arena limit; its ratio and notes come back
+    /// into this process's summary table (which lists what the child measured, not what this process did).
+    @Test func latencyAreaRunsInItsOwnProcessAndReportsBack() throws {
+        let result = try CallpushProcess.run(["json", "latency", "--quick", "--latency-max-rate", "1000"],
+                                             executable: bench, timeout: 240)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("in a process of its own with MALLOC_ARENA_MAX=8"))
+        #expect(result.stdout.contains("ratio worker p99 at 50 % of max vs 5 ms = "))
+        let summary = try #require(result.stdout.components(separatedBy: "Summary (").last)
+        #expect(summary.contains("latency  worker p99 at 50 % of max vs 5 ms"))
+        #expect(summary.contains("latency at 50 % of 1000/s: worker p50 "))
+        #expect(!result.stdout.contains("FAILED"))
+    }
+
     @Test func unknownAreaIsAUsageError() throws {
         let result = try CallpushProcess.run(["frobnicate"], executable: bench)
         #expect(result.status == 64)
