@@ -15,9 +15,9 @@ import Testing
 
     /// The latency area runs in a process of its own with `callpush run`'s arena limit; its ratio and notes come back
     /// into this process's summary table (which lists what the child measured, not what this process did).
-    @Test func latencyAreaRunsInItsOwnProcessAndReportsBack() throws {
-        let result = try CallpushProcess.run(["json", "latency", "--quick", "--latency-max-rate", "1000"],
-                                             executable: bench, timeout: 240)
+    @Test func latencyAreaRunsInItsOwnProcessAndReportsBack() async throws {
+        let result = try await CallpushProcess.runOffPool(["json", "latency", "--quick", "--latency-max-rate", "1000"],
+                                                          executable: bench, timeout: 240)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("in a process of its own with MALLOC_ARENA_MAX=8"))
         #expect(result.stdout.contains("ratio worker p99 at 50 % of max vs 5 ms = "))

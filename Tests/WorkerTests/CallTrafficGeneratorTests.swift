@@ -9,21 +9,24 @@ import Testing
 /// events the worker decodes, with ids that never repeat across runs on one cluster.
 @Suite struct CallTrafficGeneratorTests {
     @Test func eventsDecodeAndIDsNeverRepeatAcrossRuns() async throws {
-        let harness = try PipelineHarness()
+        let cluster = try KafkaMockCluster(brokers: 1)
+        try cluster.createTopic("calls", partitions: 2)
         var producerConfiguration = KafkaProducerConfiguration()
-        producerConfiguration.bootstrapServers = harness.cluster.bootstrapServers
+        producerConfiguration.bootstrapServers = cluster.bootstrapServers
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: .disabled)
         var mix = CallTrafficMix()
         mix.hangUpFraction = 0
         var produced = 0
-        // Two runs with the same seed (the same mix), as the latency area's warm-up and measured window.
+        // Two runs with the same seed (the same mix), as the latency area's warm-up and measured window. Bounded by the
+        // count: a duration would end a run early whenever the whole suite keeps Swift's concurrency pool busy.
         for _ in 0..<2 {
             let generator = CallTrafficGenerator(producer: producer, bundleID: "com.example.app", mix: mix)
-            produced += await generator.run(rate: 1_000_000, count: 2_000, duration: .seconds(30))
+            produced += await generator.run(rate: 1_000_000, count: 2_000, duration: .seconds(600))
         }
         await producer.close()
         #expect(produced == 4_000)
-        let records = try await harness.read(["calls"], atLeast: produced)
+        let records = try await PipelineHarness.read(bootstrap: cluster.bootstrapServers, ["calls"], atLeast: produced,
+                                                     timeout: .seconds(120))
         #expect(records.count == produced)
 
         let decoder = CallEventDecoder()
