@@ -1,4 +1,4 @@
-public import Crypto
+internal import Crypto
 import Synchronization
 
 /// Per-connection state the validator needs: the client certificate the TLS handshake verified (certificate auth),
