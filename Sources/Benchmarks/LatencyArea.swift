@@ -12,8 +12,8 @@ import Worker
 ///
 /// The area runs in a `callpush-bench` process of its own (`--latency-results`) with `callpush run`'s malloc arena
 /// limit: it measures the worker's latency, and a process that ran the other areas before would hand it their heap
-/// and this process's limit of 2 arenas (the in-process areas stand for `callpush demo`). With 2 arenas about 75 %
-/// of the pipeline's futex calls at a steady rate were glibc's arena locks (perf, session 9), and in interleaved
+/// and this process's limit of 2 arenas (the in-process areas stand for `callpush demo`). With 2 arenas about 72 %
+/// of the pipeline's futex calls at a steady rate were glibc's private (malloc arena) locks (perf, session 9), and in interleaved
 /// runs of the whole area its p99 at 50 % was 9.6 / 8.2 / 9.9 ms against 7.1 / 7.4 / 8.6 ms with 8 (at 75 %:
 /// 240 / 21 / 91 against 12.5 / 10.8 / 22 ms), the maximum alike (31.6–34.0k against 32.9–33.1k events/s).
 enum LatencyArea {
