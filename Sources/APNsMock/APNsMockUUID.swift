@@ -1,14 +1,14 @@
 /// A UUID in the canonical 8-4-4-4-12 form, kept as its 128 bits and the case of each of its 32 hex digits: a
 /// request's `apns-id` read from its bytes (``init(text:)``) and written back exactly as sent, or a generated one.
 /// Written as text only where it is sent (``write(to:)``: straight into the response's header block, no `String`).
-struct APNsMockUUID: Sendable, Hashable {
+package struct APNsMockUUID: Sendable, Hashable {
     let high: UInt64
     let low: UInt64
     /// Bit `i` set: hex digit `i` (from the left) is written as an uppercase letter when it is one.
     let uppercaseDigits: UInt32
 
     /// The canonical form's length.
-    static let textLength = 36
+    package static let textLength = 36
 
     /// A UUID written with all-uppercase or all-lowercase hex digits.
     init(high: UInt64, low: UInt64, uppercase: Bool) {
@@ -43,7 +43,7 @@ struct APNsMockUUID: Sendable, Hashable {
     }
 
     /// Writes the canonical form into the first ``textLength`` bytes of `buffer`.
-    func write(to buffer: UnsafeMutableBufferPointer<UInt8>) {
+    package func write(to buffer: UnsafeMutableBufferPointer<UInt8>) {
         guard let start = buffer.baseAddress, buffer.count >= Self.textLength else { return }
         let output = UnsafeMutableRawPointer(start)
         // 8-4-4-4-12: each 32-bit half of `high` and `low` is 8 digits; the dashes split the middle two.

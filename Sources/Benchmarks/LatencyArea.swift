@@ -21,8 +21,6 @@ enum LatencyArea {
     /// The bound on the worker's own p99 at half the maximum rate.
     static let workerP99Bound = 0.005
     static let ratioName = "worker p99 at 50 % of max vs 5 ms"
-    /// `MallocArenaLimit.workerArenas` of the callpush target: what `callpush run` takes.
-    static let workerArenas = 8
 
     static func run(_ options: BenchOptions) async -> AreaResult {
         guard let resultsPath = options.latencyResultsPath else { return runInChild(options) }
@@ -35,9 +33,10 @@ enum LatencyArea {
     }
 
     /// Runs this executable's latency area with `--latency-results` and `MALLOC_ARENA_MAX` (the environment's, else
-    /// ``workerArenas``); its output goes to this process's, its ratio and notes come back through the file.
+    /// `callpush run`'s ``MallocArenaLimit/workerArenas``); its output goes to this process's, its ratio and notes
+    /// come back through the file.
     private static func runInChild(_ options: BenchOptions) -> AreaResult {
-        let arenas = ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] ?? "\(workerArenas)"
+        let arenas = ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] ?? "\(MallocArenaLimit.workerArenas)"
         print("  in a process of its own with MALLOC_ARENA_MAX=\(arenas) (as `callpush run`)")
         let resultsPath = NSTemporaryDirectory() + "callpush-bench-latency-\(getpid()).txt"
         defer { unlink(resultsPath) }

@@ -1,11 +1,11 @@
 @preconcurrency import Glibc
-@preconcurrency import CGlibcMalloc
+import EmbeddedPipeline
 import Foundation
 
-// The in-process areas (pipeline, memory) stand for a `callpush demo` process: the same malloc arena limit as callpush
-// sets for it (MallocArenaLimit in the callpush target: 2, `run` 8), unless the environment chose one. The latency area
-// runs in a process of its own started with MALLOC_ARENA_MAX=8, `run`'s limit (LatencyArea).
-if ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] == nil { _ = mallopt(M_ARENA_MAX, 2) }
+// The in-process areas (pipeline, memory) stand for a `callpush demo` process: the malloc arena limit callpush sets
+// for it (2; `run` 8), unless the environment chose one. The latency area runs in a process of its own started with
+// MALLOC_ARENA_MAX=8, `run`'s limit (LatencyArea).
+MallocArenaLimit.apply(environment: ProcessInfo.processInfo.environment, command: "demo")
 
 // callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]: see BenchOptions.usage.
 setvbuf(stdout, nil, _IOLBF, 0)

@@ -1,4 +1,7 @@
-/// Writes the generator's call events as JSON bytes (design.md's event schema) by appending bytes, with no
+import APNsMock
+import Worker
+
+/// Writes the generator's call events as JSON bytes (design.md's event schema) with the worker's `JSONWriter`, no
 /// Foundation formatting: the generator runs on the cores of the pipeline it loads, and `String(format:)`, `UUID()`
 /// (a `getrandom` call each) and string interpolation made it about a fifth of the `latency` bench area's CPU at
 /// half the maximum rate.
@@ -19,101 +22,77 @@ struct CallEventRenderer: Sendable {
 
     /// The tokens the mock APNs should answer 410 for: "dead" and 60 hex digits of 0…15.
     static let deadTokens: [[UInt8]] = (0..<16).map { index in
-        var token = Array("dead".utf8)
-        appendHex(UInt64(index), digits: 60, to: &token)
-        return token
+        Array(("dead" + String(repeating: "0", count: 59)).utf8) + [JSONWriter.hexDigit(UInt8(index))]
     }
 
     private let topic: [UInt8]
     /// Part of every call id, so that calls of two runs on one cluster (a warm-up and the measured window, repeated
     /// bursts) never share an id: a call that hung up in the first run would be cancelled, not pushed, in the next.
-    private let runTag: UInt64
+    private let runTag: UInt32
 
-    init(topic: String, runTag: UInt64) {
+    init(topic: String, runTag: UInt32) {
         self.topic = Array(topic.utf8)
         self.runTag = runTag
     }
 
     /// `call-<run tag: 6 hex digits>-<number>`.
     func callID(_ number: Int) -> [UInt8] {
-        var bytes = Array("call-".utf8)
-        bytes.reserveCapacity(32)
-        Self.appendHex(runTag & 0xFF_FFFF, digits: 6, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        Self.appendDecimal(UInt64(number), to: &bytes)
-        return bytes
+        var id = JSONWriter(capacity: 32)
+        id.appendLiteral("call-")
+        Self.appendHex(runTag, digits: 6, to: &id)
+        id.appendByte(UInt8(ascii: "-"))
+        id.appendInt(Int64(number))
+        return id.finish()
     }
 
-    /// The event's JSON: `eventID` is 128 random bits, written as a version-4 UUID.
-    func render(_ kind: Kind, _ call: Call, callID: [UInt8], eventID: (UInt64, UInt64), createdAt: Int64) -> [UInt8] {
-        var json: [UInt8] = []
-        json.reserveCapacity(400)
-        json.append(contentsOf: #"{"event_id":""#.utf8)
-        Self.appendUUID(eventID, to: &json)
-        json.append(contentsOf: kind == .incoming ? #"","type":"incoming","call_id":""#.utf8
-            : #"","type":"hangup","call_id":""#.utf8)
-        json.append(contentsOf: callID)
-        json.append(contentsOf: #"","device_token":""#.utf8)
+    /// The event's JSON.
+    func render(_ kind: Kind, _ call: Call, callID: [UInt8], eventID: APNsMockUUID, createdAt: Int64) -> [UInt8] {
+        var json = JSONWriter(capacity: 400)
+        json.appendLiteral(#"{"event_id":""#)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: APNsMockUUID.textLength) { text in
+            eventID.write(to: text)
+            json.append(UnsafeBufferPointer(text))
+        }
+        if kind == .incoming {
+            json.appendLiteral(#"","type":"incoming","call_id":""#)
+        } else {
+            json.appendLiteral(#"","type":"hangup","call_id":""#)
+        }
+        json.appendRaw(callID)
+        json.appendLiteral(#"","device_token":""#)
         if let dead = call.deadToken {
-            json.append(contentsOf: Self.deadTokens[dead])
+            json.appendRaw(Self.deadTokens[dead])
         } else {
             // 56 zeros and 8 hex digits: the tokens `String(format: "%064x", number &* 2_654_435_761)` made.
-            Self.appendHex(UInt64(UInt32(truncatingIfNeeded: call.number &* 2_654_435_761)), digits: 64, to: &json)
+            json.appendLiteral("00000000000000000000000000000000000000000000000000000000")
+            Self.appendHex(UInt32(truncatingIfNeeded: call.number &* 2_654_435_761), digits: 8, to: &json)
         }
-        json.append(contentsOf: call.voip ? #"","push":"voip","topic":""#.utf8 : #"","push":"alert","topic":""#.utf8)
-        json.append(contentsOf: topic)
-        json.append(contentsOf: call.sandbox ? #"","environment":"sandbox","created_at":"#.utf8
-            : #"","environment":"production","created_at":"#.utf8)
-        Self.appendDecimal(UInt64(max(0, createdAt)), to: &json)
-        json.append(contentsOf: #","ring_timeout_s":30,"caller":{"name":"Caller "#.utf8)
-        Self.appendDecimal(UInt64(call.number % 97), to: &json)
-        json.append(contentsOf: #"","id":"u-"#.utf8)
-        Self.appendDecimal(UInt64(call.number % 1000), to: &json)
-        json.append(contentsOf: #""}}"#.utf8)
-        return json
+        json.appendLiteral(call.voip ? #"","push":"voip","topic":""# : #"","push":"alert","topic":""#)
+        json.appendRaw(topic)
+        json.appendLiteral(call.sandbox ? #"","environment":"sandbox","created_at":"#
+            : #"","environment":"production","created_at":"#)
+        json.appendInt(createdAt)
+        json.appendLiteral(#","ring_timeout_s":30,"caller":{"name":"Caller "#)
+        json.appendInt(Int64(call.number % 97))
+        json.appendLiteral(#"","id":"u-"#)
+        json.appendInt(Int64(call.number % 1000))
+        json.appendLiteral(#""}}"#)
+        return json.finish()
     }
 
     /// A truncated event (not JSON): the consumer must dead-letter it.
     func malformed(_ number: Int) -> [UInt8] {
-        var json = Array(#"{"event_id":"broken-"#.utf8)
-        Self.appendDecimal(UInt64(number), to: &json)
-        json.append(contentsOf: #"","type":"incoming","call_id":"#.utf8)
-        return json
+        var json = JSONWriter(capacity: 64)
+        json.appendLiteral(#"{"event_id":"broken-"#)
+        json.appendInt(Int64(number))
+        json.appendLiteral(#"","type":"incoming","call_id":"#)
+        return json.finish()
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// `value`'s low `digits` × 4 bits as lowercase hex, zero-padded to `digits`.
-    static func appendHex(_ value: UInt64, digits: Int, to bytes: inout [UInt8]) {
+    /// `value`'s low `digits` × 4 bits as lowercase hex, zero-padded.
+    private static func appendHex(_ value: UInt32, digits: Int, to json: inout JSONWriter) {
         for position in stride(from: digits - 1, through: 0, by: -1) {
-            bytes.append(position >= 16 ? UInt8(ascii: "0") : hexDigits[Int((value >> (UInt64(position) * 4)) & 0xF)])
+            json.appendByte(JSONWriter.hexDigit(UInt8(truncatingIfNeeded: value >> (UInt32(position) * 4)) & 0xF))
         }
-    }
-
-    static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
-        var digits: (UInt64, Int) = (1, 1)
-        while digits.0 <= value / 10 { digits = (digits.0 * 10, digits.1 + 1) }
-        var rest = value
-        var unit = digits.0
-        for _ in 0..<digits.1 {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest / unit))
-            rest %= unit
-            unit /= 10
-        }
-    }
-
-    /// 8-4-4-4-12 lowercase hex digits, with the version (4) and variant (10) bits of a random UUID.
-    static func appendUUID(_ bits: (UInt64, UInt64), to bytes: inout [UInt8]) {
-        let high = bits.0 & 0xFFFF_FFFF_FFFF_0FFF | 0x4000
-        let low = bits.1 & 0x3FFF_FFFF_FFFF_FFFF | 0x8000_0000_0000_0000
-        appendHex(high >> 32, digits: 8, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendHex(high >> 16, digits: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendHex(high, digits: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendHex(low >> 48, digits: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendHex(low, digits: 12, to: &bytes)
     }
 }

@@ -39,8 +39,8 @@ public final class CallTrafficGenerator: Sendable {
     /// - Returns: the number of events acknowledged.
     public func run(rate: Double, count: Int?, duration: Duration, seed: UInt64 = 42) async -> Int {
         var random = APNsMockRandom(seed: seed)
-        var ids = APNsMockRandom(seed: UInt64.random(in: .min ... .max))
-        let renderer = CallEventRenderer(topic: bundleID, runTag: ids.next())
+        let ids = APNsMockIDGenerator()
+        let renderer = CallEventRenderer(topic: bundleID, runTag: UInt32.random(in: .min ... .max))
         var pendingHangUps = DueQueue<(call: CallEventRenderer.Call, callID: [UInt8])>()
         let start = ContinuousClock.now
         let end = start + duration
@@ -50,7 +50,7 @@ public final class CallTrafficGenerator: Sendable {
         while true {
             let now = ContinuousClock.now
             while emitted < limit, let due = pendingHangUps.popDue(at: now) {
-                let json = renderer.render(.hangUp, due.call, callID: due.callID, eventID: (ids.next(), ids.next()),
+                let json = renderer.render(.hangUp, due.call, callID: due.callID, eventID: ids.next(uppercase: false),
                                            createdAt: Self.epochMilliseconds())
                 await produce(key: due.callID, value: json)
                 emitted += 1
@@ -68,7 +68,7 @@ public final class CallTrafficGenerator: Sendable {
                 let call = makeCall(number: callNumber, random: &random)
                 let expired = Double.random(in: 0..<1, using: &random) < mix.expiredFraction
                 let createdAt = Self.epochMilliseconds() - (expired ? 120_000 : 0)
-                let json = renderer.render(.incoming, call, callID: callID, eventID: (ids.next(), ids.next()),
+                let json = renderer.render(.incoming, call, callID: callID, eventID: ids.next(uppercase: false),
                                            createdAt: createdAt)
                 await produce(key: callID, value: json)
                 if !expired && Double.random(in: 0..<1, using: &random) < mix.hangUpFraction {

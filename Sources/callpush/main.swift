@@ -1,3 +1,4 @@
+import EmbeddedPipeline
 import Foundation
 
 // Before any thread starts: glibc fixes the arena limit when the process first needs more arenas.

@@ -6,12 +6,12 @@
 /// It writes into a buffer of its own, growing it when needed, and ``finish()`` hands out an array of exactly the
 /// bytes written: each append is a capacity check and a copy (an `Array` append costed about 70 instructions a call,
 /// some 30 calls per event for payload and receipt). Non-copyable: one owner frees the buffer.
-struct JSONWriter: ~Copyable {
+package struct JSONWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
 
-    init(capacity: Int = 512) {
+    package init(capacity: Int = 512) {
         self.capacity = max(16, capacity)
         base = .allocate(capacity: self.capacity)
     }
@@ -19,7 +19,7 @@ struct JSONWriter: ~Copyable {
     deinit { base.deallocate() }
 
     /// The bytes written, as an array of exactly their size.
-    consuming func finish() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    package consuming func finish() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
     @inline(__always)
     private mutating func reserve(_ extra: Int) {
@@ -36,7 +36,7 @@ struct JSONWriter: ~Copyable {
     }
 
     @inline(__always)
-    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         reserve(bytes.count)
         (base + count).initialize(from: source, count: bytes.count)
@@ -44,7 +44,7 @@ struct JSONWriter: ~Copyable {
     }
 
     @inline(__always)
-    mutating func appendByte(_ byte: UInt8) {
+    package mutating func appendByte(_ byte: UInt8) {
         reserve(1)
         base[count] = byte
         count += 1
@@ -52,11 +52,11 @@ struct JSONWriter: ~Copyable {
 
     /// Appends ASCII text verbatim (structural fragments such as `{"aps":`).
     @inline(__always)
-    mutating func appendLiteral(_ text: StaticString) {
+    package mutating func appendLiteral(_ text: StaticString) {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    mutating func appendRaw(_ raw: [UInt8]) {
+    package mutating func appendRaw(_ raw: [UInt8]) {
         raw.withUnsafeBufferPointer { append($0) }
     }
 
@@ -114,7 +114,7 @@ struct JSONWriter: ~Copyable {
     }
 
     /// Appends a decimal integer.
-    mutating func appendInt(_ value: Int64) {
+    package mutating func appendInt(_ value: Int64) {
         reserve(20)
         if value < 0 { appendByte(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
@@ -138,7 +138,7 @@ struct JSONWriter: ~Copyable {
     }
 
     @inline(__always)
-    static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    package static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }

@@ -20,17 +20,17 @@ import CGlibcMalloc
 ///
 /// `MALLOC_ARENA_MAX` (or `GLIBC_TUNABLES=glibc.malloc.arena_max=N`) in the environment wins: glibc applies it
 /// before callpush starts, and then callpush leaves the limit alone.
-enum MallocArenaLimit {
+package enum MallocArenaLimit {
     /// The limit for `callpush run` when the environment sets none. Default: 8.
-    static let workerArenas: Int32 = 8
+    package static let workerArenas: Int32 = 8
     /// The limit for every other command when the environment sets none. Default: 2.
-    static let defaultArenas: Int32 = 2
+    package static let defaultArenas: Int32 = 2
 
     /// Sets the limit for `command` (the first argument) unless the environment chose one; call it before the
     /// process starts threads.
     /// - Returns: the limit in force and where it came from, for the start-up log.
     @discardableResult
-    static func apply(environment: [String: String], command: String?) -> String {
+    package static func apply(environment: [String: String], command: String?) -> String {
         if let value = environment["MALLOC_ARENA_MAX"] { return "\(value) (MALLOC_ARENA_MAX)" }
         if let tunables = environment["GLIBC_TUNABLES"], tunables.contains("glibc.malloc.arena_max") {
             return "GLIBC_TUNABLES"
