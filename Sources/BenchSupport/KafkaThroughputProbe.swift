@@ -55,22 +55,24 @@ public enum KafkaThroughputProbe {
         producerConfiguration.compression = "none"
         producerConfiguration.queueBufferingMaxMessages = 500_000
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+        // Before the clock, as kcat's start-up and metadata time is subtracted from its run.
+        try producer.prepare(topics: [topic])
+        // The records and their one completion are made before the clock, as kcat's input file is written before
+        // its run: the rate is the producer's.
         let value = [UInt8](repeating: 0x61, count: valueSize)
+        let records = (0..<messages).map { index in
+            KafkaProducerRecord(topic: topic, partition: Int32(index % partitions), key: Array(String(index).utf8), value: value)
+        }
         let failures = ProbeCounter()
+        let delivered: KafkaProducer.Completion = { result in
+            if case .failure = result { failures.add(1, ordering: .relaxed) }
+        }
         let produceStart = ContinuousClock.now
         let produceCPUStart = processCPUSeconds()
-        for index in 0..<messages {
-            let record = KafkaProducerRecord(
-                topic: topic,
-                partition: Int32(index % partitions),
-                key: Array(String(index).utf8),
-                value: value
-            )
+        for record in records {
             while true {
                 do {
-                    try producer.produce(record) { result in
-                        if case .failure = result { failures.add(1, ordering: .relaxed) }
-                    }
+                    try producer.produce(record, completion: delivered)
                     break
                 } catch {
                     guard error.code == KafkaError.Code.queueFull else { throw error }

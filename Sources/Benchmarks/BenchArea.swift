@@ -22,6 +22,10 @@ enum BenchArea: String, CaseIterable, Sendable {
     /// this process across repeated in-process pipeline runs.
     case memory
 
+    /// Areas that measure what `callpush run` does, run in a process of their own with its malloc arena limit
+    /// (``OwnProcessArea``): the latency area (the worker's latency) and the kafka area (the clients `run` uses).
+    var runsInOwnProcess: Bool { self == .kafka || self == .latency }
+
     var summary: String {
         switch self {
         case .http2: "our HTTP/2 client vs h2load (against nghttpd); h2load against our server vs nghttpd"

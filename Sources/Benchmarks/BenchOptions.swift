@@ -1,5 +1,5 @@
 /// The command line: `callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]
-/// [--latency-max-rate N] [--latency-results FILE]`.
+/// [--latency-max-rate N] [--results FILE]`.
 struct BenchOptions: Sendable {
     /// Areas to run, in suite order; all of them when none was named.
     var areas: [BenchArea] = BenchArea.allCases
@@ -15,14 +15,14 @@ struct BenchOptions: Sendable {
     /// The latency area's maximum rate in events/s, instead of measuring it with bursts (nil): two builds compared
     /// at the same rates (the measured maximum moves several-fold between runs on a shared machine).
     var latencyMaximumRate: Double?
-    /// Set in the latency area's own process (see ``LatencyArea``): run the area here and write its ratio and notes
-    /// to this file. nil: the latency area starts that process.
-    var latencyResultsPath: String?
+    /// Set in the process of its own that an area runs in (``OwnProcessArea``): run the areas here and write what they
+    /// measured to this file. nil: such areas start that process.
+    var resultsPath: String?
     var help = false
 
     static let usage = """
         Usage: callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]
-                              [--latency-max-rate N] [--latency-results FILE]
+                              [--latency-max-rate N] [--results FILE]
 
         Runs the benchmark suite (release builds only) and prints every measurement as a ratio against a
         reference measured in the same run. Areas (default: all, then a summary table):
@@ -38,9 +38,10 @@ struct BenchOptions: Sendable {
           --latency-max-rate N
                         the latency area drives 10/25/50/75 % of N events/s instead of measuring its maximum
                         with bursts (compare two builds at the same rates)
-          --latency-results FILE
-                        run the latency area in this process and also write its results to FILE; without it
-                        the area runs in a child process (this option) with MALLOC_ARENA_MAX=8, as `callpush run`
+          --results FILE
+                        run the areas in this process and also write their results to FILE; without it the
+                        kafka and latency areas run in a child process (this option) with MALLOC_ARENA_MAX=8,
+                        as `callpush run`
           --help        this text
         """
 
@@ -67,10 +68,10 @@ struct BenchOptions: Sendable {
             case "--quick": options.quick = true
             case "--soak-minutes": options.soakMinutes = try value(argument)
             case "--latency-max-rate": options.latencyMaximumRate = try value(argument)
-            case "--latency-results":
+            case "--results":
                 index += 1
-                guard index < arguments.count else { throw BenchUsageError("--latency-results needs a file") }
-                options.latencyResultsPath = arguments[index]
+                guard index < arguments.count else { throw BenchUsageError("--results needs a file") }
+                options.resultsPath = arguments[index]
             case "--help", "-h": options.help = true
             default:
                 guard let area = BenchArea(rawValue: argument) else {

@@ -11,3 +11,18 @@ struct BenchTarget: Sendable, CustomStringConvertible {
 
     var description: String { (kind == .atLeast ? "≥ " : "≤ ") + BenchFormat.ratio(bound) }
 }
+
+extension BenchTarget {
+    /// `>=0.9` or `<=1.5`: how ``AreaResult/lines`` writes a target; ``init(text:)`` reads it (nil for anything else,
+    /// e.g. `-` for no target).
+    var text: String { (kind == .atLeast ? ">=" : "<=") + "\(bound)" }
+
+    init?(text: String) {
+        guard text.count > 2, let bound = Double(text.dropFirst(2)) else { return nil }
+        switch text.prefix(2) {
+        case ">=": self = .atLeast(bound)
+        case "<=": self = .atMost(bound)
+        default: return nil
+        }
+    }
+}

@@ -10,64 +10,16 @@ import Worker
 /// maximum, each rate in windows of their own, on a fresh pipeline each, whose events are all followed to their
 /// outcome.
 ///
-/// The area runs in a `callpush-bench` process of its own (`--latency-results`) with `callpush run`'s malloc arena
-/// limit: it measures the worker's latency, and a process that ran the other areas before would hand it their heap
-/// and this process's limit of 2 arenas (the in-process areas stand for `callpush demo`). With 2 arenas about 72 %
-/// of the pipeline's futex calls at a steady rate were glibc's private (malloc arena) locks (perf, session 9), and in interleaved
-/// runs of the whole area its p99 at 50 % was 9.6 / 8.2 / 9.9 ms against 7.1 / 7.4 / 8.6 ms with 8 (at 75 %:
-/// 240 / 21 / 91 against 12.5 / 10.8 / 22 ms), the maximum alike (31.6–34.0k against 32.9–33.1k events/s).
+/// The area runs in a `callpush-bench` process of its own with `callpush run`'s malloc arena limit
+/// (``OwnProcessArea``): it measures the worker's latency. In interleaved runs of the whole area with 2 arenas
+/// against 8 its p99 at 75 % was 240 / 21 / 91 against 12.5 / 10.8 / 22 ms, the maximum alike (31.6–34.0k against
+/// 32.9–33.1k events/s).
 enum LatencyArea {
     static let fractions = [0.10, 0.25, 0.50, 0.75]
     /// The bound on the worker's own p99 at half the maximum rate.
     static let workerP99Bound = 0.005
-    static let ratioName = "worker p99 at 50 % of max vs 5 ms"
 
     static func run(_ options: BenchOptions) async -> AreaResult {
-        guard let resultsPath = options.latencyResultsPath else { return runInChild(options) }
-        let result = await measure(options)
-        let lines = result.ratios.map { "ratio \($0.value) \($0.reference)" } + result.notes.map { "note " + $0 }
-        if !FileManager.default.createFile(atPath: resultsPath, contents: Data((lines.joined(separator: "\n") + "\n").utf8)) {
-            print("  FAILED: cannot write \(resultsPath)")
-        }
-        return result
-    }
-
-    /// Runs this executable's latency area with `--latency-results` and `MALLOC_ARENA_MAX` (the environment's, else
-    /// `callpush run`'s ``MallocArenaLimit/workerArenas``); its output goes to this process's, its ratio and notes
-    /// come back through the file.
-    private static func runInChild(_ options: BenchOptions) -> AreaResult {
-        let arenas = ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] ?? "\(MallocArenaLimit.workerArenas)"
-        print("  in a process of its own with MALLOC_ARENA_MAX=\(arenas) (as `callpush run`)")
-        let resultsPath = NSTemporaryDirectory() + "callpush-bench-latency-\(getpid()).txt"
-        defer { unlink(resultsPath) }
-        var arguments = ["latency", "--seconds", "\(options.seconds)", "--repeat", "\(options.repetitions)",
-                         "--latency-results", resultsPath]
-        if options.quick { arguments.append("--quick") }
-        if let rate = options.latencyMaximumRate { arguments += ["--latency-max-rate", "\(rate)"] }
-        var result = AreaResult()
-        do {
-            let child = try ChildProcess("/proc/self/exe", arguments, output: .inherited,
-                                         environment: ["MALLOC_ARENA_MAX": arenas])
-            child.wait(timeout: 3600)
-            guard let text = try? String(contentsOfFile: resultsPath, encoding: .utf8) else {
-                throw BenchFailure("the latency process wrote no results (exit status \(child.exitStatus ?? -1))")
-            }
-            for line in text.split(separator: "\n") {
-                let fields = line.split(separator: " ", maxSplits: 1)
-                if fields.first == "note", fields.count == 2 { result.notes.append(String(fields[1])) }
-                let numbers = line.split(separator: " ").dropFirst().compactMap { Double($0) }
-                if fields.first == "ratio", numbers.count == 2 {
-                    result.ratios.append(BenchRatio(area: .latency, name: ratioName, value: numbers[0],
-                                                    reference: numbers[1], target: .atMost(1)))
-                }
-            }
-        } catch {
-            print("  FAILED: \(error)")
-        }
-        return result
-    }
-
-    private static func measure(_ options: BenchOptions) async -> AreaResult {
         var result = AreaResult()
         let configuration = EmbeddedPipelineConfiguration()
         do {
@@ -104,7 +56,7 @@ enum LatencyArea {
                     + "\(BenchFormat.milliseconds(Median.of(windows.compactMap(\.endToEnd.p50)))) p99 "
                     + "\(BenchFormat.milliseconds(Median.of(windows.compactMap(\.endToEnd.p99)))) (medians of \(windows.count))")
                 if fraction == 0.5 {
-                    result.report(BenchRatio(area: .latency, name: ratioName,
+                    result.report(BenchRatio(area: .latency, name: "worker p99 at 50 % of max vs 5 ms",
                                              value: worker99, reference: workerP99Bound, target: .atMost(1)))
                 }
             }

@@ -3,8 +3,8 @@ import EmbeddedPipeline
 import Foundation
 
 // The in-process areas (pipeline, memory) stand for a `callpush demo` process: the malloc arena limit callpush sets
-// for it (2; `run` 8), unless the environment chose one. The latency area runs in a process of its own started with
-// MALLOC_ARENA_MAX=8, `run`'s limit (LatencyArea).
+// for it (2; `run` 8), unless the environment chose one. The kafka and latency areas run in a process of their own
+// started with MALLOC_ARENA_MAX=8, `run`'s limit (OwnProcessArea).
 MallocArenaLimit.apply(environment: ProcessInfo.processInfo.environment, command: "demo")
 
 // callpush-bench [area…] [--seconds N] [--repeat N] [--quick] [--soak-minutes N]: see BenchOptions.usage.
@@ -29,8 +29,8 @@ if !options.quick {
 FileHandle.standardError.write(Data("callpush-bench: WARNING: debug build, numbers are meaningless (smoke run)\n".utf8))
 #endif
 
-// The latency area's own process (see LatencyArea) prints only what the area measures, into its parent's output.
-let quiet = options.latencyResultsPath != nil
+// An area's own process (see OwnProcessArea) prints only what the area measures, into its parent's output.
+let quiet = options.resultsPath != nil
 if !quiet {
     print("callpush-bench: \(options.areas.map(\.rawValue).joined(separator: " ")), \(options.seconds) s per measurement, "
         + "\(options.repetitions) repetition(s)\(options.quick ? ", quick" : ""), \(ProcessInfo.processInfo.activeProcessorCount) cores, "
@@ -40,6 +40,10 @@ var result = AreaResult()
 let started = ContinuousClock.now
 for area in options.areas {
     if !quiet { print("\n[\(area.rawValue)] \(area.summary)") }
+    if area.runsInOwnProcess, !quiet {
+        result.merge(OwnProcessArea.run(area, options))
+        continue
+    }
     switch area {
     case .http2: result.merge(await HTTP2Area.run(options))
     case .apns: result.merge(await APNsArea.run(options))
@@ -53,7 +57,8 @@ for area in options.areas {
     case .memory: result.merge(await MemoryArea.run(options))
     }
 }
-if options.areas.count > 1 {
+if let path = options.resultsPath { OwnProcessArea.write(result, to: path) }
+if options.areas.count > 1, !quiet {
     print(BenchSummary(result: result).table)
 }
 if !quiet { print("\ndone in \((ContinuousClock.now - started).components.seconds) s, load \(LoadAverage.text)") }

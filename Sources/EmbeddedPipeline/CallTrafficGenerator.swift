@@ -38,6 +38,8 @@ public final class CallTrafficGenerator: Sendable {
     /// fail, expire…); call and event ids differ from run to run.
     /// - Returns: the number of events acknowledged.
     public func run(rate: Double, count: Int?, duration: Duration, seed: UInt64 = 42) async -> Int {
+        // A warm-up only: the records' own delivery reports carry any error (a cluster that cannot be reached).
+        _ = try? producer.prepare(topics: [topic], timeout: .seconds(5))
         var random = APNsMockRandom(seed: seed)
         let ids = APNsMockIDGenerator()
         let renderer = CallEventRenderer(topic: bundleID, runTag: UInt32.random(in: .min ... .max))

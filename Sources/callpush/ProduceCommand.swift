@@ -64,6 +64,9 @@ struct ProduceCommand: Command {
             return ExitStatus.failure
         }
         let topic = options.string("topic", or: "calls")
+        // A warm-up only (the first record is not held for librdkafka to learn of the topic): each record's own
+        // delivery report carries any error.
+        _ = try? producer.prepare(topics: [topic], timeout: .seconds(5))
         let tally = ProduceTally()
         if options.boolean("from-dlq") {
             await replayDeadLetters(options, brokers: brokers, properties: properties, producer: producer, topic: topic, tally: tally)

@@ -13,16 +13,20 @@ import Testing
         #expect(result.stdout.contains("ratio payload encode ops/s vs JSONSerialization = "))
     }
 
-    /// The latency area runs in a process of its own with `callpush run`'s arena limit; its ratio and notes come back
-    /// into this process's summary table (which lists what the child measured, not what this process did).
-    @Test func latencyAreaRunsInItsOwnProcessAndReportsBack() async throws {
-        let result = try await CallpushProcess.runOffPool(["json", "latency", "--quick", "--latency-max-rate", "1000"],
-                                                          executable: bench, timeout: 240)
+    /// The kafka and latency areas run in processes of their own with `callpush run`'s arena limit; their ratios
+    /// (with targets), notes and the Kafka consume rate come back into this process: its summary table lists what
+    /// the children measured, and the pipeline area takes the kafka area's consume rate as its reference.
+    @Test func ownProcessAreasReportBack() async throws {
+        let result = try await CallpushProcess.runOffPool(
+            ["kafka", "pipeline", "latency", "--quick", "--latency-max-rate", "1000"], executable: bench, timeout: 300)
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("in a process of its own with MALLOC_ARENA_MAX=8"))
+        #expect(result.stdout.components(separatedBy: "in a process of its own with MALLOC_ARENA_MAX=8").count == 3)
         #expect(result.stdout.contains("ratio worker p99 at 50 % of max vs 5 ms = "))
+        let consumed = try #require(result.stdout.firstMatch(of: #/in-process: produced [^,]+, consumed ([^ ]+) /#)?.1)
+        #expect(result.stdout.contains("references: Kafka consume \(consumed),"))
         let summary = try #require(result.stdout.components(separatedBy: "Summary (").last)
         #expect(summary.contains("latency  worker p99 at 50 % of max vs 5 ms"))
+        #expect(summary.firstMatch(of: #/kafka +produce msgs/s vs kcat -P \(20000 msgs\) +[0-9.]+× +≥ 0.90× (met|NOT met)/#) != nil)
         #expect(summary.contains("latency at 50 % of 1000/s: worker p50 "))
         #expect(!result.stdout.contains("FAILED"))
     }

@@ -34,8 +34,13 @@ public struct WorkerConfiguration: Sendable {
     var subscribedTopics: [String] { [callsTopic] + dispatcher.routing.retry.tiers.map(\.topic) }
 
     /// Every topic the worker reads or writes, for creating them in a test or demo cluster.
-    public var allTopics: [String] {
-        var topics = subscribedTopics + [dispatcher.routing.deadLetterTopic, dispatcher.routing.invalidatedTokensTopic]
+    public var allTopics: [String] { [callsTopic] + producedTopics }
+
+    /// Every topic the worker writes: the retry tiers, the dead-letter and token-invalidation topics and, with
+    /// receipts on, the outcomes topic.
+    var producedTopics: [String] {
+        var topics = dispatcher.routing.retry.tiers.map(\.topic)
+        topics += [dispatcher.routing.deadLetterTopic, dispatcher.routing.invalidatedTokensTopic]
         if dispatcher.routing.emitReceipts { topics.append(dispatcher.routing.outcomesTopic) }
         return topics
     }

@@ -71,11 +71,15 @@ public final class WorkerService: KafkaConsumerDelegate {
         dispatcher.updateMapping(mapping)
     }
 
-    /// Checks the topics, subscribes to the calls topic and every retry tier and starts consuming.
+    /// Checks the topics, prepares the producer for the topics it writes, subscribes to the calls topic and every
+    /// retry tier and starts consuming.
     /// - Throws: ``KafkaError`` when a topic is missing or a retry tier's partition count differs from the calls
     ///   topic's (code `configuration`, one line naming both), or the consumer cannot start.
     public func start() throws(KafkaError) {
         try checkPartitionCounts()
+        // An outcome's records must not wait for librdkafka to learn of their topic (up to 1 s at a topic's first
+        // record): each event's offset is stored only once they are acknowledged.
+        try producer.prepare(topics: configuration.producedTopics, timeout: configuration.metadataTimeout)
         let consumer = try KafkaConsumer(
             topics: configuration.subscribedTopics, configuration: configuration.consumer, delegate: self,
             logger: logger, metrics: registry
