@@ -365,6 +365,19 @@ extension KafkaConsumer {
 
     // MARK: - Events and errors
 
+    /// The topic of an offset reset that librdkafka 2.0.2 only logs: after a fetch error (offset out of range: the
+    /// records at the group's position were deleted before it read them) it moves the partition to
+    /// `auto.offset.reset` and logs `OFFSET` at warning level, `[thrd:main]: <topic> [<partition>]: offset reset
+    /// (at offset …) to …`, with no event or error (a reset because the group has no offset yet is logged at debug
+    /// level). nil for every other log line.
+    static func resetTopic(level: Int32, facility: String, message: String) -> String? {
+        guard facility == "OFFSET", level <= 4, message.contains("]: offset reset") else { return nil }
+        var text = Substring(message)
+        if text.hasPrefix("[thrd:"), let thread = text.range(of: "]: ") { text = text[thread.upperBound...] }
+        guard let bracket = text.range(of: " [") else { return nil }
+        return String(text[..<bracket.lowerBound])
+    }
+
     /// Serves the main queue (logs, errors, statistics) without blocking.
     func drainEvents() {
         guard let queue = mainQueue.pointer else { return }
@@ -374,6 +387,12 @@ extension KafkaConsumer {
             guard let event else { continue }
             switch event {
             case .log(let level, let facility, let message):
+                if let topic = Self.resetTopic(level: level, facility: facility, message: message) {
+                    metrics.offsetResets(topic: topic).increment()
+                    logger.error("records skipped: librdkafka reset a partition's fetch position after a fetch error",
+                                 metadata: [KafkaLoggingKeys.facility: facility, "kafka.reset": message])
+                    continue
+                }
                 logger.log(
                     Self.logLevel(syslog: level),
                     "librdkafka: \(message)",

@@ -57,7 +57,7 @@ public final class KafkaConsumer: Sendable {
         logger[metadataKey: KafkaLoggingKeys.groupID] = configuration.groupID
         logger[metadataKey: KafkaLoggingKeys.clientID] = configuration.clientID
         self.logger = logger
-        self.metrics = KafkaConsumerMetrics(registry: metrics)
+        self.metrics = KafkaConsumerMetrics(registry: metrics, topics: topics)
         self.state = Mutex(State())
         self.delegateBox = Mutex(delegate)
         self.fetchWakeup = rd_kafka_version() < 0x0203_0000 ? Mutex(configuration.fetchWakeup) : nil

@@ -17,9 +17,11 @@ final class KafkaConsumerMetrics: Sendable {
     let offsetStoreFailures: Counter
     let commitsRefused: Counter
     let fetchWakeups: Counter
+    static let offsetResetsName = "callpush_kafka_offset_resets_total"
     private let lagSeries = Mutex<Set<KafkaTopicPartition>>([])
 
-    init(registry: MetricsRegistry) {
+    /// `topics`: the subscription, whose offset-reset series are registered at once (0 shows, not nothing).
+    init(registry: MetricsRegistry, topics: [String] = []) {
         self.registry = registry
         rebalances = registry.counter(
             "callpush_kafka_rebalances_total",
@@ -44,6 +46,17 @@ final class KafkaConsumerMetrics: Sendable {
         fetchWakeups = registry.counter(
             "callpush_kafka_fetch_wakeups_total",
             help: "Times the consumer woke librdkafka's fetcher after draining a full local queue (librdkafka before 2.3.0)."
+        )
+        for topic in topics { _ = offsetResets(topic: topic) }
+    }
+
+    /// `callpush_kafka_offset_resets_total{topic}`.
+    func offsetResets(topic: String) -> Counter {
+        registry.counter(
+            Self.offsetResetsName,
+            help: "Partitions whose fetch position librdkafka reset after a fetch error, by topic: offset out of range, "
+                + "the records were deleted (retention) before this group read them and are skipped.",
+            labels: ["topic": topic]
         )
     }
 
