@@ -221,8 +221,8 @@ public final class KafkaProducer: Sendable {
     ///
     /// Without it a topic's local state is made by its first record, and librdkafka 2.0.2 asks the cluster about
     /// a topic only when a broker connection comes up or at its topic scan once a second: records to a topic first
-    /// produced after the connection is up wait up to a second for their partitions' leaders (seen as 200 000
-    /// records acknowledged after 1.2 s instead of 0.3 s, about one run in ten).
+    /// produced after the connection is up wait up to a second for their partitions' leaders (200 000 records
+    /// acknowledged after 1.2 s instead of 0.3 s in 2 of about 45 runs of a C reproduction; the bench saw it too).
     ///
     /// - Returns: the partition count of each of `topics` the cluster has. Topics it lacks are kept as well (a
     ///   cluster that creates topics on demand creates them at the first record).
