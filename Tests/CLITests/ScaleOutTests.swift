@@ -104,6 +104,8 @@ import Testing
         let perSecond = Double(verdict.deliveries) / max(Date().timeIntervalSince(started), 1)
         let bound = Int(Double(joins) * 1.0 * perSecond)
         print("  duplicates \(verdict.duplicatePushes), bound for the mock's refused commits \(bound) (\(joins) joins at \(Int(perSecond))/s)")
-        #expect(verdict.duplicatePushes <= bound)
+        // Failed once in about ten fresh-clone runs (680 against 591, usually 120–180): the running workers' last log
+        // lines (warnings and above: refused commits among them) go with the failure.
+        #expect(verdict.duplicatePushes <= bound, "\(bed.logs)")
     }
 }
