@@ -55,7 +55,9 @@ sleep 3
 
 field() { awk -v f="$1" '{print $f}' "/proc/$worker/stat"; }
 switches() { cat /proc/"$worker"/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}'; }
-outcomes() { curl -s --max-time 5 "localhost:$port/metrics" | awk '/^callpush_outcomes_total/ {s += $2} END {print s + 0}'; }
+# The sum of a metric's series in the worker's /metrics exposition.
+metric_total() { curl -s --max-time 5 "localhost:$port/metrics" | awk -v name="$1" 'index($0, name) == 1 {s += $2} END {print s + 0}'; }
+outcomes() { metric_total callpush_outcomes_total; }
 perf_pid=
 if [ "$MODE" = callgrind ]; then
     callgrind_control -i on "$worker" >/dev/null 2>&1
@@ -80,7 +82,7 @@ until [ "$done_count" -ge "$total" ]; do
     now_count=$(outcomes)
     if [ "$now_count" -ne "$done_count" ]; then done_count=$now_count; last_change=$(date +%s)
     elif [ $(($(date +%s) - last_change)) -ge 60 ]; then
-        resets=$(curl -s --max-time 5 "localhost:$port/metrics" | awk '/^callpush_kafka_offset_resets_total/ {s += $2} END {print s + 0}')
+        resets=$(metric_total callpush_kafka_offset_resets_total)
         echo "$0: stuck at $done_count of $total outcomes for 60 s; partitions reset past deleted records: $resets" \
             "(the mock broker keeps about 5 MB per partition: use fewer events)" >&2
         exit 1

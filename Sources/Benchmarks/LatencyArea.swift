@@ -1,5 +1,4 @@
 import EmbeddedPipeline
-import Foundation
 import Kafka
 import Telemetry
 import Worker
