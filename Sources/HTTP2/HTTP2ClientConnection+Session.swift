@@ -49,21 +49,22 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         return true
     }
 
-    func transportProduceOutput(into buffer: inout [UInt8]) {
-        guard let session else { return }
+    func transportProduceOutput(into buffer: inout [UInt8], limit: Int) -> Bool {
+        guard let session else { return false }
         drainQueue()
-        while true {
+        defer { publishCounters() }
+        while buffer.count < limit {
             var data: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &data)
             if length < 0 {
                 closeError = HTTP2Error(.protocolError, reason: nghttp2ErrorText(length))
                 transport?.scheduleFlush()
-                return
+                return false
             }
-            if length == 0 { break }
+            if length == 0 { return false }
             buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
         }
-        publishCounters()
+        return true
     }
 
     func transportShouldClose() -> Bool {

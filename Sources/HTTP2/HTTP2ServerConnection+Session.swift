@@ -43,14 +43,15 @@ extension HTTP2ServerConnection: TLSTransportDelegate {
         return consumed >= 0
     }
 
-    func transportProduceOutput(into buffer: inout [UInt8]) {
-        guard let session else { return }
-        while true {
+    func transportProduceOutput(into buffer: inout [UInt8], limit: Int) -> Bool {
+        guard let session else { return false }
+        while buffer.count < limit {
             var data: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &data)
-            if length <= 0 { break }
+            if length <= 0 { return false }
             buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
         }
+        return true
     }
 
     func transportShouldClose() -> Bool {

@@ -250,6 +250,41 @@ struct HTTP2ClientServerTests {
         #expect(lateError.code == .notProcessed && lateError.isRetriable)
     }
 
+    /// A backlog is answered while it is read: a loop turn hands at most `TLSTransport.readBudget` bytes to the
+    /// session before the answers they produced are written. One loop thread runs both ends, so the order is fixed:
+    /// the client's 800 requests (~420 KB) are all written in one turn; had the server read them all before
+    /// writing (as it did), the first answer would have come after the 800th request was handled.
+    @Test func answersFlowWhileABacklogIsRead() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdown() }
+        let handled = SharedCount()
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
+            handled.increment()
+            echoHandler(request, responder)
+        }
+        defer { server.stop() }
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+        let total = 800
+        let collector = ResultCollector(expected: total)
+        let handledAtFirstAnswer = SharedCount()
+        let body = Array("{\"aps\":{\"alert\":\"\(String(repeating: "x", count: 480))\"}}".utf8)
+        connection.submit(batch: (0..<total).map { id in
+            var request = testRequest(server.port, id: id)
+            request.body = body
+            return HTTP2Submission(request: request, deadline: .after(.seconds(20))) { result in
+                if collector.count == 0 { handledAtFirstAnswer.set(handled.value) }
+                collector.add(result)
+            }
+        })
+        let results = try #require(collector.wait(seconds: 30))
+        #expect(results.filter { (try? $0.get().status) == 200 }.count == total)
+        // 16 KiB holds about 30 of these requests; a record beyond the budget and the first write's share add a few.
+        #expect(handledAtFirstAnswer.value > 0)
+        #expect(handledAtFirstAnswer.value < total / 4, "the server handled \(handledAtFirstAnswer.value) of \(total) requests before answering any")
+        connection.close()
+    }
+
     @Test func serverLingersAfterGoAwaySoTheClientReadsItWhileStillSending() async throws {
         // The server answers 50 streams, then sends GOAWAY and finishes while the client keeps submitting. The client
         // must see the GOAWAY (not a reset): everything is either answered or retriable.
@@ -273,6 +308,14 @@ struct HTTP2ClientServerTests {
         #expect(lost.count == 0, "requests failed without being safe to retry, e.g. \(lost.prefix(2))")
         #expect(results.filter { (try? $0.get().status) == 200 }.count == 50)
     }
+}
+
+/// A count shared with closures on the loop thread.
+final class SharedCount: Sendable {
+    private let count = Atomic<Int>(0)
+    func increment() { count.add(1, ordering: .relaxed) }
+    func set(_ value: Int) { count.store(value, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
 }
 
 final class StateLog: Sendable {
