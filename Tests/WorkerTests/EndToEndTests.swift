@@ -148,7 +148,19 @@ import Testing
         try pipeline.cluster.setBrokerUp(1)
         let produced = await generation.value
         #expect(produced == 1_500)
-        _ = await PipelineHarness.waitUntil(timeout: .seconds(120)) { Self.terminal(pipeline) >= produced }
+        // The topic, not the generator's acknowledgements, says what there was to process: librdkafka 2.0.2's mock
+        // broker accepts a batch whose predecessor got an injected error (a real broker answers
+        // OUT_OF_ORDER_SEQUENCE_NUMBER), and the idempotent producer then counts that predecessor as "implicitly acked
+        // by subsequent batch success" although it was never stored — about one run in three loses a record that way.
+        // Each of the 5 injected produce errors can lose one batch of at most a few records at 300 events/s.
+        let bootstrap = pipeline.cluster.bootstrapServers
+        let stored = try await PipelineHarness.read(bootstrap: bootstrap, ["calls"], atLeast: produced, timeout: .seconds(10))
+        let decoder = CallEventDecoder()
+        let storedIDs = Set(stored.map { record in
+            (try? decoder.decode(record.value).eventID) ?? "key:" + String(decoding: record.key ?? [], as: UTF8.self)
+        })
+        #expect(storedIDs.count <= produced && produced - storedIDs.count <= 30, "\(storedIDs.count) of \(produced) stored")
+        _ = await PipelineHarness.waitUntil(timeout: .seconds(120)) { Self.terminal(pipeline) >= storedIDs.count }
         _ = await PipelineHarness.waitUntil(timeout: .seconds(10)) {
             WorkerMetrics(registry: pipeline.registry).inFlight.value == 0
         }
@@ -158,17 +170,18 @@ import Testing
         #expect(outcomes.values.reduce(0, +) == consumed, "outcomes \(outcomes) vs consumed \(consumed)")
         #expect((outcomes[.retried] ?? 0) > 0)
         #expect((outcomes[.invalidated] ?? 0) > 0)
-        // …and every produced event reached a final outcome: its receipt is on the outcomes topic.
-        let receipts = try await PipelineHarness.read(bootstrap: pipeline.cluster.bootstrapServers, ["calls.outcomes"],
-                                                      atLeast: consumed)
+        // …and every event the calls topic holds reached a final outcome: its receipt is on the outcomes topic.
+        let receipts = try await PipelineHarness.read(bootstrap: bootstrap, ["calls.outcomes"], atLeast: consumed)
         var finished = Set<String>()
         for receipt in receipts {
             guard let object = try? JSONSerialization.jsonObject(with: Data(receipt.value)) as? [String: Any],
                   object["outcome"] as? String != Outcome.retried.rawValue else { continue }
             finished.insert((object["event_id"] as? String) ?? "key:" + String(decoding: receipt.key ?? [], as: UTF8.self))
         }
-        #expect(finished.count == produced, "nothing lost: \(finished.count) of \(produced) events have a final receipt")
-        print("broker faults: \(consumed - produced - (outcomes[.retried] ?? 0)) duplicate consumptions of \(produced) events")
+        let unfinished = storedIDs.subtracting(finished)
+        #expect(unfinished.isEmpty, "nothing lost: \(unfinished.count) stored events without a final receipt, e.g. \(unfinished.prefix(3))")
+        print("broker faults: \(consumed - storedIDs.count - (outcomes[.retried] ?? 0)) duplicate consumptions of "
+            + "\(storedIDs.count) stored events; acknowledged but never stored by the mock broker: \(produced - storedIDs.count)")
         await pipeline.shutdown()
     }
 }
