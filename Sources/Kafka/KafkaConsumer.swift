@@ -29,6 +29,8 @@ public final class KafkaConsumer: Sendable {
     let delegateBox: Mutex<(any KafkaConsumerDelegate)?>
     /// Messages accepted during the current poll-loop turn, not yet handed to the delegate (poll thread only).
     let pendingBatch = Mutex<[KafkaMessage]>([])
+    /// librdkafka statistics parsed off the poll thread, waiting for it to apply them (``drainEvents()``).
+    let parsedStatistics = Mutex<KafkaStatistics?>(nil)
     /// When to wake librdkafka's fetcher (poll thread only); `nil` from librdkafka 2.3.0 on, where a backed-off
     /// partition waits out `fetch.queue.backoff.ms` whatever wakes its broker thread.
     let fetchWakeup: Mutex<KafkaFetchWakeup>?

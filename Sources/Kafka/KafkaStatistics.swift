@@ -1,7 +1,7 @@
 import Foundation
 
 /// The parts of librdkafka's `statistics.interval.ms` JSON this module exports as metrics.
-struct KafkaStatistics: Equatable {
+struct KafkaStatistics: Equatable, Sendable {
     /// `topics.*.partitions.*.consumer_lag` for partitions with a known lag (internal partition -1 and lag -1
     /// are skipped).
     var consumerLag: [KafkaTopicPartition: Int64] = [:]
