@@ -30,7 +30,7 @@ public final class KafkaProducer: Sendable {
         /// `flush` calls waiting for `pending` to empty and `delivering` to reach 0.
         var flushWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
         var nextWaiterID = 0
-        /// Local topic state kept by ``prepare(topics:timeout:)``, destroyed before the handle.
+        /// Local topic state kept by ``prepare(topics:requiring:timeout:)``, destroyed before the handle.
         var topics: [String: RDKafkaTopic] = [:]
         /// Metadata requests running on callers' threads: the producer thread destroys the handle only when none is.
         var metadataRequests = 0
@@ -209,10 +209,7 @@ public final class KafkaProducer: Sendable {
     ///   does not exist, or `.closed` once the producer is closing.
     public func partitionCounts(of topics: [String], timeout: Duration = .seconds(10)) throws(KafkaError) -> [String: Int] {
         let counts = try clusterPartitionCounts(of: topics, timeout: timeout)
-        let missing = topics.filter { counts[$0] == nil }
-        guard missing.isEmpty else {
-            throw KafkaError(code: .unknownTopicOrPartition, reason: "topic \(missing.joined(separator: ", ")) does not exist")
-        }
+        try Self.requireExisting(topics, in: counts)
         return counts
     }
 
@@ -224,13 +221,18 @@ public final class KafkaProducer: Sendable {
     /// produced after the connection is up wait up to a second for their partitions' leaders (200 000 records
     /// acknowledged after 1.2 s instead of 0.3 s in 2 of about 45 runs of a C reproduction; the bench saw it too).
     ///
+    /// - Parameter required: topics (among `topics`) the cluster must have.
     /// - Returns: the partition count of each of `topics` the cluster has. Topics it lacks are kept as well (a
     ///   cluster that creates topics on demand creates them at the first record).
-    /// - Throws: ``KafkaError`` when the request fails or times out, or `.closed` once the producer is closing.
+    /// - Throws: ``KafkaError`` when the request fails or times out, `unknownTopicOrPartition` when a `required`
+    ///   topic is missing (as ``partitionCounts(of:timeout:)``), or `.closed` once the producer is closing.
     @discardableResult
-    public func prepare(topics: [String], timeout: Duration = .seconds(10)) throws(KafkaError) -> [String: Int] {
+    public func prepare(
+        topics: [String], requiring required: [String] = [], timeout: Duration = .seconds(10)
+    ) throws(KafkaError) -> [String: Int] {
         // The answer fills librdkafka's metadata cache, from which each topic's local state is made known at once.
         let counts = try clusterPartitionCounts(of: topics, timeout: timeout)
+        try Self.requireExisting(required, in: counts)
         try state.withLock { state throws(KafkaError) in
             guard state.phase == .running else { throw KafkaError.closed() }
             for name in topics where state.topics[name] == nil {
@@ -238,6 +240,13 @@ public final class KafkaProducer: Sendable {
             }
         }
         return counts
+    }
+
+    private static func requireExisting(_ topics: [String], in counts: [String: Int]) throws(KafkaError) {
+        let missing = topics.filter { counts[$0] == nil }
+        guard missing.isEmpty else {
+            throw KafkaError(code: .unknownTopicOrPartition, reason: "topic \(missing.joined(separator: ", ")) does not exist")
+        }
     }
 
     /// The partition count of each of `topics` the cluster has, from one metadata request for all its topics.

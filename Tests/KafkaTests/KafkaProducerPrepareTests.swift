@@ -18,6 +18,11 @@ import Testing
 
         let counts = try producer.prepare(topics: [prepared, missing])
         #expect(counts == [prepared: 4], "the missing topic has no count")
+        // A topic that must exist is checked in the same request. (Another name: the kept local state of `missing`
+        // makes librdkafka ask about it, and the mock cluster creates topics it is asked about.)
+        let absent = KafkaTestSupport.uniqueName("absent")
+        let required = #expect(throws: KafkaError.self) { try producer.prepare(topics: [prepared, absent], requiring: [absent]) }
+        #expect(required?.code == .unknownTopicOrPartition)
         // Created after the metadata request, so not in librdkafka's cache either.
         try cluster.createTopic(unprepared, partitions: 4)
         let refused = #expect(throws: KafkaError.self) {

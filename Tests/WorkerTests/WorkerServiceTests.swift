@@ -29,6 +29,34 @@ import Testing
         }
     }
 
+    /// A subscribed topic the cluster lacks is refused at start, by name; an output topic it lacks is not (clusters
+    /// that create topics on demand make it at the first record).
+    @Test func aMissingSubscribedTopicIsRefusedAndAMissingOutputTopicIsNot() async throws {
+        for missing in ["calls.retry.30s", "calls.dlq"] {
+            let cluster = try KafkaMockCluster(brokers: 1)
+            defer { cluster.close() }
+            var configuration = WorkerConfiguration()
+            configuration.consumer.bootstrapServers = cluster.bootstrapServers
+            configuration.producer.bootstrapServers = cluster.bootstrapServers
+            for topic in configuration.allTopics where topic != missing {
+                try cluster.createTopic(topic, partitions: 4)
+            }
+            let worker = try WorkerService(configuration: configuration, sender: ScriptedSender(),
+                                           registry: MetricsRegistry(), logger: Logger(label: "test", level: .critical))
+            if configuration.subscribedTopics.contains(missing) {
+                #expect {
+                    try worker.start()
+                } throws: { error in
+                    (error as? KafkaError)?.code == .unknownTopicOrPartition
+                        && (error as? KafkaError)?.reason == "topic \(missing) does not exist"
+                }
+            } else {
+                try worker.start()
+            }
+            await worker.shutdown()
+        }
+    }
+
     @Test func everyOutcomePathThroughKafka() async throws {
         let harness = try PipelineHarness()
         let now = Int64(Date().timeIntervalSince1970 * 1000)

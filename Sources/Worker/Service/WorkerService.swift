@@ -76,10 +76,12 @@ public final class WorkerService: KafkaConsumerDelegate {
     /// - Throws: ``KafkaError`` when a topic is missing or a retry tier's partition count differs from the calls
     ///   topic's (code `configuration`, one line naming both), or the consumer cannot start.
     public func start() throws(KafkaError) {
-        try checkPartitionCounts()
-        // An outcome's records must not wait for librdkafka to learn of their topic (up to 1 s at a topic's first
-        // record): each event's offset is stored only once they are acknowledged.
-        try producer.prepare(topics: configuration.producedTopics, timeout: configuration.metadataTimeout)
+        // One metadata request checks the topics and prepares the producer for those it writes: an outcome's records
+        // must not wait for librdkafka to learn of their topic (up to 1 s at a topic's first record), as each event's
+        // offset is stored only once they are acknowledged.
+        try checkPartitionCounts(producer.prepare(
+            topics: configuration.allTopics, requiring: configuration.subscribedTopics,
+            timeout: configuration.metadataTimeout))
         let consumer = try KafkaConsumer(
             topics: configuration.subscribedTopics, configuration: configuration.consumer, delegate: self,
             logger: logger, metrics: registry
@@ -151,7 +153,8 @@ public final class WorkerService: KafkaConsumerDelegate {
         // Topics may have changed since start (partitions added): check again, off the poll thread.
         DispatchQueue.global().async { [self] in
             do throws(KafkaError) {
-                try checkPartitionCounts()
+                try checkPartitionCounts(producer.partitionCounts(
+                    of: configuration.subscribedTopics, timeout: configuration.metadataTimeout))
             } catch {
                 logger.critical("kafka topics no longer fit together", metadata: ["error": error.reason])
                 setReady(false)
@@ -170,9 +173,9 @@ public final class WorkerService: KafkaConsumerDelegate {
     }
 
     /// Retry records keep their partition number, so every retry tier needs the calls topic's partition count.
-    private func checkPartitionCounts() throws(KafkaError) {
+    /// `counts` holds every subscribed topic's.
+    private func checkPartitionCounts(_ counts: [String: Int]) throws(KafkaError) {
         let topics = configuration.subscribedTopics
-        let counts = try producer.partitionCounts(of: topics, timeout: configuration.metadataTimeout)
         let calls = counts[configuration.callsTopic] ?? 0
         let mismatched = topics.dropFirst().filter { counts[$0] != calls }
         guard mismatched.isEmpty else {
