@@ -285,6 +285,33 @@ struct HTTP2ClientServerTests {
         connection.close()
     }
 
+    /// Output larger than a socket takes at once goes out a record at a time on both ends and arrives whole: four
+    /// 300 KB bodies each way through one loop thread (the server echoes them), so each side's flush fills its socket
+    /// and resumes once the peer has read.
+    @Test func largeBodiesBothWaysArriveWhole() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdown() }
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group, handler: echoHandler)
+        defer { server.stop() }
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
+        let bodies = (0..<4).map { index in (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) } }
+        let collector = ResultCollector(expected: bodies.count)
+        for (index, body) in bodies.enumerated() {
+            var request = testRequest(server.port, id: index)
+            request.body = body
+            connection.submit(request, deadline: .after(.seconds(20))) { collector.add($0) }
+        }
+        let results = try #require(collector.wait(seconds: 30))
+        let echoed = results.compactMap { try? $0.get() }
+        #expect(echoed.count == bodies.count)
+        for response in echoed {
+            let id = try #require(response.headers.first(name: "apns-id").flatMap { Int($0.dropFirst(3)) })
+            #expect(response.status == 200 && response.body == bodies[id], "response \(id): \(response.body.count) bytes")
+        }
+        connection.close()
+    }
+
     @Test func serverLingersAfterGoAwaySoTheClientReadsItWhileStillSending() async throws {
         // The server answers 50 streams, then sends GOAWAY and finishes while the client keeps submitting. The client
         // must see the GOAWAY (not a reset): everything is either answered or retriable.
