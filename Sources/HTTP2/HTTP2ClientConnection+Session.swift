@@ -49,22 +49,21 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         return true
     }
 
-    func transportProduceOutput(into buffer: inout [UInt8], limit: Int) -> Bool {
-        guard let session else { return false }
+    func transportProduceOutput(into buffer: inout [UInt8]) {
+        guard let session else { return }
         drainQueue()
-        defer { publishCounters() }
-        while buffer.count < limit {
+        while true {
             var data: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &data)
             if length < 0 {
                 closeError = HTTP2Error(.protocolError, reason: nghttp2ErrorText(length))
                 transport?.scheduleFlush()
-                return false
+                return
             }
-            if length == 0 { return false }
+            if length == 0 { break }
             buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
         }
-        return true
+        publishCounters()
     }
 
     func transportShouldClose() -> Bool {

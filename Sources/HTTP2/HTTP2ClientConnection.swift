@@ -293,7 +293,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
             if let session = self.session {
                 nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 0, nil, 0)
                 var buffer: [UInt8] = []
-                _ = self.transportProduceOutput(into: &buffer, limit: .max)
+                self.transportProduceOutput(into: &buffer)
             }
             transport.close(error: HTTP2Error(.connectionClosed, reason: "closed locally"))
         }

@@ -43,15 +43,14 @@ extension HTTP2ServerConnection: TLSTransportDelegate {
         return consumed >= 0
     }
 
-    func transportProduceOutput(into buffer: inout [UInt8], limit: Int) -> Bool {
-        guard let session else { return false }
-        while buffer.count < limit {
+    func transportProduceOutput(into buffer: inout [UInt8]) {
+        guard let session else { return }
+        while true {
             var data: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &data)
-            if length <= 0 { return false }
+            if length <= 0 { break }
             buffer.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
         }
-        return true
     }
 
     func transportShouldClose() -> Bool {

@@ -9,9 +9,8 @@ protocol TLSTransportDelegate: AnyObject {
     func transportDidBecomeActive()
     /// Bytes arrived. Return false to close the connection (the delegate has already recorded why).
     func transportDidRead(_ bytes: UnsafeRawBufferPointer) -> Bool
-    /// End of a loop turn: append pending output to `buffer` until it holds at least `limit` bytes. Returns true when
-    /// it stopped at the limit with more output pending (the transport asks again once `buffer` is written).
-    func transportProduceOutput(into buffer: inout [UInt8], limit: Int) -> Bool
+    /// End of a loop turn: append pending output to `buffer`.
+    func transportProduceOutput(into buffer: inout [UInt8])
     /// After a flush: return true when the session has nothing left to do and the transport should close.
     func transportShouldClose() -> Bool
     /// The transport closed; `error` says why. Called exactly once.
@@ -20,10 +19,9 @@ protocol TLSTransportDelegate: AnyObject {
 
 /// One TCP socket with OpenSSL on top (`SSL_set_fd`, non-blocking), driven by an `EventLoop`.
 /// Owns the descriptor and the `SSL` object and frees both exactly once, in `close`.
-/// Work per loop turn is bounded both ways, so one connection's backlog never holds its own answers back for long:
-/// a turn reads at most ``readBudget`` bytes (level-triggered epoll reports the rest next turn) before the output
-/// those bytes produced is written, and output is produced and written ``writeChunk`` bytes at a time, so the peer
-/// starts on the first frames while later ones are encoded.
+/// A loop turn reads at most ``readBudget`` bytes (level-triggered epoll reports the rest next turn), so one
+/// connection's backlog never holds back the answers to its first requests; the output a turn produced is collected
+/// once and written with as few `SSL_write` calls as possible.
 /// Loop-thread only.
 final class TLSTransport: EventLoopHandler {
     /// `lingering`: our side is finished (close_notify sent, write side shut down); we read and discard until the
@@ -55,11 +53,11 @@ final class TLSTransport: EventLoopHandler {
     static let lingerTimeout: Duration = .seconds(1)
     private var readBuffer: UnsafeMutableRawPointer
     private let readBufferSize = 64 * 1024
-    /// Decrypted bytes handed to the delegate per loop turn, at most (a record may overshoot it). One full TLS
-    /// record (16 KiB): about 30 APNs pushes on a server, several hundred answers on a client.
-    static let readBudget = 16 * 1024
-    /// Output produced per `SSL_write`: one full TLS record.
-    static let writeChunk = 16 * 1024
+    /// Decrypted bytes handed to the delegate per loop turn, at most (a record may overshoot it). Four full TLS
+    /// records (64 KiB): about 120 APNs pushes on a server, a thousand answers on a client. One record per turn, with
+    /// output written a record at a time, woke the peer more often and cost more than it saved at moderate load
+    /// (README, "Latency, session 11").
+    static let readBudget = 64 * 1024
 
     private static let eventIn = EPOLLIN.rawValue
     private static let eventOut = EPOLLOUT.rawValue
@@ -150,11 +148,7 @@ final class TLSTransport: EventLoopHandler {
         case .handshaking:
             handshake()
         case .active:
-            if events & Self.eventOut != 0 {
-                writePending()
-                // The socket took what was waiting: produce what the session held back meanwhile.
-                if outOffset >= outBuffer.count { scheduleFlush() }
-            }
+            if events & Self.eventOut != 0 { writePending() }
             if state == .active && events & ~Self.eventOut != 0 { readAvailable() }
         case .lingering:
             discardInput()
@@ -166,13 +160,9 @@ final class TLSTransport: EventLoopHandler {
     func flush() {
         flushScheduled = false
         guard state == .active, let delegate else { return }
-        var more = true
-        // A chunk at a time while the socket takes it all; a full socket resumes on EPOLLOUT (`handleEvents`).
-        while more && state == .active && outOffset >= outBuffer.count {
-            more = delegate.transportProduceOutput(into: &outBuffer, limit: Self.writeChunk)
-            writePending()
-        }
-        if !more && state == .active && outOffset >= outBuffer.count && delegate.transportShouldClose() {
+        delegate.transportProduceOutput(into: &outBuffer)
+        writePending()
+        if state == .active && outOffset >= outBuffer.count && delegate.transportShouldClose() {
             finish(error: HTTP2Error(.connectionClosed, reason: "session finished"))
         }
     }
