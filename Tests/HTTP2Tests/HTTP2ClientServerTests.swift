@@ -252,7 +252,7 @@ struct HTTP2ClientServerTests {
 
     /// A backlog is answered while it is read: a loop turn hands at most `TLSTransport.readBudget` bytes to the
     /// session before the answers they produced are written. One loop thread runs both ends, so the order is fixed:
-    /// the client's 800 requests (~420 KB) are all written in one turn; had the server read them all before
+    /// the client's 800 requests (~340 KB) are all written in one turn; had the server read them all before
     /// writing (as it did), the first answer would have come after the 800th request was handled; now it comes after
     /// about 200.
     @Test func answersFlowWhileABacklogIsRead() async throws {
