@@ -258,9 +258,9 @@ struct HTTP2ClientServerTests {
     @Test func answersFlowWhileABacklogIsRead() async throws {
         let group = try EventLoopGroup(numberOfThreads: 1)
         defer { group.shutdown() }
-        let handled = SharedCount()
+        let handled = Tally()
         let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
-            handled.increment()
+            handled.add()
             echoHandler(request, responder)
         }
         defer { server.stop() }
@@ -268,13 +268,13 @@ struct HTTP2ClientServerTests {
             host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
         let total = 800
         let collector = ResultCollector(expected: total)
-        let handledAtFirstAnswer = SharedCount()
+        let handledAtFirstAnswer = Tally()
         let body = Array("{\"aps\":{\"alert\":\"\(String(repeating: "x", count: 480))\"}}".utf8)
         connection.submit(batch: (0..<total).map { id in
             var request = testRequest(server.port, id: id)
             request.body = body
             return HTTP2Submission(request: request, deadline: .after(.seconds(20))) { result in
-                if collector.count == 0 { handledAtFirstAnswer.set(handled.value) }
+                if collector.count == 0 { handledAtFirstAnswer.add(handled.value) }  // once: the first answer
                 collector.add(result)
             }
         })
@@ -336,14 +336,6 @@ struct HTTP2ClientServerTests {
         #expect(lost.count == 0, "requests failed without being safe to retry, e.g. \(lost.prefix(2))")
         #expect(results.filter { (try? $0.get().status) == 200 }.count == 50)
     }
-}
-
-/// A count shared with closures on the loop thread.
-final class SharedCount: Sendable {
-    private let count = Atomic<Int>(0)
-    func increment() { count.add(1, ordering: .relaxed) }
-    func set(_ value: Int) { count.store(value, ordering: .relaxed) }
-    var value: Int { count.load(ordering: .relaxed) }
 }
 
 final class StateLog: Sendable {

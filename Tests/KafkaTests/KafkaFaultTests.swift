@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import Telemetry
+import TestSupport
 import Testing
 
 @testable import Kafka

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Telemetry
+import TestSupport
 import Testing
 
 @testable import Kafka

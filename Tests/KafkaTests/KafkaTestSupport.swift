@@ -140,9 +140,3 @@ final class RecordingDelegate: KafkaConsumerDelegate {
     }
 }
 
-/// A thread-safe counter that closures can capture.
-final class Tally: Sendable {
-    private let storage = Atomic<Int>(0)
-    func add(_ amount: Int = 1) { storage.add(amount, ordering: .relaxed) }
-    var value: Int { storage.load(ordering: .relaxed) }
-}
