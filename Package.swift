@@ -34,6 +34,8 @@ let package = Package(
         ),
         /// glibc's <malloc.h> (mallinfo2, malloc_trim, mallopt): part of libc, nothing to install or link.
         .systemLibrary(name: "CGlibcMalloc"),
+        /// sched_setattr(2) for the event loops' threads: a raw system call, nothing to install or link.
+        .systemLibrary(name: "CLinuxScheduler"),
 
         // MARK: - Swift modules
         .target(name: "Telemetry", swiftSettings: swiftSettings),
@@ -41,7 +43,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
         // HTTP2: dynamic exclusivity checks (swift_beginAccess on every class-property mutation) were ~12 % of the
         // client's CPU in release profiles; the module's mutable state is confined to one loop thread per object.
-        .target(name: "HTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "Crypto", "Telemetry"],
+        .target(name: "HTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "CLinuxScheduler", "Crypto", "Telemetry"],
                 swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "APNs", dependencies: ["HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "APNsMock", dependencies: ["APNs", "HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),

@@ -89,11 +89,17 @@ until [ "$done_count" -ge "$total" ]; do
     fi
 done
 end=$(date +%s.%N); threads > "$work/threads1"
+# What the events became, and how many pushes they took: the cost per event depends on it (in this backlog the worker
+# reads a call's hang-up before it sends the incoming push, for about half the calls: those are cancelled, no push).
+exposition=$(curl -s --max-time 5 "localhost:$port/metrics")
+mix=$(awk '/^callpush_outcomes_total[{]/ && $2 > 0 { match($0, /outcome="[^"]*"/)
+          printf "%s%s %d", sep, substr($0, RSTART + 9, RLENGTH - 10), $2; sep = ", " }' <<< "$exposition")
+pushes=$(awk 'index($0, "callpush_apns_requests_total") == 1 {s += $2} END {print s + 0}' <<< "$exposition")
 if [ "$MODE" = callgrind ]; then
     callgrind_control -i off "$worker" >/dev/null 2>&1
     callgrind_control -d "$worker" >/dev/null 2>&1
     sleep 1
-    echo "$total events; profile in $OUT.1"
+    echo "$total events ($mix; $pushes APNs requests); profile in $OUT.1"
     exit 0
 fi
 awk -v n="$total" -v a="$start" -v b="$end" -v u=$(($(field 14) - user0)) -v y=$(($(field 15) - sys0)) \
@@ -105,6 +111,7 @@ if [ -n "$perf_pid" ]; then
     awk -F, -v n="$total" '/futex/ { printf ", %.2f futex calls/event", $1 / n }' "$work/perf.txt"
 fi
 echo
+echo "outcomes: $mix; APNs requests: $pushes"
 # CPU per event by thread group (as callpush_thread_cpu_seconds_total groups them): threads that lived through the run.
 join <(sort "$work/threads0") <(sort "$work/threads1") | awk -v n="$total" -v hz="$(getconf CLK_TCK)" '
     { name = $2; if (name ~ /^rdk:/) name = "librdkafka"; else if (name ~ /qos/) name = "dispatch"; else sub(/-[0-9]+$/, "", name)

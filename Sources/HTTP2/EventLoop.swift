@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
+internal import CLinuxScheduler
 import Synchronization
 import Telemetry
 
@@ -42,8 +43,12 @@ public final class EventLoop: @unchecked Sendable {
     private var timerSequence: UInt64 = 0
     private var spareTasks: [() -> Void] = []
 
-    init(index: Int) throws(HTTP2Error) {
+    /// The time slice the loop's thread asks the kernel for when it starts; nil keeps the kernel's default.
+    private let timeSlice: Duration?
+
+    init(index: Int, timeSlice: Duration?) throws(HTTP2Error) {
         self.index = index
+        self.timeSlice = timeSlice
         epollFD = epoll_create1(CNGHTTP2_EPOLL_CLOEXEC())
         if epollFD < 0 { throw HTTP2Error(.connectFailed, reason: "epoll_create1: \(errnoText())") }
         wakeFD = eventfd(0, CNGHTTP2_EFD_NONBLOCK() | CNGHTTP2_EFD_CLOEXEC())
@@ -190,6 +195,7 @@ public final class EventLoop: @unchecked Sendable {
 
     private func run() {
         ThreadName.setCurrent("http2-loop-\(index)")
+        if let timeSlice { _ = Self.requestTimeSlice(timeSlice) }
         let capacity = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
@@ -229,6 +235,15 @@ public final class EventLoop: @unchecked Sendable {
         runFlushes()
         handlers.removeAll()
         while timers.pop() != nil {}
+    }
+
+    /// Asks the kernel to run the calling thread in slices of `slice` (see
+    /// ``EventLoopGroup/init(numberOfThreads:timeSlice:)``). Best effort: the thread runs on either way.
+    /// - Returns: 0, or the `errno` of a refusal.
+    static func requestTimeSlice(_ slice: Duration) -> Int32 {
+        let (seconds, attoseconds) = slice.components
+        let nanoseconds = max(0, seconds) &* 1_000_000_000 &+ max(0, attoseconds) / 1_000_000_000
+        return callpush_request_time_slice(UInt64(clamping: nanoseconds))
     }
 
     private func runTimers() {

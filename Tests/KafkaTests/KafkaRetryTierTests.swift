@@ -21,14 +21,21 @@ import Testing
             var holds = 0
         }
         let log = Mutex(Log())
+        // Due 8 s after the partition's first record arrives (not after it is sent: with the whole suite running,
+        // the sends alone once took most of that, and the pause was over before the test looked for it).
         let due = Mutex<ContinuousClock.Instant?>(nil)
         let delegate = RecordingDelegate { consumer, message in
-            let dueAt = due.withLock { $0 }
-            if message.partition == 0, let dueAt, ContinuousClock.now < dueAt {
-                // Not due: hand it back, to be redelivered at the due time.
-                #expect(consumer.hold(message, until: dueAt))
-                log.withLock { $0.holds += 1 }
-                return
+            if message.partition == 0 {
+                let dueAt = due.withLock { dueAt in
+                    if dueAt == nil { dueAt = .now + .seconds(8) }
+                    return dueAt!
+                }
+                if ContinuousClock.now < dueAt {
+                    // Not due: hand it back, to be redelivered at the due time.
+                    #expect(consumer.hold(message, until: dueAt))
+                    log.withLock { $0.holds += 1 }
+                    return
+                }
             }
             consumer.complete(message)
             log.withLock {
@@ -49,8 +56,6 @@ import Testing
         )
         // Warm the idempotent producer up first, so the due time's margin is not spent on its start-up.
         _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: 1, value: Array("warm-up".utf8)))
-        let dueAt = ContinuousClock.now + .seconds(8)
-        due.withLock { $0 = dueAt }
         for index in 0..<3 {
             _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: 0, value: Array("r\(index)".utf8)))
         }
@@ -75,6 +80,7 @@ import Testing
             log.withLock { $0.completions.filter { $0.partition == 0 }.count } == 3
         }
         #expect(allDone)
+        let dueAt = try #require(due.withLock { $0 })
         let retried = log.withLock { $0.completions.filter { $0.partition == 0 } }
         #expect(retried.map(\.value) == ["r0", "r1", "r2"])
         for completion in retried {

@@ -1,0 +1,33 @@
+#ifndef CLINUXSCHEDULER_SHIM_H
+#define CLINUXSCHEDULER_SHIM_H
+// sched_setattr(2) for the calling thread: glibc 2.36 has no wrapper, and Swift cannot call the variadic syscall(2).
+#include <errno.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/// Asks the kernel to run the calling thread in time slices of `slice_ns` nanoseconds, keeping its policy
+/// (SCHED_OTHER) and nice value. Linux 6.12+ (EEVDF) takes it as the thread's custom slice, clamped to 0.1–100 ms;
+/// older kernels accept and ignore it. Returns 0, or the errno of a refusal.
+static inline int callpush_request_time_slice(uint64_t slice_ns) {
+    struct {
+        uint32_t size;
+        uint32_t policy;
+        uint64_t flags;
+        int32_t nice;
+        uint32_t priority;
+        uint64_t runtime;
+        uint64_t deadline;
+        uint64_t period;
+    } attr = {0};
+    errno = 0;
+    int nice_value = getpriority(PRIO_PROCESS, 0);  // on Linux: the calling thread's
+    if (nice_value == -1 && errno != 0) return errno;
+    attr.size = sizeof(attr);
+    attr.policy = 0;  // SCHED_OTHER
+    attr.nice = nice_value;
+    attr.runtime = slice_ns;
+    return syscall(SYS_sched_setattr, 0, &attr, 0) == 0 ? 0 : errno;
+}
+#endif
