@@ -47,9 +47,9 @@ public struct APNsClientConfiguration: Sendable {
     /// `nil` keeps connections forever.
     /// Default: 12 h.
     var maximumConnectionAge: Duration?
-    /// Event-loop threads (each connection lives on one).
-    /// Default: 1.
-    var eventLoops: Int
+    /// Event-loop threads (each connection lives on one; connections are spread over them in turn).
+    /// Default: 1 (`callpush run` uses 2: see `apns.event-loops`).
+    public var eventLoops: Int
     /// Local cap on concurrent streams per connection (the effective limit is `min(this, server's SETTINGS)`).
     /// Default: 1000.
     var maxConcurrentStreamsPerConnection: Int

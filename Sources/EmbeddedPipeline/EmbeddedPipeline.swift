@@ -63,7 +63,8 @@ public final class EmbeddedPipeline: Sendable {
                 connectionsPerPool: configuration.apnsConnections,
                 requestTimeout: configuration.apnsRequestTimeout,
                 reconnectBackoffInitial: .milliseconds(100),
-                reconnectBackoffMaximum: .seconds(2)
+                reconnectBackoffMaximum: .seconds(2),
+                eventLoops: configuration.apnsEventLoops
             ),
             metrics: registry,
             logger: logger

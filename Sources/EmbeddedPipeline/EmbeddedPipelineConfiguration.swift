@@ -16,6 +16,8 @@ public struct EmbeddedPipelineConfiguration: Sendable {
     public var seed: UInt64 = 0x5EED
     /// HTTP/2 connections per APNs pool. Default: 2.
     public var apnsConnections: Int = 2
+    /// Event-loop threads of the APNs client. Default: 2, as `callpush run`.
+    var apnsEventLoops: Int = 2
     /// APNs request deadline. Default: 5 s.
     var apnsRequestTimeout: Duration = .seconds(5)
     /// Worker settings; bootstrap servers are filled in at start. Default: ``EmbeddedPipelineConfiguration/demoWorker``.

@@ -27,6 +27,7 @@ enum RunSettings {
         OptionSpec("worker.max-in-flight-per-partition", .integer(1...1_000_000), default: "1000", "events in flight per partition before it pauses"),
         OptionSpec("worker.drain-timeout", .number(1...600), default: "25", "seconds a graceful shutdown waits for in-flight events"),
         OptionSpec("apns.connections", .integer(1...64), default: "2", "HTTP/2 connections per APNs environment"),
+        OptionSpec("apns.event-loops", .integer(1...64), default: "2", "threads the APNs connections are spread over"),
         OptionSpec("apns.request-timeout", .number(0.1...120), default: "10", "seconds before an unanswered push is retried"),
         OptionSpec("apns.ping-interval", .number(1...3600), default: "60", "seconds of idleness before a PING"),
         OptionSpec("apns.app-max-in-flight", .integer(1...1_000_000), default: "5000", "pushes in flight per credential when several are configured; more are retried later"),
@@ -151,6 +152,7 @@ enum RunSettings {
         guard problems.isEmpty, let first = apps.first else { return .failure(.init(problems: problems)) }
         var apns = APNsClientConfiguration(credentials: first.credentials, customEndpoint: endpoint)
         apns.connectionsPerPool = options.integer("apns.connections") ?? 2
+        apns.eventLoops = options.integer("apns.event-loops") ?? 2
         apns.requestTimeout = .milliseconds(Int((options.number("apns.request-timeout") ?? 10) * 1000))
         apns.pingInterval = .milliseconds(Int((options.number("apns.ping-interval") ?? 60) * 1000))
         let appsConfiguration = APNsAppsConfiguration(
