@@ -19,8 +19,9 @@ public final class EventLoopGroup: Sendable {
     ///   - timeSlice: the CPU time slice each loop's thread asks the kernel for (`sched_setattr`; Linux 6.12+,
     ///     whose EEVDF scheduler runs a woken thread with a shorter slice sooner, at the same share of the CPU;
     ///     older kernels ignore it, and a refusal leaves the kernel's default). A loop wakes, works for tens of
-    ///     microseconds and waits again; with the default slice (0.75 ms × (1 + log2 of the CPU count)) it waited
-    ///     behind the consumer thread and librdkafka's threads that were mid-slice. nil keeps the kernel's default.
+    ///     microseconds and waits again; with the default slice (0.7–0.75 ms × (1 + log2 of the CPU count)) it
+    ///     waited behind the consumer thread and librdkafka's threads that were mid-slice. nil keeps the kernel's
+    ///     default.
     ///     Default: ``defaultTimeSlice``.
     /// - Throws: `HTTP2Error` if epoll or eventfd cannot be created.
     ///
