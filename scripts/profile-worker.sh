@@ -55,8 +55,9 @@ sleep 3
 
 field() { awk -v f="$1" '{print $f}' "/proc/$worker/stat"; }
 switches() { cat /proc/"$worker"/task/*/status | awk '/ctxt_switches/ {s += $2} END {print s}'; }
-# The sum of a metric's series in the worker's /metrics exposition.
-metric_total() { curl -s --max-time 5 "localhost:$port/metrics" | awk -v name="$1" 'index($0, name) == 1 {s += $2} END {print s + 0}'; }
+# The sum of a metric's series in an exposition on stdin, and in the worker's /metrics now.
+metric_sum() { awk -v name="$1" 'index($0, name) == 1 {s += $2} END {print s + 0}'; }
+metric_total() { curl -s --max-time 5 "localhost:$port/metrics" | metric_sum "$1"; }
 outcomes() { metric_total callpush_outcomes_total; }
 perf_pid=
 if [ "$MODE" = callgrind ]; then
@@ -94,7 +95,7 @@ end=$(date +%s.%N); threads > "$work/threads1"
 exposition=$(curl -s --max-time 5 "localhost:$port/metrics")
 mix=$(awk '/^callpush_outcomes_total[{]/ && $2 > 0 { match($0, /outcome="[^"]*"/)
           printf "%s%s %d", sep, substr($0, RSTART + 9, RLENGTH - 10), $2; sep = ", " }' <<< "$exposition")
-pushes=$(awk 'index($0, "callpush_apns_requests_total") == 1 {s += $2} END {print s + 0}' <<< "$exposition")
+pushes=$(metric_sum callpush_apns_requests_total <<< "$exposition")
 if [ "$MODE" = callgrind ]; then
     callgrind_control -i off "$worker" >/dev/null 2>&1
     callgrind_control -d "$worker" >/dev/null 2>&1

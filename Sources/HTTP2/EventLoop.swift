@@ -195,7 +195,8 @@ public final class EventLoop: @unchecked Sendable {
 
     private func run() {
         ThreadName.setCurrent("http2-loop-\(index)")
-        if let timeSlice { _ = Self.requestTimeSlice(timeSlice) }
+        // Best effort (see ``EventLoopGroup/init(numberOfThreads:timeSlice:)``): a refusal leaves the kernel's default.
+        if let timeSlice { _ = callpush_request_time_slice(UInt64(clamping: timeSlice.nanoseconds)) }
         let capacity = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
         defer { events.deallocate() }
@@ -235,15 +236,6 @@ public final class EventLoop: @unchecked Sendable {
         runFlushes()
         handlers.removeAll()
         while timers.pop() != nil {}
-    }
-
-    /// Asks the kernel to run the calling thread in slices of `slice` (see
-    /// ``EventLoopGroup/init(numberOfThreads:timeSlice:)``). Best effort: the thread runs on either way.
-    /// - Returns: 0, or the `errno` of a refusal.
-    static func requestTimeSlice(_ slice: Duration) -> Int32 {
-        let (seconds, attoseconds) = slice.components
-        let nanoseconds = max(0, seconds) &* 1_000_000_000 &+ max(0, attoseconds) / 1_000_000_000
-        return callpush_request_time_slice(UInt64(clamping: nanoseconds))
     }
 
     private func runTimers() {
