@@ -219,9 +219,10 @@ public final class KafkaConsumer: Sendable {
                 return id
             }
             guard let waiterID else { return continuation.resume() }
-            Task { [self] in
-                try? await Task.sleep(for: bound)
-                guard let waiter = state.withLock({ $0.closeWaiters.removeValue(forKey: waiterID) }) else { return }
+            // Weak, on a Dispatch timer: a shutdown that finished must not keep the consumer alive for the rest of
+            // the bound (see KafkaProducer.close). While the poll thread runs, the thread keeps it.
+            DispatchQueue.global().asyncAfter(deadline: .now() + bound.inSeconds) { [weak self] in
+                guard let self, let waiter = state.withLock({ $0.closeWaiters.removeValue(forKey: waiterID) }) else { return }
                 logger.info("consumer shutdown did not finish in time; returning without it")
                 waiter.resume()
             }

@@ -322,9 +322,11 @@ public final class KafkaProducer: Sendable {
                 return id
             }
             guard let waiterID else { return continuation.resume() }
-            Task { [self] in
-                try? await Task.sleep(for: bound)
-                guard let waiter = state.withLock({ $0.closeWaiters.removeValue(forKey: waiterID) }) else { return }
+            // Weak, on a Dispatch timer (as `flush`'s): a close that finished must not keep the producer — its
+            // buffers, metrics and registry — alive for the rest of the bound. While its thread runs, the thread
+            // keeps it.
+            DispatchQueue.global().asyncAfter(deadline: .now() + bound.inSeconds) { [weak self] in
+                guard let self, let waiter = state.withLock({ $0.closeWaiters.removeValue(forKey: waiterID) }) else { return }
                 logger.info("producer close did not finish in time; returning without it")
                 waiter.resume()
             }

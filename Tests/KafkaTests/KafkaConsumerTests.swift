@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 @testable import Telemetry
 import Testing
 
@@ -60,5 +61,33 @@ import Testing
         await consumer.close()
         let revokes = delegate.snapshot.withLock { $0.revoked.count }
         #expect(revokes == 1)
+    }
+
+    /// Once closed, a producer and a consumer are released at once: their close timeouts' watchdogs (25 s and 30 s
+    /// here) used to keep them — buffers, metrics, the registry — alive until they fired.
+    @Test func closedProducerAndConsumerAreReleased() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("calls")
+        try cluster.createTopic(topic, partitions: 2)
+        let producerReference: WeakReference<KafkaProducer>
+        let consumerReference: WeakReference<KafkaConsumer>
+        do {
+            let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster), logger: KafkaTestSupport.logger)
+            producerReference = WeakReference(producer)
+            for index in 0..<10 { _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [UInt8(index)])) }
+            await producer.close()
+            let delegate = RecordingDelegate.completingImmediately(keepMessages: false)
+            let consumer = try KafkaConsumer(
+                topics: [topic],
+                configuration: KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g")),
+                delegate: delegate, logger: KafkaTestSupport.logger)
+            consumerReference = WeakReference(consumer)
+            #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { delegate.receivedCount >= 10 })
+            await consumer.close()
+        }
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(10)) {
+            producerReference.object == nil && consumerReference.object == nil
+        }, "producer released \(producerReference.object == nil), consumer \(consumerReference.object == nil)")
     }
 }

@@ -76,12 +76,15 @@ import Testing
         await pipeline.shutdown()
     }
 
-    /// After shutdown nothing keeps the pipeline's APNs client or its worker's dispatcher: the registry they share
-    /// once held the dispatcher (a metrics collector), which held the client, and each closed connection held itself.
+    /// After shutdown nothing keeps the pipeline's APNs client, its worker's dispatcher or a producer it made: the
+    /// registry they share once held the dispatcher (a metrics collector), which held the client, and each closed
+    /// connection held itself; a producer's close watchdog (25 s) and the read-ahead's expiry timer (5 s) kept theirs.
     @Test func aShutDownPipelineIsReleased() async throws {
         let client: WeakReference<APNsClient>
         let mock: WeakReference<APNsMockServer>
         let worker: WeakReference<WorkerService>
+        let dispatcher: WeakReference<Dispatcher>
+        let producer: WeakReference<KafkaProducer>
         let registry = MetricsRegistry()
         do {
             let pipeline = try EmbeddedPipeline(registry: registry)
@@ -90,15 +93,25 @@ import Testing
             client = WeakReference(pipeline.client)
             mock = WeakReference(pipeline.mock)
             worker = WeakReference(started)
+            dispatcher = WeakReference(started.dispatcher)
             #expect(await PipelineHarness.waitUntil(timeout: .seconds(20)) { readiness.isReady })
-            try await Self.produce(pipeline, (0..<20).map { ("c-\($0)", Self.event("e-\($0)", call: "c-\($0)")) })
+            let generator = try pipeline.makeProducer()
+            producer = WeakReference(generator)
+            for index in 0..<20 {
+                let event = Self.event("e-\(index)", call: "c-\(index)")
+                _ = try await generator.send(KafkaProducerRecord(topic: "calls", key: Array("c-\(index)".utf8), value: Array(event.utf8)))
+            }
+            await generator.close()
             #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { Self.terminal(pipeline) >= 20 })
             await pipeline.shutdown()
         }
         // The registry is still referenced here, as a process's registry outlives its workers.
         #expect(await PipelineHarness.waitUntil(timeout: .seconds(20)) {
-            client.object == nil && mock.object == nil && worker.object == nil
-        }, "client released \(client.object == nil), mock \(mock.object == nil), worker \(worker.object == nil)")
+            client.object == nil && mock.object == nil && worker.object == nil && dispatcher.object == nil && producer.object == nil
+        }, """
+            client released \(client.object == nil), mock \(mock.object == nil), worker \(worker.object == nil), \
+            dispatcher \(dispatcher.object == nil), producer \(producer.object == nil)
+            """)
         _ = registry.exposition()  // its collectors still run, without the dispatcher
     }
 

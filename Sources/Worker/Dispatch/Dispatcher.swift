@@ -299,7 +299,9 @@ final class Dispatcher: Sendable {
 
     private func scheduleExpiry(lane: Int32, epoch: UInt64, after delay: Duration? = nil) {
         let wait = delay ?? gate.configuration.timeout
-        DispatchQueue.global().asyncAfter(deadline: .now() + wait.inSeconds) { [self] in
+        // Weak: a worker shut down meanwhile has nothing left to release, and must not be kept alive until then.
+        DispatchQueue.global().asyncAfter(deadline: .now() + wait.inSeconds) { [weak self] in
+            guard let self else { return }
             switch gate.expire(lane: lane, epoch: epoch) {
             case .nothing: break
             case .later(let remaining): scheduleExpiry(lane: lane, epoch: epoch, after: remaining)
