@@ -63,7 +63,7 @@ import Testing
         #expect(revokes == 1)
     }
 
-    /// Once closed, a producer and a consumer are released at once: their close timeouts' watchdogs (25 s and 30 s
+    /// Once closed, a producer and a consumer are released at once: their close timeouts' watchdogs (25 s and 22 s
     /// here) used to keep them — buffers, metrics, the registry — alive until they fired.
     @Test func closedProducerAndConsumerAreReleased() async throws {
         let cluster = try KafkaMockCluster(brokers: 1)

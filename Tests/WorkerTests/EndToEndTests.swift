@@ -78,7 +78,8 @@ import Testing
 
     /// After shutdown nothing keeps the pipeline's APNs client, its worker's dispatcher or a producer it made: the
     /// registry they share once held the dispatcher (a metrics collector), which held the client, and each closed
-    /// connection held itself; a producer's close watchdog (25 s) and the read-ahead's expiry timer (5 s) kept theirs.
+    /// connection held itself; a producer's close watchdog kept the producer 25 s (past this test's bound), the
+    /// read-ahead's expiry timer the dispatcher 5 s.
     @Test func aShutDownPipelineIsReleased() async throws {
         let client: WeakReference<APNsClient>
         let mock: WeakReference<APNsMockServer>
