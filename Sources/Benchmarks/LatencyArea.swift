@@ -20,7 +20,7 @@ enum LatencyArea {
 
     static func run(_ options: BenchOptions) async -> AreaResult {
         var result = AreaResult()
-        let configuration = EmbeddedPipelineConfiguration()
+        let configuration = PipelineArea.configuration
         do {
             let maximum: Double
             if let given = options.latencyMaximumRate {

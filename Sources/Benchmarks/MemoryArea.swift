@@ -19,9 +19,10 @@ import Worker
 ///   `malloc_trim(0)`; the largest trimmed reading from the third run on against the one before the second (the
 ///   first run loads code and warms caches once), against 1.10; with malloc's own count of bytes in use. The
 ///   trimmed reading is what the runs left behind: `EmbeddedPipeline.shutdown()` trims what is free by then, but the
-///   pipeline's own objects (the mock's recorder of the last 10 000 requests, about 10 MB; the workers) are freed
-///   when the last reference to it goes, after that, and where those free pages sit in glibc's arenas moved the
-///   untrimmed reading by ±6 MB from run to run (`callpush run` trims every 30 s for the same reason).
+///   pipeline's own objects (its workers, client, mock and cluster) are freed when the last reference to it goes,
+///   after that, and where those free pages sit in glibc's arenas moved the untrimmed reading by several MB from run
+///   to run (`callpush run` trims every 30 s for the same reason). The runs are `demo`'s pipeline
+///   (``PipelineArea/configuration``: the mock keeps counts, not the last 10 000 requests, which held about 10 MB).
 enum MemoryArea {
     static let megabyte = 1024
     static let idleBoundKilobytes = 28 * megabyte
@@ -155,7 +156,7 @@ enum MemoryArea {
         for _ in 0..<count {
             before.append(Reading())
             let run = try await PipelineRun.measure(events: PipelineArea.events(options),
-                                                    configuration: EmbeddedPipelineConfiguration(), mix: PipelineArea.mix)
+                                                    configuration: PipelineArea.configuration, mix: PipelineArea.mix)
             print("  pipeline run: \(run.events) events in \(BenchFormat.seconds(run.seconds)), peak RSS "
                 + "\(run.peakKilobytes.map(BenchFormat.megabytes) ?? "-")")
         }

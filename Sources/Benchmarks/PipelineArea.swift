@@ -24,9 +24,17 @@ enum PipelineArea {
         return mix
     }
 
+    /// The embedded pipeline as `callpush demo` runs it: its mock APNs server keeps counts, not requests (as the
+    /// mock the APNsClient reference runs against).
+    static var configuration: EmbeddedPipelineConfiguration {
+        var configuration = EmbeddedPipelineConfiguration()
+        configuration.mockRecorderCapacity = 0
+        return configuration
+    }
+
     static func run(_ options: BenchOptions, references: AreaResult) async -> AreaResult {
         var result = AreaResult()
-        let configuration = EmbeddedPipelineConfiguration()
+        let configuration = Self.configuration
         var references = references
         if references.kafkaConsumePerSecond == nil || references.apnsClientPerSecond[configuration.apnsConnections] == nil {
             print("  measuring the references (Kafka consume, APNsClient over \(configuration.apnsConnections) connections)…")

@@ -52,7 +52,8 @@ public final class EmbeddedPipeline: Sendable {
                     allowedBundleIDs: [configuration.bundleID]
                 ),
                 faults: configuration.faults,
-                seed: configuration.seed
+                seed: configuration.seed,
+                recorderCapacity: configuration.mockRecorderCapacity
             ),
             logger: logger
         )

@@ -14,6 +14,11 @@ public struct EmbeddedPipelineConfiguration: Sendable {
     public var faults: APNsMockFaults = .none
     /// Seed of the mock's fault generator. Default: 0x5EED.
     public var seed: UInt64 = 0x5EED
+    /// Requests the mock APNs server keeps for inspection (`mock.recorder.entries`); its counts cover every request
+    /// either way. 0 keeps only the counts, as `callpush mock-apns` does: `callpush demo` and the benchmarks, where
+    /// each kept request would cost the mock's event loop a copy of its headers and payload, and 10 000 of them hold
+    /// about 10 MB until the pipeline is released. Default: 10 000 (tests read what was sent).
+    public var mockRecorderCapacity: Int = 10_000
     /// HTTP/2 connections per APNs pool. Default: 2.
     public var apnsConnections: Int = 2
     /// Event-loop threads of the APNs client. Default: 2, as `callpush run`.

@@ -39,6 +39,7 @@ struct DemoCommand: Command {
         let signals = ShutdownSignals()
         let mix = DemoFaultMix(rawValue: options.string("faults", or: "realistic")) ?? .realistic
         var configuration = EmbeddedPipelineConfiguration()
+        configuration.mockRecorderCapacity = 0  // the demo prints counts; kept requests would only cost the mock
         configuration.faults = mix.faults
         configuration.partitions = options.integer("partitions") ?? 4
         configuration.apnsConnections = options.integer("connections") ?? 2

@@ -76,6 +76,20 @@ import Testing
         await pipeline.shutdown()
     }
 
+    /// `mockRecorderCapacity` 0 (`callpush demo`, the benchmarks): the mock keeps no request, yet counts every one.
+    @Test func aMockKeepingCountsOnlyStillCountsEveryPush() async throws {
+        var configuration = EmbeddedPipelineConfiguration()
+        configuration.mockRecorderCapacity = 0
+        let pipeline = try await Self.started(configuration)
+        try await Self.produce(pipeline, (0..<10).map { ("c-\($0)", Self.event("e-\($0)", call: "c-\($0)")) })
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { Self.terminal(pipeline) >= 10 })
+        #expect(pipeline.outcomes[.delivered] == 10)
+        #expect(pipeline.mock.recorder.totalCount == 10)
+        #expect(pipeline.mock.recorder.count("Success") == 10)
+        #expect(pipeline.mock.recorder.entries.isEmpty)
+        await pipeline.shutdown()
+    }
+
     /// After shutdown nothing keeps the pipeline's APNs client, its worker's dispatcher or a producer it made: the
     /// registry they share once held the dispatcher (a metrics collector), which held the client, and each closed
     /// connection held itself; a producer's close watchdog kept the producer 25 s (past this test's bound), the
