@@ -169,20 +169,16 @@ import Testing
         #expect(first.log.contains(#""malloc.arena_max":"\#(arenas)""#), "\(first.logTail)")
         // Its busy threads carry their own names, for `top -H` and perf (else Dispatch's, inherited).
         let tasks = "/proc/\(first.process.processIdentifier)/task"
-        let taskIDs = try FileManager.default.contentsOfDirectory(atPath: tasks)
-        let names = taskIDs.compactMap { task in
-            try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
+        let named = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
+            (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8)).map { (task, $0.trimmingCharacters(in: .newlines)) }
         }
+        let names = named.map(\.1)
         #expect(Set(["kafka-consume", "kafka-produce", "http2-loop-0", "http2-loop-1", "telemetry-http"]).isSubset(of: names),
                 "\(names)")
         // The event loops run in 100 µs time slices, where the kernel shows a thread's slice (`se.slice`).
-        for task in taskIDs {
-            guard let name = try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8),
-                  name.hasPrefix("http2-loop-"),
-                  let sched = try? String(contentsOfFile: "\(tasks)/\(task)/sched", encoding: .utf8),
-                  let line = sched.split(separator: "\n").first(where: { $0.hasPrefix("se.slice") })
-            else { continue }
-            #expect(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) == "100000", "\(name): \(line)")
+        for (task, name) in named where name.hasPrefix("http2-loop-") {
+            guard let slice = SchedulerSlice.value(inSchedFile: "\(tasks)/\(task)/sched") else { continue }
+            #expect(slice == "100000", "\(name): se.slice \(slice)")
         }
         #expect(first.terminate() == 0)
         try bed.produce(400, prefix: "b")

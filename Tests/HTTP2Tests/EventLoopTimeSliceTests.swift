@@ -1,5 +1,6 @@
 import Foundation
 @testable import HTTP2
+import TestSupport
 import Testing
 
 /// Event-loop threads ask the kernel for a short time slice (``EventLoopGroup/init(numberOfThreads:timeSlice:)``). The
@@ -10,11 +11,7 @@ import Testing
 
     /// `se.slice` of the calling thread, in nanoseconds.
     static func currentThreadSlice() -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/thread-self/sched", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix("se.slice") {
-            return line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-        }
-        return nil
+        SchedulerSlice.value(inSchedFile: "/proc/thread-self/sched").flatMap { Int($0) }
     }
 
     /// `se.slice` of `loop`'s thread, read on it.
