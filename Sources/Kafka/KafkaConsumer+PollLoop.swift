@@ -21,6 +21,7 @@ extension KafkaConsumer {
                 // Periodic housekeeping: store offsets, refresh pause state and gauges, serve events.
                 expireCommitRefusal(now: now)
                 storeOffsets()
+                wakeResumedPartitionsAgain(now: now)
                 reconcilePauses()
                 drainEvents()
                 nextStore = now + configuration.offsetStoreInterval
@@ -75,27 +76,49 @@ extension KafkaConsumer {
         if fetchWakeup != nil, let queue = consumerQueue.pointer {
             let length = rd_kafka_queue_length(queue)
             if fetchWakeup?.withLock({ $0.observe(queueLength: length, takenMessages: taken, takenBytes: takenBytes) }) == true {
-                wakeFetcher()
+                let fetching = state.withLock { state in
+                    state.partitions.compactMap { partition, entry in entry.revoked || entry.libraryPaused ? nil : partition }
+                }
+                wakeFetcher(fetching, reason: .queueDrained)
             }
         }
         deliverBatch()
         delegate?.consumerDidPoll(self)
     }
 
-    /// Wakes the broker threads of the fetching partitions' leaders (see ``KafkaFetchWakeup``): a ListOffsets
-    /// request for their latest offsets, sent and not waited for. With a timeout of 0 `rd_kafka_offsets_for_times`
-    /// enqueues the request on each leader's broker thread — which wakes it, so it re-checks its partitions and
-    /// fetches again — and returns `_TIMED_OUT` at once; librdkafka drops the reply when it comes.
-    private func wakeFetcher() {
-        let fetching = state.withLock { state in
-            state.partitions.compactMap { partition, entry in entry.revoked || entry.libraryPaused ? nil : partition }
-        }
-        guard !fetching.isEmpty else { return }
-        let list = RDKafkaTopicPartitionList(capacity: fetching.count)
+    /// Wakes the broker threads of `partitions`' leaders: a ListOffsets request for their latest offsets, sent and
+    /// not waited for. With a timeout of 0 `rd_kafka_offsets_for_times` enqueues the request on each leader's broker
+    /// thread — which wakes it, so it re-checks its partitions and fetches again — and returns `_TIMED_OUT` at once;
+    /// librdkafka drops the reply when it comes. Used after the consumer drained a full queue (``KafkaFetchWakeup``)
+    /// and after it resumed partitions (``reconcilePauses()``).
+    private func wakeFetcher(_ partitions: [KafkaTopicPartition], reason: KafkaConsumerMetrics.FetchWakeupReason) {
+        guard !partitions.isEmpty else { return }
+        let list = RDKafkaTopicPartitionList(capacity: partitions.count)
         // The offset field carries the timestamp to look up; -1 is "latest".
-        for partition in fetching { list.add(partition, offset: -1) }
+        for partition in partitions { list.add(partition, offset: -1) }
         _ = rd_kafka_offsets_for_times(handle.pointer, list.pointer, 0)
-        metrics.fetchWakeups.increment()
+        metrics.fetchWakeups[reason]?.increment()
+    }
+
+    /// The second wake-up of resumed partitions, one offset-store interval or more after the resume. librdkafka
+    /// 2.0.2 applies a resume on its main thread and never wakes the partition's broker thread, which — when it had
+    /// nothing else to fetch — sleeps up to 1 s before it looks at the partition again. ``reconcilePauses()`` wakes
+    /// it right after the resume, but that request can reach the broker thread before the main thread has applied
+    /// the resume (the thread then looks once more when the request's answer arrives); this one comes when the
+    /// resume has long been applied, so a missed first wake-up costs at most two intervals, not a second.
+    private func wakeResumedPartitionsAgain(now: ContinuousClock.Instant) {
+        let interval = configuration.offsetStoreInterval
+        let due = state.withLock { state -> [KafkaTopicPartition] in
+            var due: [KafkaTopicPartition] = []
+            for index in state.partitions.indices {
+                guard let resumedAt = state.partitions.values[index].resumedAt, now - resumedAt >= interval else { continue }
+                state.partitions.values[index].resumedAt = nil
+                let entry = state.partitions.values[index]
+                if !entry.revoked, !entry.libraryPaused { due.append(state.partitions.keys[index]) }
+            }
+            return due
+        }
+        wakeFetcher(due, reason: .resumed)
     }
 
     /// Hands the messages accepted so far to the delegate. Also called before a rebalance is handled, so a revoke
@@ -285,8 +308,10 @@ extension KafkaConsumer {
                     if wantPaused {
                         toPause.append(partition)
                         metrics.pauses[reason]?.increment()
+                        entry.resumedAt = nil
                     } else {
                         toResume.append(partition)
+                        entry.resumedAt = .now
                     }
                     entry.libraryPaused = wantPaused
                 }
@@ -296,7 +321,12 @@ extension KafkaConsumer {
             return (toPause, toResume, pausedCounts)
         }
         if !toPause.isEmpty { setPaused(toPause, paused: true) }
-        if !toResume.isEmpty { setPaused(toResume, paused: false) }
+        if !toResume.isEmpty {
+            setPaused(toResume, paused: false)
+            // librdkafka 2.0.2 does not wake the broker threads of resumed partitions (see
+            // `wakeResumedPartitionsAgain(now:)`): without this an idle broker thread fetches them up to 1 s later.
+            wakeFetcher(toResume, reason: .resumed)
+        }
         for (reason, gauge) in metrics.paused { gauge.set(pausedCounts[reason] ?? 0) }
     }
 

@@ -260,6 +260,9 @@ extension KafkaConsumer {
         var libraryPaused = false
         /// Not-yet-due messages, ordered by due time; non-empty means paused for `retry_due`.
         var held: [HeldMessage] = []
+        /// When the partition was last resumed, until the poll loop has woken its broker thread a second time (see
+        /// `KafkaConsumer.wakeResumedPartitionsAgain(now:)`).
+        var resumedAt: ContinuousClock.Instant?
 
         /// While the partition waits for a held message, keeps `message` behind it, in order; false when nothing
         /// is held.

@@ -16,7 +16,14 @@ final class KafkaConsumerMetrics: Sendable {
     let pauses: [String: Counter]
     let offsetStoreFailures: Counter
     let commitsRefused: Counter
-    let fetchWakeups: Counter
+    /// Why the consumer woke librdkafka's fetcher: it drained a full local queue (``KafkaFetchWakeup``), or it
+    /// resumed partitions.
+    enum FetchWakeupReason: String, CaseIterable {
+        case queueDrained = "queue_drained"
+        case resumed
+    }
+    /// `callpush_kafka_fetch_wakeups_total{reason}`.
+    let fetchWakeups: [FetchWakeupReason: Counter]
     static let offsetResetsName = "callpush_kafka_offset_resets_total"
     private let lagSeries = Mutex<Set<KafkaTopicPartition>>([])
 
@@ -43,10 +50,13 @@ final class KafkaConsumerMetrics: Sendable {
             "callpush_kafka_commits_refused_total",
             help: "Offset commits the group refused because it was rebalancing (intake pauses until the rebalance is done)."
         )
-        fetchWakeups = registry.counter(
-            "callpush_kafka_fetch_wakeups_total",
-            help: "Times the consumer woke librdkafka's fetcher after draining a full local queue (librdkafka before 2.3.0)."
-        )
+        fetchWakeups = Dictionary(uniqueKeysWithValues: FetchWakeupReason.allCases.map { reason in
+            (reason, registry.counter(
+                "callpush_kafka_fetch_wakeups_total",
+                help: "Requests the consumer sent to wake librdkafka's fetcher, by reason: it drained a full local queue "
+                    + "(librdkafka before 2.3.0), or it resumed partitions (librdkafka 2.0.2 does not wake their broker).",
+                labels: ["reason": reason.rawValue]))
+        })
         for topic in topics { _ = offsetResets(topic: topic) }
     }
 

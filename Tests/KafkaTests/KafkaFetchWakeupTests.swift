@@ -83,16 +83,60 @@ import Testing
         await consumer.close()
         #expect(done)
         #expect(delegate.count == records)
-        let wakeups = registry.exposition().split(separator: "\n").first { $0.hasPrefix("callpush_kafka_fetch_wakeups_total ") }
-        let count = wakeups.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+        let count = Self.counter(registry, "callpush_kafka_fetch_wakeups_total{reason=\"queue_drained\"}")
         // How often the queue fills depends on how far fetching runs ahead of this (debug-built) consumer; it does fill.
-        #expect(count >= 1, "\(wakeups ?? "no callpush_kafka_fetch_wakeups_total")")
+        #expect(count >= 1, "fetch wake-ups after a drained queue \(count)")
         // The longest gap between two batches: about a second whenever the fetcher waits for itself.
         #expect(delegate.longestGap < .milliseconds(700), "longest gap \(delegate.longestGap)")
     }
+
+    /// A partition paused for back-pressure and resumed: librdkafka 2.0.2 applies the resume on its main thread and
+    /// does not wake the broker thread, which — with nothing else to fetch there — sleeps up to 1 s before it fetches
+    /// the partition again. One partition on one broker, completions a few milliseconds after each batch and a
+    /// limit of 200 in flight: about twenty pause/resume turns, each one a stall of up to a second unless the
+    /// consumer wakes the broker thread when it resumes.
+    @Test func aPartitionResumedAfterBackPressureIsFetchedAgainAtOnce() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("resume")
+        try cluster.createTopic(topic, partitions: 1)
+        let records = 4000
+        let failures = try await KafkaTestSupport.produce(cluster, topic: topic, count: records, partitions: 1)
+        #expect(failures == 0)
+
+        let registry = MetricsRegistry()
+        var configuration = KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g"))
+        configuration.backPressure.maxInFlightPerPartition = 200
+        let delegate = ArrivalDelegate(completionDelay: .milliseconds(3))
+        let consumer = try KafkaConsumer(
+            topics: [topic], configuration: configuration, delegate: delegate, logger: KafkaTestSupport.logger,
+            metrics: registry)
+        let done = await KafkaTestSupport.waitUntil(timeout: .seconds(60)) { delegate.count >= records }
+        let pausesSeries = "callpush_kafka_partition_pauses_total{reason=\"backpressure\"}"
+        let wakeupsSeries = "callpush_kafka_fetch_wakeups_total{reason=\"resumed\"}"
+        // One wake-up per resume; the last resume is followed by no pause, so its partition also gets the second
+        // wake-up an offset-store interval (20 ms here) later.
+        let secondWakeup = await KafkaTestSupport.waitUntil(timeout: .seconds(5)) {
+            Self.counter(registry, wakeupsSeries) > Self.counter(registry, pausesSeries)
+        }
+        await consumer.close()
+        #expect(done)
+        #expect(delegate.count == records)
+        let pauses = Self.counter(registry, pausesSeries)
+        let wakeups = Self.counter(registry, wakeupsSeries)
+        #expect(pauses >= 5, "back-pressure pauses \(pauses)")
+        #expect(secondWakeup, "wake-ups after a resume \(wakeups), pauses \(pauses)")
+        #expect(delegate.longestGap < .milliseconds(700), "longest gap \(delegate.longestGap)")
+    }
+
+    private static func counter(_ registry: MetricsRegistry, _ series: String) -> Int {
+        let line = registry.exposition().split(separator: "\n").first { $0.hasPrefix(series + " ") }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+    }
 }
 
-/// Counts messages (completing each) and the longest time between two consecutive batches.
+/// Counts messages and the longest time between two consecutive batches; completes each batch at once or, with a
+/// `completionDelay`, that long after it arrived (so messages stay in flight and back-pressure engages).
 private final class ArrivalDelegate: KafkaConsumerDelegate {
     private struct Arrivals {
         var count = 0
@@ -101,6 +145,11 @@ private final class ArrivalDelegate: KafkaConsumerDelegate {
     }
 
     private let arrivals = Mutex(Arrivals())
+    private let completionDelay: Duration?
+
+    init(completionDelay: Duration? = nil) {
+        self.completionDelay = completionDelay
+    }
 
     var count: Int { arrivals.withLock { $0.count } }
     var longestGap: Duration { arrivals.withLock { $0.longestGap } }
@@ -112,7 +161,13 @@ private final class ArrivalDelegate: KafkaConsumerDelegate {
             arrivals.last = now
             arrivals.count += messages.count
         }
-        for message in messages { consumer.complete(message) }
+        guard let completionDelay else {
+            for message in messages { consumer.complete(message) }
+            return
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + completionDelay.inSeconds) {
+            for message in messages { consumer.complete(message) }
+        }
     }
 
     func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
