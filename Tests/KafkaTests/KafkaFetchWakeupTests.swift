@@ -64,23 +64,11 @@ import Testing
     /// queue holds that many and, left alone, looks again up to 1 s later — 20 refills would take seconds. With the
     /// wake-up the fetcher resumes while the consumer works through the queue.
     @Test func aBacklogOfManyQueueFillsIsReadWithoutSecondLongStalls() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        defer { cluster.close() }
-        let topic = KafkaTestSupport.uniqueName("backlog")
-        try cluster.createTopic(topic, partitions: 4)
         let records = 40_000
-        let failures = try await KafkaTestSupport.produce(cluster, topic: topic, count: records, partitions: 4)
-        #expect(failures == 0)
-
-        let registry = MetricsRegistry()
-        var configuration = KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g"))
-        configuration.queuedMinMessages = 2000
         let delegate = ArrivalDelegate()
-        let consumer = try KafkaConsumer(
-            topics: [topic], configuration: configuration, delegate: delegate, logger: KafkaTestSupport.logger,
-            metrics: registry)
-        let done = await KafkaTestSupport.waitUntil(timeout: .seconds(60)) { delegate.count >= records }
-        await consumer.close()
+        let (done, registry) = try await consumeBacklog(records: records, partitions: 4, delegate: delegate) {
+            $0.queuedMinMessages = 2000
+        }
         #expect(done)
         #expect(delegate.count == records)
         let count = Self.counter(registry, "callpush_kafka_fetch_wakeups_total{reason=\"queue_drained\"}")
@@ -96,37 +84,51 @@ import Testing
     /// limit of 200 in flight: about twenty pause/resume turns, each one a stall of up to a second unless the
     /// consumer wakes the broker thread when it resumes.
     @Test func aPartitionResumedAfterBackPressureIsFetchedAgainAtOnce() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        defer { cluster.close() }
-        let topic = KafkaTestSupport.uniqueName("resume")
-        try cluster.createTopic(topic, partitions: 1)
         let records = 4000
-        let failures = try await KafkaTestSupport.produce(cluster, topic: topic, count: records, partitions: 1)
-        #expect(failures == 0)
-
-        let registry = MetricsRegistry()
-        var configuration = KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g"))
-        configuration.backPressure.maxInFlightPerPartition = 200
-        let delegate = ArrivalDelegate(completionDelay: .milliseconds(3))
-        let consumer = try KafkaConsumer(
-            topics: [topic], configuration: configuration, delegate: delegate, logger: KafkaTestSupport.logger,
-            metrics: registry)
-        let done = await KafkaTestSupport.waitUntil(timeout: .seconds(60)) { delegate.count >= records }
         let pausesSeries = "callpush_kafka_partition_pauses_total{reason=\"backpressure\"}"
         let wakeupsSeries = "callpush_kafka_fetch_wakeups_total{reason=\"resumed\"}"
+        let delegate = ArrivalDelegate(completionDelay: .milliseconds(3))
         // One wake-up per resume; the last resume is followed by no pause, so its partition also gets the second
-        // wake-up an offset-store interval (20 ms here) later.
-        let secondWakeup = await KafkaTestSupport.waitUntil(timeout: .seconds(5)) {
-            Self.counter(registry, wakeupsSeries) > Self.counter(registry, pausesSeries)
-        }
-        await consumer.close()
+        // wake-up an offset-store interval (20 ms here) later: the run settles once there are more wake-ups than pauses.
+        let (done, registry) = try await consumeBacklog(
+            records: records, partitions: 1, delegate: delegate,
+            configure: { $0.backPressure.maxInFlightPerPartition = 200 },
+            settled: { Self.counter($0, wakeupsSeries) > Self.counter($0, pausesSeries) })
         #expect(done)
         #expect(delegate.count == records)
         let pauses = Self.counter(registry, pausesSeries)
         let wakeups = Self.counter(registry, wakeupsSeries)
         #expect(pauses >= 5, "back-pressure pauses \(pauses)")
-        #expect(secondWakeup, "wake-ups after a resume \(wakeups), pauses \(pauses)")
+        #expect(wakeups > pauses, "wake-ups after a resume \(wakeups), pauses \(pauses)")
         #expect(delegate.longestGap < .milliseconds(700), "longest gap \(delegate.longestGap)")
+    }
+
+    /// Produces `records` records over `partitions` partitions of a fresh topic on a one-broker mock cluster and
+    /// consumes them with `delegate` and a consumer set up by `configure`, until all arrived (at most 60 s) and
+    /// `settled` holds (at most 5 s more); then closes the consumer.
+    /// - Returns: whether all arrived, and the consumer's registry.
+    private func consumeBacklog(
+        records: Int, partitions: Int, delegate: ArrivalDelegate,
+        configure: (inout KafkaConsumerConfiguration) -> Void,
+        settled: (MetricsRegistry) -> Bool = { _ in true }
+    ) async throws -> (Bool, MetricsRegistry) {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("backlog")
+        try cluster.createTopic(topic, partitions: partitions)
+        let failures = try await KafkaTestSupport.produce(cluster, topic: topic, count: records, partitions: Int32(partitions))
+        #expect(failures == 0)
+
+        let registry = MetricsRegistry()
+        var configuration = KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g"))
+        configure(&configuration)
+        let consumer = try KafkaConsumer(
+            topics: [topic], configuration: configuration, delegate: delegate, logger: KafkaTestSupport.logger,
+            metrics: registry)
+        let done = await KafkaTestSupport.waitUntil(timeout: .seconds(60)) { delegate.count >= records }
+        _ = await KafkaTestSupport.waitUntil(timeout: .seconds(5)) { settled(registry) }
+        await consumer.close()
+        return (done, registry)
     }
 
     private static func counter(_ registry: MetricsRegistry, _ series: String) -> Int {
