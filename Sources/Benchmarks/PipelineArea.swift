@@ -77,7 +77,8 @@ enum PipelineArea {
             + "run end-to-end latency p50 \(median.p50.map(BenchFormat.milliseconds) ?? "-") p99 "
             + "\(median.p99.map(BenchFormat.milliseconds) ?? "-") max \(median.maximum.map(BenchFormat.milliseconds) ?? "-"), peak RSS "
             + "\(median.peakKilobytes.map(BenchFormat.megabytes) ?? "-") (RSS before it "
-            + "\(median.baselineKilobytes.map(BenchFormat.megabytes) ?? "-"))")
+            + "\(median.baselineKilobytes.map(BenchFormat.megabytes) ?? "-")); longest stall over all runs "
+            + BenchFormat.milliseconds(runs.map(\.longestStall).max() ?? 0))
         return result
     }
 }

@@ -16,6 +16,9 @@ struct PipelineRun: Sendable {
     var p50: Double?
     var p99: Double?
     var maximum: Double?
+    /// Longest time, once the first outcome was final, in which no further outcome became final while some were
+    /// still missing: an intake stall shows here (session 14's resumed partitions waited up to 1 s each).
+    var longestStall: Double
     /// VmHWM after the run (reset just before it where the kernel allows).
     var peakKilobytes: Int?
     /// RSS just before the pipeline started (memory earlier areas left behind).
@@ -29,7 +32,8 @@ struct PipelineRun: Sendable {
             .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         return "\(events) events in \(BenchFormat.seconds(seconds)) = \(BenchFormat.rate(eventsPerSecond)) "
             + "(\(counts); all produced after \(BenchFormat.seconds(produceSeconds))); end-to-end latency p50 \(p50.map(BenchFormat.milliseconds) ?? "-") "
-            + "p99 \(p99.map(BenchFormat.milliseconds) ?? "-") max \(maximum.map(BenchFormat.milliseconds) ?? "-"); peak RSS "
+            + "p99 \(p99.map(BenchFormat.milliseconds) ?? "-") max \(maximum.map(BenchFormat.milliseconds) ?? "-"); "
+            + "longest stall \(BenchFormat.milliseconds(longestStall)); peak RSS "
             + "\(peakKilobytes.map(BenchFormat.megabytes) ?? "-")\(peakWasReset ? "" : " (whole process)")"
             + (baselineKilobytes.map { " (RSS before the run \(BenchFormat.megabytes($0)))" } ?? "")
     }
@@ -57,8 +61,16 @@ struct PipelineRun: Sendable {
         let produceElapsed = ContinuousClock.now - start
         let deadline = ContinuousClock.now + .seconds(120)
         var final = 0
+        var lastProgress: ContinuousClock.Instant?
+        var longestStall = Duration.zero
         while ContinuousClock.now < deadline {
-            final = pipeline.outcomes.filter { $0.key != .retried }.values.reduce(0, +)
+            let now = ContinuousClock.now
+            let count = pipeline.outcomes.filter { $0.key != .retried }.values.reduce(0, +)
+            if count > final {
+                if let lastProgress { longestStall = max(longestStall, now - lastProgress) }
+                lastProgress = now
+                final = count
+            }
             if final >= produced { break }
             try? await Task.sleep(for: .milliseconds(2))
         }
@@ -71,6 +83,7 @@ struct PipelineRun: Sendable {
             p50: pipeline.latency.estimate(quantile: 0.5).map { min($0, pipeline.latency.maximum) },
             p99: pipeline.latency.estimate(quantile: 0.99).map { min($0, pipeline.latency.maximum) },
             maximum: pipeline.latency.count > 0 ? pipeline.latency.maximum : nil,
+            longestStall: longestStall.inSeconds,
             peakKilobytes: PeakMemory.kilobytes(), baselineKilobytes: baseline, peakWasReset: peakWasReset)
         await pipeline.shutdown()
         if final < produced { throw BenchFailure("only \(final) of \(produced) events reached a final outcome") }
