@@ -57,7 +57,9 @@ public struct KafkaConsumerConfiguration: Sendable {
 
     public init() {}
 
-    /// In-flight limits: a partition is paused at its high watermark and resumed at the low one.
+    /// In-flight limits: a partition is paused at its high watermark and resumed at the low one. A resume also wakes
+    /// the partition's broker thread, which librdkafka 2.0.2 leaves asleep up to 1 s when it had nothing else to fetch
+    /// (counted in `callpush_kafka_fetch_wakeups_total{reason="resumed"}`).
     public struct BackPressure: Sendable {
         /// Delivered but not completed messages per partition before it is paused. Default: `1000`.
         public var maxInFlightPerPartition: Int = 1000
