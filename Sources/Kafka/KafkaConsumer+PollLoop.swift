@@ -77,7 +77,7 @@ extension KafkaConsumer {
             let length = rd_kafka_queue_length(queue)
             if fetchWakeup?.withLock({ $0.observe(queueLength: length, takenMessages: taken, takenBytes: takenBytes) }) == true {
                 let fetching = state.withLock { state in
-                    state.partitions.compactMap { partition, entry in entry.revoked || entry.libraryPaused ? nil : partition }
+                    state.partitions.compactMap { partition, entry in entry.isFetching ? partition : nil }
                 }
                 wakeFetcher(fetching, reason: .queueDrained)
             }
@@ -113,8 +113,7 @@ extension KafkaConsumer {
             for index in state.partitions.indices {
                 guard let resumedAt = state.partitions.values[index].resumedAt, now - resumedAt >= interval else { continue }
                 state.partitions.values[index].resumedAt = nil
-                let entry = state.partitions.values[index]
-                if !entry.revoked, !entry.libraryPaused { due.append(state.partitions.keys[index]) }
+                if state.partitions.values[index].isFetching { due.append(state.partitions.keys[index]) }
             }
             return due
         }

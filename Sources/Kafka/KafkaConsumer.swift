@@ -258,6 +258,8 @@ extension KafkaConsumer {
         var pausedForBackPressure = false
         /// Whether librdkafka has this partition paused (by us).
         var libraryPaused = false
+        /// Assigned, not being revoked and not paused: librdkafka fetches it (a fetch wake-up is for these).
+        var isFetching: Bool { !revoked && !libraryPaused }
         /// Not-yet-due messages, ordered by due time; non-empty means paused for `retry_due`.
         var held: [HeldMessage] = []
         /// When the partition was last resumed, until the poll loop has woken its broker thread a second time (see

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Telemetry
+import TestSupport
 import Testing
 
 @testable import Kafka
@@ -132,8 +133,7 @@ import Testing
     }
 
     private static func counter(_ registry: MetricsRegistry, _ series: String) -> Int {
-        let line = registry.exposition().split(separator: "\n").first { $0.hasPrefix(series + " ") }
-        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+        Int(ExpositionSeries.value(series, in: registry.exposition()) ?? 0)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Telemetry
+import TestSupport
 import Testing
 
 /// `/proc` readings of this test process, and the process and per-thread series they feed.
@@ -30,12 +31,6 @@ import Testing
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
-    /// The value of the one series whose line starts with `prefix` (name and labels).
-    private func value(_ prefix: String, in exposition: String) -> Double? {
-        exposition.split(separator: "\n").first { $0.hasPrefix(prefix + " ") }
-            .flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
-    }
-
     @Test func aReadingOfThisProcessAddsUp() throws {
         let burner = startBurner(0.15, name: "reading-burner")
         defer { burner.signal() }
@@ -61,17 +56,17 @@ import Testing
         let burner = startBurner(0.2, name: "burner-7")
         defer { burner.signal() }
         // A second reading within the interval is the first one again; after it, a new one.
-        #expect(value("process_cpu_seconds_total", in: registry.exposition()) == value("process_cpu_seconds_total", in: before))
+        #expect(ExpositionSeries.value("process_cpu_seconds_total", in: registry.exposition()) == ExpositionSeries.value("process_cpu_seconds_total", in: before))
         try await Task.sleep(for: ProcessMetrics.minimumInterval + .milliseconds(100))
         let after = registry.exposition()
-        let burned = try #require(value(#"callpush_thread_cpu_seconds_total{thread="burner"}"#, in: after),
+        let burned = try #require(ExpositionSeries.value(#"callpush_thread_cpu_seconds_total{thread="burner"}"#, in: after),
                                   "the numbered thread name counts under its group:\n\(after)")
         #expect(burned >= 0.15)
-        let total = try #require(value("process_cpu_seconds_total", in: after))
+        let total = try #require(ExpositionSeries.value("process_cpu_seconds_total", in: after))
         #expect(total >= burned)
-        #expect((value("process_resident_memory_bytes", in: after) ?? 0) > Double(1 << 20))
-        #expect((value("process_open_fds", in: after) ?? 0) >= 3)
-        #expect((value("process_start_time_seconds", in: after) ?? 0) > Date().timeIntervalSince1970 - 86_400)
+        #expect((ExpositionSeries.value("process_resident_memory_bytes", in: after) ?? 0) > Double(1 << 20))
+        #expect((ExpositionSeries.value("process_open_fds", in: after) ?? 0) >= 3)
+        #expect((ExpositionSeries.value("process_start_time_seconds", in: after) ?? 0) > Date().timeIntervalSince1970 - 86_400)
         for family in ["process_cpu_seconds_total counter", "process_resident_memory_bytes gauge", "process_max_fds gauge",
                        "callpush_thread_cpu_seconds_total counter"] {
             #expect(after.contains("# TYPE \(family)\n"), "\(family)")
