@@ -90,7 +90,6 @@ public enum KafkaThroughputProbe {
         consumerConfiguration.bootstrapServers = servers
         consumerConfiguration.groupID = "probe"
         consumerConfiguration.sessionTimeout = .seconds(6)
-        consumerConfiguration.heartbeatInterval = .seconds(1)
         consumerConfiguration.statisticsInterval = .zero
         consumerConfiguration.additionalProperties = consumerProperties
         let consumer = try KafkaConsumer(

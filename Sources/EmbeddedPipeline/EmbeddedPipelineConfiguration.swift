@@ -44,7 +44,6 @@ public struct EmbeddedPipelineConfiguration: Sendable {
         worker.dispatcher.routing.emitReceipts = true
         worker.dispatcher.produceRetryInitial = .milliseconds(50)
         worker.consumer.sessionTimeout = .seconds(6)
-        worker.consumer.heartbeatInterval = .seconds(1)
         worker.consumer.autoCommitInterval = .milliseconds(200)
         worker.consumer.offsetStoreInterval = .milliseconds(20)
         worker.consumer.fetchWaitMax = .milliseconds(2)

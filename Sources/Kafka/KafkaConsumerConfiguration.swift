@@ -12,10 +12,16 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var clientID: String = "callpush-consumer"
     /// Where to start when the group has no committed offset. Default: `.earliest`.
     var autoOffsetReset: AutoOffsetReset = .earliest
-    /// Group session timeout. Default: `.seconds(45)`.
-    public var sessionTimeout: Duration = .seconds(45)
-    /// Group heartbeat interval. Default: `.seconds(3)`.
-    public var heartbeatInterval: Duration = .seconds(3)
+    /// Group session timeout: how long the group waits for a member that stopped heartbeating (a SIGKILL, an OOM
+    /// kill, a lost node) before it moves that member's partitions. With the eager `range` assignor a crashed worker
+    /// restarted sooner stalls the whole group that long: its join starts a rebalance that every member joins and
+    /// that completes only once the dead member has expired. Incoming calls wait meanwhile, so this is kept well
+    /// under a ring timeout; librdkafka's 45 s (Kafka's default since 3.0) would outlast most rings. Default:
+    /// `.seconds(10)`.
+    public var sessionTimeout: Duration = .seconds(10)
+    /// Group heartbeat interval: how soon a member learns that a rebalance has started (a member joined or left),
+    /// which on a Kafka broker bounds how long the others wait for it to rejoin. Default: `.seconds(1)`.
+    public var heartbeatInterval: Duration = .seconds(1)
     /// Maximum time between `rd_kafka_consumer_poll` calls before the member is evicted. Default: `.seconds(300)`.
     var maxPollInterval: Duration = .seconds(300)
     /// How often librdkafka commits the stored offsets. Default: `.seconds(1)`.

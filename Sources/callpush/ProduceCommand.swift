@@ -152,7 +152,6 @@ struct ProduceCommand: Command {
         configuration.groupID = options.string("group", or: "callpush-dlq-replay")
         configuration.clientID = "callpush-dlq-replay"
         configuration.sessionTimeout = .seconds(6)
-        configuration.heartbeatInterval = .seconds(1)
         configuration.statisticsInterval = .zero
         let replayer = DeadLetterReplayer(producer: producer, topic: topic, tally: tally, send: send)
         let consumer: KafkaConsumer

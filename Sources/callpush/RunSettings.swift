@@ -12,7 +12,7 @@ enum RunSettings {
         OptionSpec("kafka.brokers", .string, "Kafka bootstrap servers, HOST:PORT[,…] (required)"),
         OptionSpec("kafka.group", .string, default: "callpush", "consumer group shared by every worker"),
         OptionSpec("kafka.client-id", .string, "client id of this process (default: callpush-<hostname>)"),
-        OptionSpec("kafka.session-timeout", .number(6...300), default: "45", "seconds before a silent worker loses its partitions"),
+        OptionSpec("kafka.session-timeout", .number(6...300), default: "10", "seconds before a silent (crashed) worker loses its partitions; a crashed worker's restart holds the group's calls up to this long"),
         OptionSpec("kafka.calls-topic", .string, default: "calls", "topic of incoming call events"),
         OptionSpec("kafka.retry-tiers", .string, default: "5s,30s,2m", "delays of the retry tiers, in order (ms, s, m, h)"),
         OptionSpec("kafka.retry-topic-prefix", .string, default: "calls.retry.", "retry tier topic = prefix + delay"),
@@ -68,9 +68,8 @@ enum RunSettings {
         worker.consumer.bootstrapServers = brokers
         worker.consumer.groupID = options.string("kafka.group", or: "callpush")
         worker.consumer.clientID = clientID
-        let session = options.number("kafka.session-timeout") ?? 45
+        let session = options.number("kafka.session-timeout") ?? 10
         worker.consumer.sessionTimeout = .milliseconds(Int(session * 1000))
-        worker.consumer.heartbeatInterval = .milliseconds(Int(min(3, session / 3) * 1000))
         worker.consumer.backPressure.maxInFlight = options.integer("worker.max-in-flight") ?? 10_000
         worker.consumer.backPressure.maxInFlightPerPartition = options.integer("worker.max-in-flight-per-partition") ?? 1_000
         worker.consumer.closeDrainTimeout = .milliseconds(Int((options.number("worker.drain-timeout") ?? 25) * 1000))

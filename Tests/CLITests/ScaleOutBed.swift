@@ -62,9 +62,11 @@ final class ScaleOutBed {
     private var nextCall = 0
     private var nextHangUp = 0
 
+    /// `sessionTimeout`: the workers' `--kafka-session-timeout` in seconds (6, the least, unless given); nil: `run`'s
+    /// default.
     init(
         partitions: Int, tiers: [String] = ["1s", "2s"], latencyMilliseconds: Int, extraWorkerArguments: [String] = [],
-        credentials: Credentials = .flags
+        credentials: Credentials = .flags, sessionTimeout: Int? = 6
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-scale-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -98,8 +100,8 @@ final class ScaleOutBed {
         baseArguments = [
             "run", "--kafka-brokers", kafka.firstLine, "--kafka-group", "scale-test", "--kafka-receipts",
             "--kafka-retry-tiers", tiers.joined(separator: ","), "--apns-endpoint", String(parts[0]),
-            "--apns-ca-file", String(parts[1].dropFirst(3)), "--log-level", "warning", "--kafka-session-timeout", "6",
-        ] + workerCredentials + extraWorkerArguments
+            "--apns-ca-file", String(parts[1].dropFirst(3)), "--log-level", "warning",
+        ] + (sessionTimeout.map { ["--kafka-session-timeout", String($0)] } ?? []) + workerCredentials + extraWorkerArguments
         if credentials == .appsFile { try writeApps(rotated: false) }
     }
 
@@ -250,15 +252,25 @@ final class ScaleOutBed {
 
     /// Final receipts (outcome other than `retried`) per event id, from the outcomes topic.
     func finalReceipts() throws -> [String: Int] {
-        let read = try Tool.run(["kcat", "-b", kafka.firstLine, "-C", "-t", "calls.outcomes", "-e", "-q", "-f", "%s\n"], timeout: 60)
         var counts: [String: Int] = [:]
-        for line in read.output.split(separator: "\n") {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let id = object["event_id"] as? String, object["outcome"] as? String != "retried"
-            else { continue }
+        for receipt in try receipts() where receipt["outcome"] as? String != "retried" {
+            guard let id = receipt["event_id"] as? String else { continue }
             counts[id, default: 0] += 1
         }
         return counts
+    }
+
+    /// The longest `latency_ms` (`created_at` → APNs answer) of any receipt: how long the slowest push waited.
+    func longestLatency() throws -> Int {
+        try receipts().compactMap { $0["latency_ms"] as? Int }.max() ?? 0
+    }
+
+    /// Every receipt on the outcomes topic so far.
+    private func receipts() throws -> [[String: Any]] {
+        let read = try Tool.run(["kcat", "-b", kafka.firstLine, "-C", "-t", "calls.outcomes", "-e", "-q", "-f", "%s\n"], timeout: 60)
+        return read.output.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     /// Waits until every produced event has a final receipt; returns the receipts.

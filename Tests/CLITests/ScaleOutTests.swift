@@ -48,7 +48,36 @@ import Testing
         #expect(verdict.duplicatePushes <= bound)
     }
 
-    /// (b) 40 % of pushes answered 503, hang-ups produced seconds after their calls, 3 workers: the retries of an
+    /// (b) With `run`'s default session timeout, a worker SIGKILLed and restarted a second later (as Kubernetes
+    /// restarts a crashed pod) holds the group's calls for about two session timeouts at most. The eager `range`
+    /// group cannot finish the rebalance the restart starts until the dead member's session has expired, and every
+    /// member waits in it; librdkafka's 2.0.2 mock broker then waits a session timeout − 1 s for members to join
+    /// (a Kafka broker finishes once all live members have rejoined, about a heartbeat). With librdkafka's 45 s
+    /// session timeout calls waited 46 s here.
+    @Test func aCrashedWorkersRestartHoldsCallsAboutTwoSessionTimeoutsAtMost() async throws {
+        let sessionTimeout = 10  // run's default
+        let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 5, sessionTimeout: nil)
+        for name in ["a", "b"] { try bed.startWorker(name) }
+        #expect(await bed.waitUntilSettled(), "\(bed.logs)")
+        for step in 0..<100 {
+            try bed.produceCalls(20, hangUpLag: 80)
+            if step == 8 {
+                bed.killWorker("b")
+                try await Task.sleep(for: .seconds(1))
+                try bed.startWorker("b")
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        try bed.produceRemainingHangUps()
+        let verdict = try await bed.verdict()
+        let longest = try bed.longestLatency()
+        print("crash and restart at the default session timeout: \(verdict); longest wait \(longest) ms")
+        #expect(verdict.lost == 0, "\(bed.logs)")
+        #expect(verdict.ringsAfterHangUp == 0)
+        #expect(longest <= (2 * sessionTimeout + 5) * 1000, "\(bed.logs)")
+    }
+
+    /// (c) 40 % of pushes answered 503, hang-ups produced seconds after their calls, 3 workers: the retries of an
     /// incoming call stay on its partition number (upstream hashes with murmur2, callpush produces retries by
     /// partition), so the worker that holds a retry also sees the hang-up: nothing rings after it.
     @Test func retriesStayWithTheirCallsHangUp() async throws {
@@ -65,7 +94,7 @@ import Testing
         #expect(verdict.ringsAfterHangUp == 0)
     }
 
-    /// (c) Scale out 1 → 3 and in 3 → 1 with SIGTERM during traffic, then a rolling restart: nothing lost, nothing
+    /// (d) Scale out 1 → 3 and in 3 → 1 with SIGTERM during traffic, then a rolling restart: nothing lost, nothing
     /// rings after its hang-up; pushes sent twice only where librdkafka's mock broker refused a commit.
     ///
     /// Every worker drains, stores and commits what it finished before it gives a partition up, and a partition
