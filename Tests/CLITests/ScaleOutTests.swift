@@ -52,8 +52,9 @@ import Testing
     /// restarts a crashed pod) holds the group's calls for about two session timeouts at most. The eager `range`
     /// group cannot finish the rebalance the restart starts until the dead member's session has expired, and every
     /// member waits in it; librdkafka's 2.0.2 mock broker then waits a session timeout − 1 s for members to join
-    /// (a Kafka broker finishes once all live members have rejoined, about a heartbeat). With librdkafka's 45 s
-    /// session timeout calls waited 46 s here.
+    /// (a Kafka broker finishes once all live members have rejoined, about a heartbeat): 10.3 s here, and when the
+    /// dead member expires just after the mock's election, a second join wait makes it about 21 s (the bound leaves
+    /// 9 s of margin over that). With librdkafka's 45 s session timeout calls waited 45–46 s.
     @Test func aCrashedWorkersRestartHoldsCallsAboutTwoSessionTimeoutsAtMost() async throws {
         let sessionTimeout = 10  // run's default
         let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 5, sessionTimeout: nil)
@@ -74,7 +75,7 @@ import Testing
         print("crash and restart at the default session timeout: \(verdict); longest wait \(longest) ms")
         #expect(verdict.lost == 0, "\(bed.logs)")
         #expect(verdict.ringsAfterHangUp == 0)
-        #expect(longest <= (2 * sessionTimeout + 5) * 1000, "\(bed.logs)")
+        #expect(longest <= (2 * sessionTimeout + 10) * 1000, "\(bed.logs)")
     }
 
     /// (c) 40 % of pushes answered 503, hang-ups produced seconds after their calls, 3 workers: the retries of an
