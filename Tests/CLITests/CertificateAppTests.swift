@@ -97,7 +97,7 @@ import Testing
 
     /// The value of the series whose line starts with `series` followed by a space.
     func metric(_ series: String) -> Double? {
-        metrics().split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+        ExpositionSeries.value(series, in: metrics())
     }
 
     // MARK: - Traffic

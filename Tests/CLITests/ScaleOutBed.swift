@@ -170,7 +170,7 @@ final class ScaleOutBed {
 
     /// One worker's metric value (first series whose line starts with `prefix`), nil when unreachable.
     func metric(_ name: String, _ prefix: String) -> Double? {
-        metricsText(name)?.split(separator: "\n").first { $0.hasPrefix(prefix + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+        metricsText(name).flatMap { ExpositionSeries.value(prefix, in: $0) }
     }
 
     /// One worker's `/metrics` text, nil when unreachable.
