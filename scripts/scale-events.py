@@ -176,6 +176,8 @@ def main():
     if len(sys.argv) not in (2, 3) or sys.argv[1] not in ("crash", "restart", "scale-out"):
         sys.exit(__doc__)
     plan, session_timeout = sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else None
+    if not os.access(BIN, os.X_OK):
+        sys.exit(f"{BIN}: not built (swift build -c release --product callpush), or set BIN")
     with tempfile.TemporaryDirectory() as work:
         bed, traffic = Bed(work, session_timeout), None
         try:
