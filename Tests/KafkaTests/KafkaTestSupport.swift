@@ -17,7 +17,6 @@ enum KafkaTestSupport {
         configuration.groupID = group
         configuration.clientID = uniqueName("consumer")
         configuration.sessionTimeout = .seconds(6)
-        configuration.heartbeatInterval = .seconds(1)
         configuration.autoCommitInterval = .milliseconds(200)
         configuration.statisticsInterval = .seconds(1)
         configuration.revokeDrainTimeout = .seconds(2)
