@@ -10,6 +10,9 @@
 #                                                  events are processed (default 5 000; about 1.5 minutes); then
 #                                                  `callgrind_annotate --inclusive=yes FILE.1` (instructions per
 #                                                  event = totals ÷ EVENTS; see README "Benchmarks")
+#                                                  SEPARATE_THREADS=yes: a file per thread (FILE.1-NN; the
+#                                                  thread's name is not recorded: tell them apart by their
+#                                                  top functions, e.g. runPollLoop for kafka-consume)
 #
 # BIN picks the binary (default .build/release/callpush: `swift build -c release --static-swift-stdlib --product
 # callpush`). CPU seconds per event move ±25 % between runs on a shared machine: compare binaries in interleaved
@@ -42,7 +45,7 @@ while [ ! -s "$work/kafka.txt" ] || [ ! -s "$work/apns.txt" ]; do sleep 0.1; don
 brokers=$(head -1 "$work/kafka.txt"); apns=$(head -1 "$work/apns.txt")
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 wrap=()
-[ "$MODE" = callgrind ] && wrap=(valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$OUT")
+[ "$MODE" = callgrind ] && wrap=(valgrind --tool=callgrind --separate-threads=${SEPARATE_THREADS:-no} --instr-atstart=no --callgrind-out-file="$OUT")
 "${wrap[@]}" "$BIN" run --kafka-brokers "$brokers" --kafka-receipts --metrics-port "$port" --log-level error \
     --apns-key-file "$work/key.p8" --apns-key-id ABC123DEFG --apns-team-id DEF123GHIJ \
     --apns-endpoint "${apns%% *}" --apns-ca-file "${apns##*ca=}" --kafka-session-timeout 6 > "$work/worker.log" 2>&1 &
@@ -100,7 +103,8 @@ if [ "$MODE" = callgrind ]; then
     callgrind_control -i off "$worker" >/dev/null 2>&1
     callgrind_control -d "$worker" >/dev/null 2>&1
     sleep 1
-    echo "$total events ($mix; $pushes APNs requests); profile in $OUT.1"
+    files="$OUT.1"; [ "${SEPARATE_THREADS:-no}" = yes ] && files="$OUT.1-NN, one per thread"
+    echo "$total events ($mix; $pushes APNs requests); profile in $files"
     exit 0
 fi
 awk -v n="$total" -v a="$start" -v b="$end" -v u=$(($(field 14) - user0)) -v y=$(($(field 15) - sys0)) \

@@ -16,7 +16,7 @@ import Telemetry
 /// back in `callpush_malloc_trim_released_bytes_total`; a debug log line has the same per trim.
 final class MallocTrimmer: Sendable {
     /// Time between trims when `--malloc-trim-interval` is not given. Default: 30 seconds (a trim took 0.1–5 ms at the
-    /// soak's heap of about 10 MB and gave back up to 4 MB; see the README's memory notes).
+    /// soak's heap of about 10 MB and gave back up to 4 MB; see PERFORMANCE.md, "Memory").
     static let defaultInterval: Duration = .seconds(30)
 
     private let task: Task<Void, Never>
