@@ -143,9 +143,9 @@ public final class KafkaConsumer: Sendable {
 
     /// Hands a delivered message back because it is not due yet, from any thread (typically from inside
     /// ``KafkaConsumerDelegate/consumer(_:didReceive:)``). The consumer keeps it in memory, pauses its partition
-    /// and delivers it again to the delegate at `deadline` (then resumes the partition), while polling continues.
-    /// The message stays in flight: its offset is not committed until it is completed after redelivery. Messages
-    /// of the partition that arrive meanwhile are held behind it, in order.
+    /// and delivers it again to the delegate at `deadline` (then resumes the partition), while polling continues,
+    /// with ``KafkaMessage/releasedFromHold`` set. The message stays in flight: its offset is not committed until it
+    /// is completed after redelivery. Messages of the partition that arrive meanwhile are held behind it, in order.
     ///
     /// - Returns: `false` if the message's partition is no longer assigned (the message is dropped; the new
     ///   owner gets it again).
@@ -157,7 +157,9 @@ public final class KafkaConsumer: Sendable {
                 !entry.revoked
             else { return false }
             let index = entry.held.partitionPoint(where: { $0.due > deadline })
-            entry.held.insert(HeldMessage(message: message, due: deadline), at: index)
+            var released = message
+            released.releasedFromHold = true
+            entry.held.insert(HeldMessage(message: released, due: deadline), at: index)
             state.heldCount += 1
             state.partitions[partition] = entry
             state.reconcileNeeded = true

@@ -18,6 +18,10 @@ public struct KafkaMessage: Sendable {
     /// of what a previous owner did not commit, or a backlog. `nil` when not known yet.
     public var highWatermarkAtAssignment: Int64?
 
+    /// Whether this delivery ends a ``KafkaConsumer/hold(_:until:)`` of this message: its due time came. False on
+    /// the first delivery, and for a message that was only kept behind another held one.
+    public internal(set) var releasedFromHold = false
+
     /// The assignment generation that delivered this message; completions from an older one are ignored.
     var generation: UInt64
 

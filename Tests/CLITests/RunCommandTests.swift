@@ -214,6 +214,48 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 15, "it did not wait for the 20 s answers")
     }
 
+    /// A retry tier's record is held until its `x-not-before`, but never longer than the tier's delay from when the
+    /// worker reads it: a due time a day ahead (its writer's clock ran fast) must not stall the partition behind it,
+    /// and a record without the header whose Kafka timestamp is the largest Kafka accepts must not stop the worker
+    /// (timestamp + delay overflowed: every worker of the group crashed on it, again after each restart). An
+    /// independent client (kafka-python) writes the records, as any producer may.
+    @Test func retryRecordsDueFarAheadWaitOneTierDelayAtMost() async throws {
+        let bed = try Bed(latencyMilliseconds: 0)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        func event(_ id: String) -> String {
+            """
+            {"event_id":"\(id)","type":"incoming","call_id":"c-\(id)","device_token":"\(String(repeating: "ab", count: 32))",\
+            "push":"alert","topic":"com.example.app","environment":"production","created_at":\(now),"ring_timeout_s":600}
+            """
+        }
+        // Partition 0: a record due in a day, then an ordinary one behind it. Partition 1: the end of time, no header.
+        let records: [(partition: Int, id: String, timestamp: Int64?, notBefore: Int64?)] = [
+            (0, "day-ahead", nil, now + 86_400_000), (0, "behind-it", nil, now), (1, "end-of-time", .max, nil),
+        ]
+        let script = """
+            import json, sys
+            from kafka import KafkaProducer
+            producer = KafkaProducer(bootstrap_servers=sys.argv[1].split(","), acks="all")
+            for r in json.loads(sys.argv[2]):
+                headers = [("x-attempt", b"2")] + ([("x-not-before", str(r["notBefore"]).encode())] if r["notBefore"] else [])
+                producer.send("calls.retry.1s", key=r["key"].encode(), value=r["value"].encode(), partition=r["partition"],
+                              timestamp_ms=r["timestamp"], headers=headers).get(timeout=30)
+            producer.close()
+            """
+        let json = try JSONSerialization.data(withJSONObject: records.map { record -> [String: Any] in
+            ["partition": record.partition, "key": "c-\(record.id)", "value": event(record.id),
+             "timestamp": record.timestamp.map { NSNumber(value: $0) } ?? NSNull(),
+             "notBefore": record.notBefore.map { NSNumber(value: $0) } ?? NSNull()]
+        })
+        let produced = try Tool.run([PythonInterpreter.path(importing: ["kafka"]), "-c", script, bed.kafka.firstLine,
+                                     String(decoding: json, as: UTF8.self)], timeout: 60)
+        #expect(produced.status == 0, "kafka-python: \(produced.output)")
+        let worker = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
+        let receipts = try await bed.waitForReceipts(atLeast: 3, timeout: 40)
+        #expect(receipts == ["day-ahead": 1, "behind-it": 1, "end-of-time": 1], "the worker said:\n\(worker.logTail)")
+        #expect(worker.terminate() == 0, "the worker kept running: \(worker.logTail)")
+    }
+
     @Test func sigkillAndRestartLoseNothing() async throws {
         let bed = try Bed(latencyMilliseconds: 400)
         try bed.produce(1500, prefix: "k")

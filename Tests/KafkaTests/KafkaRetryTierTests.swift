@@ -17,7 +17,7 @@ import Testing
         let registry = MetricsRegistry()
 
         struct Log {
-            var completions: [(partition: Int32, value: String, at: ContinuousClock.Instant)] = []
+            var completions: [(partition: Int32, value: String, at: ContinuousClock.Instant, released: Bool)] = []
             var holds = 0
         }
         let log = Mutex(Log())
@@ -32,6 +32,7 @@ import Testing
                 }
                 if ContinuousClock.now < dueAt {
                     // Not due: hand it back, to be redelivered at the due time.
+                    #expect(!message.releasedFromHold, "only a redelivery after a hold is marked")
                     #expect(consumer.hold(message, until: dueAt))
                     log.withLock { $0.holds += 1 }
                     return
@@ -39,7 +40,8 @@ import Testing
             }
             consumer.complete(message)
             log.withLock {
-                $0.completions.append((message.partition, String(decoding: message.value, as: UTF8.self), .now))
+                $0.completions.append(
+                    (message.partition, String(decoding: message.value, as: UTF8.self), .now, message.releasedFromHold))
             }
         }
         let consumer = try KafkaConsumer(
@@ -83,6 +85,9 @@ import Testing
         let dueAt = try #require(due.withLock { $0 })
         let retried = log.withLock { $0.completions.filter { $0.partition == 0 } }
         #expect(retried.map(\.value) == ["r0", "r1", "r2"])
+        // The message the delegate held comes back marked (later ones may have been kept behind it, unmarked).
+        #expect(retried.first?.released == true)
+        #expect(log.withLock { $0.completions.filter { $0.partition == 1 }.allSatisfy { !$0.released } })
         for completion in retried {
             #expect(completion.at >= dueAt, "\(completion.value) processed before it was due")
         }

@@ -275,16 +275,24 @@ import Testing
         none.tiers = []
         #expect(none.tierIndex(afterFailedAttempt: 1) == nil)
         let main = InboundRecord(topic: "calls", partition: 0, offset: 0, key: nil, value: [], timestampMilliseconds: 100)
-        #expect(policy.notBefore(main) == nil)
-        #expect(policy.isDue(main, now: 0))
+        #expect(policy.notBefore(main, now: 0) == nil)
         var retry = InboundRecord(
             topic: "calls.retry.30s", partition: 0, offset: 0, key: nil, value: [],
             headers: [RecordHeader(name: "x-not-before", integer: 5_000)], timestampMilliseconds: 100
         )
-        #expect(policy.notBefore(retry) == 5_000)
-        #expect(!policy.isDue(retry, now: 4_999))
-        #expect(policy.isDue(retry, now: 5_000))
+        #expect(policy.notBefore(retry, now: 1_000) == 5_000)
+        // A due time beyond now + the tier's delay (a writer whose clock runs ahead) waits one delay from now.
+        retry.headers = [RecordHeader(name: "x-not-before", integer: 86_400_000)]
+        #expect(policy.notBefore(retry, now: 1_000) == 31_000)
+        retry.headers = [RecordHeader(name: "x-not-before", integer: .max)]
+        #expect(policy.notBefore(retry, now: 1_000) == 31_000)
         retry.headers = [RecordHeader(name: "x-not-before", text: "garbage")]
-        #expect(policy.notBefore(retry) == 30_100)  // timestamp + tier delay
+        #expect(policy.notBefore(retry, now: 1_000) == 30_100)  // timestamp + tier delay
+        // Without the header, a timestamp at the end of time (valid in Kafka) neither overflows nor waits past a delay.
+        retry.timestampMilliseconds = .max
+        #expect(policy.notBefore(retry, now: 1_000) == 31_000)
+        retry.headers = []
+        retry.timestampMilliseconds = .min
+        #expect(policy.notBefore(retry, now: 1_000) == .min + 30_000)
     }
 }

@@ -43,17 +43,20 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// When a consumed record may be handed out: nil for records not from a retry tier (due at once); else its
-    /// `x-not-before` header, or — when that is missing or malformed — its timestamp plus the tier's delay.
-    /// The Kafka layer holds a record that is not yet due and pauses its partition until then.
-    func notBefore(_ record: InboundRecord) -> Int64? {
+    /// `x-not-before` header, or — when that is missing or malformed — its timestamp plus the tier's delay; never later
+    /// than `now` plus the tier's delay. The Kafka layer holds a record that is not yet due and pauses its partition
+    /// until then, every later record of the partition behind it.
+    ///
+    /// The bound: a worker writes `x-not-before` as the time of the failure plus the tier's delay, so a later due time
+    /// comes from a writer whose clock ran ahead, or from a record written by something else (a timestamp near
+    /// `Int64.max` is a valid Kafka timestamp). Without it, such a record and its whole partition would wait for that
+    /// clock, and the timestamp plus the delay could overflow. The bound moves with `now`: ask once per record (the
+    /// worker does when the consumer first hands it out; held until then, it is due when handed out again).
+    func notBefore(_ record: InboundRecord, now: Int64) -> Int64? {
         guard let index = tierIndex(forTopic: record.topic) else { return nil }
-        if let header = HeaderCodec.integer(HeaderCodec.notBefore, in: record.headers) { return header }
-        return record.timestampMilliseconds + tiers[index].delayMilliseconds
-    }
-
-    /// Whether `record` may be processed at `now`.
-    func isDue(_ record: InboundRecord, now: Int64) -> Bool {
-        guard let due = notBefore(record) else { return true }
-        return now >= due
+        let delay = tiers[index].delayMilliseconds
+        let latest = now + delay
+        if let header = HeaderCodec.integer(HeaderCodec.notBefore, in: record.headers) { return min(header, latest) }
+        return min(record.timestampMilliseconds, now) + delay
     }
 }

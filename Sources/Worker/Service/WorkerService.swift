@@ -129,7 +129,8 @@ public final class WorkerService: KafkaConsumerDelegate {
         let retry = configuration.dispatcher.routing.retry
         for message in messages {
             let record = InboundRecord(message)
-            let notBefore = retry.notBefore(record) ?? now
+            // A record the consumer held until its due time is due now (its bound was taken from the first `now`).
+            let notBefore = message.releasedFromHold ? now : retry.notBefore(record, now: now) ?? now
             // (Nothing held yet in this batch, the usual case: no lookup.)
             let due = heldUntil.isEmpty ? notBefore : max(notBefore, heldUntil[message.topicPartition] ?? notBefore)
             if due > now {
