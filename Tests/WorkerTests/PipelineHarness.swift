@@ -46,10 +46,12 @@ final class PipelineHarness: Sendable {
         return consumer
     }
 
-    func makeWorker(sender: any PushSender, registry: MetricsRegistry = MetricsRegistry()) throws -> WorkerService {
+    func makeWorker(
+        sender: any PushSender, registry: MetricsRegistry = MetricsRegistry(), log: RecordingLogSink = RecordingLogSink()
+    ) throws -> WorkerService {
         let worker = try WorkerService(
             configuration: configuration, sender: sender, registry: registry,
-            logger: Logger(label: "worker-test", level: .warning, sink: RecordingLogSink())
+            logger: Logger(label: "worker-test", level: .warning, sink: log)
         )
         try worker.start()
         return worker

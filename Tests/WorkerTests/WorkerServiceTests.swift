@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 @testable import Kafka
 @testable import Telemetry
+import TestSupport
 import Testing
 
 @testable import Worker
@@ -97,6 +98,33 @@ import Testing
                 == ["invalid_json", "apns_rejected"])
         await worker.shutdown()
         #expect(worker.dispatcher.inFlightCount == 0)
+    }
+}
+
+extension WorkerServiceTests {
+    /// The event contract keys every event by its call id: the key picks the partition, and so the worker that sees
+    /// the call's hang-up. Events keyed otherwise (by a user, or not at all) are still sent, and counted and logged
+    /// (the 1st, 2nd, 4th, … of them) so operators learn that the producer breaks the ordering the hang-up needs.
+    @Test func eventsNotKeyedByTheirCallAreSentCountedAndLogged() async throws {
+        let harness = try PipelineHarness()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let registry = MetricsRegistry()
+        let log = RecordingLogSink()
+        let worker = try harness.makeWorker(sender: ScriptedSender { _ in .ok }, registry: registry, log: log)
+        // The harness keys each event by the first element: right for c-1, wrong for the other two.
+        try await harness.produce([
+            ("c-1", Fixtures.eventJSON(eventID: "e-1", callID: "c-1", createdAt: now)),
+            ("user-7", Fixtures.eventJSON(eventID: "e-2", callID: "c-2", createdAt: now)),
+            ("user-7", Fixtures.eventJSON(eventID: "e-3", callID: "c-3", createdAt: now)),
+        ])
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 3 })
+        #expect(PipelineHarness.outcomes(registry)[.delivered] == 3, "keyed otherwise, still sent")
+        let exposition = registry.exposition()
+        #expect(ExpositionSeries.value("callpush_key_mismatches_total", in: exposition) == 2)
+        let warnings = log.lines.filter { $0.contains("event not keyed by its call id") }
+        #expect(warnings.count == 2, "the 1st and the 2nd: \(warnings)")
+        #expect(warnings.contains { $0.contains(#""kafka.key":"user-7""#) && $0.contains(#""event.call_id":"c-3""#) })
+        await worker.shutdown()
     }
 }
 

@@ -97,6 +97,8 @@ final class Dispatcher: Sendable {
     private let retryTopics: [String]
     private let stopped = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
+    /// Events seen whose Kafka key is not their call id (``noteKeyMismatch(_:callID:)`` logs the 1st, 2nd, 4th, …).
+    private let keyMismatches = Atomic<Int>(0)
 
     init(
         configuration: DispatcherConfiguration = DispatcherConfiguration(),
@@ -250,6 +252,7 @@ final class Dispatcher: Sendable {
             finish(record, event: nil, input: .decodingFailed(error), done: settle(consumed.settlement, ticket: ticket))
             return nil
         }
+        if !Self.isKeyed(record, by: event.callID) { noteKeyMismatch(record, callID: event.callID) }
         do {
             let request = try mapper.map(event).request
             return Pending(record: record, event: event, request: request, settlement: consumed.settlement,
@@ -259,6 +262,26 @@ final class Dispatcher: Sendable {
             finish(record, event: event, input: .mappingFailed(error), done: settle(consumed.settlement, ticket: ticket))
             return nil
         }
+    }
+
+    /// Whether the record's Kafka key is the event's call id, as the event contract requires: the key decides the
+    /// partition, so the call's events (its hang-up after its incoming call) reach one worker in order.
+    private static func isKeyed(_ record: InboundRecord, by callID: String) -> Bool {
+        guard let key = record.key else { return false }
+        return key.elementsEqual(callID.utf8)
+    }
+
+    /// Counts an event keyed by something else than its call id (it is still sent) and logs the 1st, 2nd, 4th, 8th, …
+    /// of them: a producer that keys by user or at random sends a call's hang-up to another partition than its
+    /// incoming call, where nothing stops the ring.
+    private func noteKeyMismatch(_ record: InboundRecord, callID: String) {
+        metrics.keyMismatches.increment()
+        let count = keyMismatches.add(1, ordering: .relaxed).newValue
+        guard count & (count - 1) == 0 else { return }
+        logger.warning("event not keyed by its call id", metadata: Self.coordinates(record, [
+            "kafka.key": record.key.map { String(decoding: $0.prefix(64), as: UTF8.self) } ?? "(none)",
+            "event.call_id": callID, "worker.key_mismatches": String(count),
+        ]))
     }
 
     /// The `done` of a record that never became a ``Pending`` (dead-lettered before sending).

@@ -32,6 +32,8 @@ public struct WorkerMetrics: Sendable {
     private let outcomes: CaseCounters<Outcome>
     /// `callpush_cancellations_total{reason}` (see ``CancelReason``), looked up once.
     private let cancellations: [String: Counter]
+    /// `callpush_key_mismatches_total`: events whose Kafka key is not their call id (sent all the same).
+    let keyMismatches: Counter
     /// `callpush_events_consumed_total{topic}`, looked up once per topic.
     private let consumedByTopic = CounterCache()
 
@@ -56,6 +58,9 @@ public struct WorkerMetrics: Sendable {
             "callpush_worker_stage_seconds", help: stageHelp,
             labels: ["stage": "acknowledge"], buckets: Self.processingBuckets)
         inFlight = registry.gauge("callpush_inflight_events", help: "Consumed events whose outcome is not final yet.")
+        keyMismatches = registry.counter(
+            "callpush_key_mismatches_total",
+            help: "Events whose Kafka key is not their call_id: their call's other events may reach another partition.")
         outcomes = CaseCounters { outcome in
             registry.counter("callpush_outcomes_total", help: "Final outcome of each consumed event.",
                              labels: ["outcome": outcome.rawValue])
