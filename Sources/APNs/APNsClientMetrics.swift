@@ -4,7 +4,8 @@ import Synchronization
 /// The APNs client's Prometheus series (names fixed; labels bounded: status, reason, endpoint, connection slot,
 /// event kind).
 ///
-/// - `callpush_apns_requests_total{status,reason}`: answers, `status="none"` for transport failures.
+/// - `callpush_apns_requests_total{status,reason}`: answers, `status="none"` for transport failures, `reason="other"`
+///   for reasons APNs does not document.
 /// - `callpush_apns_request_duration_seconds`: `send` to answer, resends included.
 /// - `callpush_apns_connections{endpoint}`: open connections (ready or draining).
 /// - `callpush_apns_streams_in_flight{endpoint}`: requests on the wire.
@@ -64,9 +65,17 @@ public final class APNsClientMetrics: Sendable {
             return
         }
         let status = result.status.map(String.init) ?? "none"
-        let reason = result.reason ?? (result.status == 200 ? "Success" : "")
+        let reason = result.reason.map(Self.reasonLabel) ?? (result.status == 200 ? "Success" : "")
         requestCounter(key: status + "|" + reason, status: status, reason: reason).increment()
         duration.observe(seconds)
+    }
+
+    /// A reason as a label value: itself when APNs documents it or callpush sends it, else `other`, so that a server
+    /// answering with reasons of its own (an APNs-compatible proxy, a new reason) cannot grow the series without
+    /// bound. The result, the logs and the retry and dead-letter headers keep the reason as it came.
+    static func reasonLabel(_ reason: String) -> String {
+        let known = APNsReason(reason)
+        return known.isKnown || known == .unknownApp || known == .appInFlightLimit ? reason : "other"
     }
 
     /// `callpush_apns_requests_total{status="200",reason="Success"}`, the same handle ``requestCounter(key:status:reason:)``

@@ -26,6 +26,24 @@ import Testing
         #expect(text.contains(#"callpush_apns_connection_events_total{endpoint="\#(endpoint)",event="opened"} 1"#))
     }
 
+    /// Reasons APNs does not document count under `reason="other"`: a server that makes up reasons (a proxy, one
+    /// carrying ids) cannot grow the series without bound. Documented reasons keep their own series.
+    @Test func undocumentedReasonsCountAsOther() throws {
+        let registry = MetricsRegistry()
+        let metrics = APNsClientMetrics(registry: registry)
+        for index in 0..<50 {
+            metrics.recordAnswer(APNsResult(status: 400, headers: [], body: Array(#"{"reason":"Made-up-\#(index)"}"#.utf8)), seconds: 0.01)
+        }
+        metrics.recordAnswer(APNsResult(status: 400, headers: [], body: Array(#"{"reason":"BadTopic"}"#.utf8)), seconds: 0.01)
+        metrics.recordAnswer(APNsResult.transportFailure(reason: .timeout, apnsID: nil), seconds: 10)
+        let series = registry.exposition().split(separator: "\n").filter { $0.hasPrefix("callpush_apns_requests_total{") }
+        #expect(series.sorted() == [
+            #"callpush_apns_requests_total{reason="BadTopic",status="400"} 1"#,
+            #"callpush_apns_requests_total{reason="Timeout",status="none"} 1"#,
+            #"callpush_apns_requests_total{reason="other",status="400"} 50"#,
+        ])
+    }
+
     @Test func transportFailuresCountWithStatusNone() async throws {
         let fixture = try Fixture(requestTimeout: .milliseconds(300), faults: APNsMockFaults(stallProbability: 1))
         defer { fixture.shutdown() }
