@@ -127,11 +127,9 @@ import Testing
 
     /// Final receipts (not `retried`) by event id: outcome and reason.
     func finalReceipts() throws -> [String: (outcome: String, reason: String?)] {
-        let read = try Tool.run(["kcat", "-b", kafka.firstLine, "-C", "-t", "calls.outcomes", "-e", "-q", "-f", "%s\n"])
         var receipts: [String: (outcome: String, reason: String?)] = [:]
-        for line in read.output.split(separator: "\n") {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let id = object["event_id"] as? String, let outcome = object["outcome"] as? String, outcome != "retried"
+        for object in try OutcomeReceipts.read(brokers: kafka.firstLine) {
+            guard let id = object["event_id"] as? String, let outcome = object["outcome"] as? String, outcome != "retried"
             else { continue }
             receipts[id] = (outcome, object["reason"] as? String)
         }

@@ -52,12 +52,8 @@ import Testing
 
         /// event_id → how many receipts carry it.
         func receipts() throws -> [String: Int] {
-            let read = try Tool.run(["kcat", "-b", kafka.firstLine, "-C", "-t", "calls.outcomes", "-e", "-q", "-f", "%s\n"], timeout: 60)
             var counts: [String: Int] = [:]
-            for line in read.output.split(separator: "\n") {
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                    let id = object["event_id"] as? String
-                else { continue }
+            for case let id as String in try OutcomeReceipts.read(brokers: kafka.firstLine).map({ $0["event_id"] }) {
                 counts[id, default: 0] += 1
             }
             return counts

@@ -266,12 +266,7 @@ final class ScaleOutBed {
     }
 
     /// Every receipt on the outcomes topic so far.
-    private func receipts() throws -> [[String: Any]] {
-        let read = try Tool.run(["kcat", "-b", kafka.firstLine, "-C", "-t", "calls.outcomes", "-e", "-q", "-f", "%s\n"], timeout: 60)
-        return read.output.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
-    }
+    private func receipts() throws -> [[String: Any]] { try OutcomeReceipts.read(brokers: kafka.firstLine) }
 
     /// Waits until every produced event has a final receipt; returns the receipts.
     func waitForAllOutcomes(timeout: TimeInterval = 120) async throws -> [String: Int] {
