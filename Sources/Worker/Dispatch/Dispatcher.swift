@@ -266,9 +266,11 @@ final class Dispatcher: Sendable {
 
     /// Whether the record's Kafka key is the event's call id, as the event contract requires: the key decides the
     /// partition, so the call's events (its hang-up after its incoming call) reach one worker in order.
+    /// (Over the bytes in place: `elementsEqual` on the key and `callID.utf8` cost about 500 instructions an event.)
     private static func isKeyed(_ record: InboundRecord, by callID: String) -> Bool {
-        guard let key = record.key else { return false }
-        return key.elementsEqual(callID.utf8)
+        guard let key = record.key, key.count == callID.utf8.count else { return false }
+        var callID = callID
+        return callID.withUTF8 { utf8 in key.withUnsafeBufferPointer { $0.elementsEqual(utf8) } }
     }
 
     /// Counts an event keyed by something else than its call id (it is still sent) and logs the 1st, 2nd, 4th, 8th, …
