@@ -70,12 +70,12 @@ public final class APNsClientMetrics: Sendable {
         duration.observe(seconds)
     }
 
-    /// A reason as a label value: itself when APNs documents it or callpush sends it, else `other`, so that a server
-    /// answering with reasons of its own (an APNs-compatible proxy, a new reason) cannot grow the series without
-    /// bound. The result, the logs and the retry and dead-letter headers keep the reason as it came.
+    /// A reason as a label value: itself when APNs documents it or it is a transport reason of the client's own,
+    /// else `other`, so that a server answering with reasons of its own (an APNs-compatible proxy, a new reason)
+    /// cannot grow the series without bound. The result, the logs and the retry and dead-letter headers keep the
+    /// reason as it came. (The app router's own reasons, `UnknownApp` and `AppInFlightLimit`, never reach the client.)
     static func reasonLabel(_ reason: String) -> String {
-        let known = APNsReason(reason)
-        return known.isKnown || known == .unknownApp || known == .appInFlightLimit ? reason : "other"
+        APNsReason(reason).isKnown ? reason : "other"
     }
 
     /// `callpush_apns_requests_total{status="200",reason="Success"}`, the same handle ``requestCounter(key:status:reason:)``
