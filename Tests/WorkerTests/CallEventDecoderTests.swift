@@ -137,6 +137,8 @@ import Testing
             (replacing("created_at", with: "true"), "wrong_type:created_at"),
             (replacing("created_at", with: "99999999999999999999"), "wrong_type:created_at"),
             (replacing("created_at", with: "-1"), "bad_created_at"),
+            (replacing("created_at", with: "253402300800000"), "bad_created_at"),
+            (replacing("created_at", with: "1764489600123000"), "bad_created_at"),
             (replacing("ring_timeout_s", with: "0"), "bad_ring_timeout"),
             (replacing("ring_timeout_s", with: "601"), "bad_ring_timeout"),
             (replacing("ring_timeout_s", with: "\"30\""), "wrong_type:ring_timeout_s"),

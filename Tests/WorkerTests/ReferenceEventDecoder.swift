@@ -97,7 +97,7 @@ enum ReferenceEventDecoder {
             guard let createdAt = try integer(object["created_at"], "created_at") else {
                 throw Failure("missing_field:created_at")
             }
-            guard createdAt >= 0 else { throw Failure("bad_created_at") }
+            guard createdAt >= 0, createdAt <= 253_402_300_799_999 else { throw Failure("bad_created_at") }
             var ringTimeout = Int(configuration.defaultRingTimeout.components.seconds)
             if let value = try integer(object["ring_timeout_s"], "ring_timeout_s") {
                 guard value >= Int64(configuration.ringTimeoutRange.lowerBound),

@@ -247,6 +247,10 @@ public struct CallEventDecoder: Sendable {
         guard case .absent = fields.createdAt else {
             let createdAt = try Self.integer(fields.createdAt, "created_at")
             guard createdAt >= 0 else { throw EventDecodingError(.badCreatedAt, "created_at must not be negative") }
+            guard createdAt <= CallEvent.latestCreatedAtMilliseconds else {
+                throw EventDecodingError(
+                    .badCreatedAt, "created_at must be milliseconds since the epoch before the year 10000, got \(createdAt)")
+            }
             var ringTimeout = Int(configuration.defaultRingTimeout.components.seconds)
             if case .absent = fields.ringTimeout {
             } else {
