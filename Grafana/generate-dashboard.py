@@ -205,16 +205,18 @@ place([
                [target(f'sum by (reason) (callpush_kafka_paused_partitions{{{SEL}}})', "{{reason}}")], "short",
                "backpressure: in-flight limits reached. retry_due: a retry tier waits for its head record's due time (normal). "
                "rebalance: the group refused a commit while rebalancing; intake waits for the new assignment.")),
-    (8, series("Rebalances, offset resets, events not keyed by call",
+    (8, series("Rebalances, offset resets, events not keyed by call or created ahead",
                [target(f'sum by (instance) (increase(callpush_kafka_rebalances_total{{{SEL}}}[$__interval]))', "{{instance}}", "A"),
                 target(f'sum by (topic) (increase(callpush_kafka_offset_resets_total{{{SEL}}}[$__interval]))',
                        "records skipped {{topic}}", "B"),
-                target(f'sum(increase(callpush_key_mismatches_total{{{SEL}}}[$__interval]))', "not keyed by call id", "C")],
+                target(f'sum(increase(callpush_key_mismatches_total{{{SEL}}}[$__interval]))', "not keyed by call id", "C"),
+                target(f'sum(increase(callpush_events_created_ahead_total{{{SEL}}}[$__interval]))', "created ahead", "D")],
                "short", "Assignments and revocations seen; every scale step or restart causes some. Records skipped: a "
                         "partition's position was reset past records deleted before the group read them (events lost "
                         "before callpush saw them; alert CallpushRecordsSkipped). Not keyed by call id: events whose "
                         "Kafka key is not their call_id, so their hang-up may reach another worker (alert "
-                        "CallpushEventsNotKeyedByCall).")),
+                        "CallpushEventsNotKeyedByCall). Created ahead: events whose created_at was more than 1 s ahead "
+                        "of the worker's clock; they ring from when read (alert CallpushEventsCreatedAhead).")),
     (8, series("Broker round-trip time",
                [target(f'max by (broker) (callpush_kafka_broker_rtt_seconds{{{SEL}}})', "{{broker}}")], "s",
                "p99 RTT per broker from librdkafka statistics.")),

@@ -57,13 +57,14 @@ final class PipelineHarness: Sendable {
         return worker
     }
 
-    /// Produces event JSON lines to `calls`, keyed by call id, and waits for every delivery report.
-    func produce(_ events: [(callID: String, json: String)], topic: String = "calls") async throws {
+    /// Produces event JSON lines to `calls`, keyed by call id, each with `headers`, and waits for every delivery report.
+    func produce(_ events: [(callID: String, json: String)], topic: String = "calls", headers: [KafkaHeader] = []) async throws {
         var producerConfiguration = KafkaProducerConfiguration()
         producerConfiguration.bootstrapServers = cluster.bootstrapServers
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: .disabled)
         for event in events {
-            _ = try await producer.send(KafkaProducerRecord(topic: topic, key: Array(event.callID.utf8), value: Array(event.json.utf8)))
+            _ = try await producer.send(KafkaProducerRecord(
+                topic: topic, key: Array(event.callID.utf8), value: Array(event.json.utf8), headers: headers))
         }
         await producer.close()
     }

@@ -126,6 +126,44 @@ extension WorkerServiceTests {
         #expect(warnings.contains { $0.contains(#""kafka.key":"user-7""#) && $0.contains(#""event.call_id":"c-3""#) })
         await worker.shutdown()
     }
+
+    /// A producer whose clock runs an hour ahead: its calls ring at most `ring_timeout_s` (30 s) from when the worker
+    /// read them — on the first hop, and on a retry hop whose first hop's deadline has passed.
+    @Test func eventsCreatedAheadRingFromWhenTheyAreRead() async throws {
+        let harness = try PipelineHarness()
+        let registry = MetricsRegistry()
+        let log = RecordingLogSink()
+        let sender = ScriptedSender { _ in .ok }
+        let worker = try harness.makeWorker(sender: sender, registry: registry, log: log)
+        let before = Int64(Date().timeIntervalSince1970 * 1000)
+        let hourAhead = before + 3_600_000
+        try await harness.produce([
+            ("c-1", Fixtures.eventJSON(push: "voip", eventID: "e-1", callID: "c-1", createdAt: hourAhead)),
+            ("c-2", Fixtures.eventJSON(eventID: "e-2", callID: "c-2", createdAt: before + 200)),
+        ])
+        // A retry of an incoming call whose first hop, a minute ago, set its deadline; its value still says "an hour
+        // ahead". Sending it would ring a call that is over.
+        try await harness.produce(
+            [("c-3", Fixtures.eventJSON(eventID: "e-3", callID: "c-3", createdAt: hourAhead))], topic: "calls.retry.t0",
+            headers: [KafkaHeader(name: "x-attempt", string: "2"), KafkaHeader(name: "x-deadline", string: String(before - 30_000))]
+        )
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 3 })
+        let after = Int64(Date().timeIntervalSince1970 * 1000)
+        #expect(PipelineHarness.outcomes(registry)[.delivered] == 2)
+        #expect(PipelineHarness.outcomes(registry)[.expired] == 1, "the retry past its first hop's deadline")
+        let voip = try #require(sender.sent.first { String(decoding: $0.request.payload, as: UTF8.self).contains("\"c-1\"") })
+        let payload = try #require(try JSONSerialization.jsonObject(with: Data(voip.request.payload)) as? [String: Any])
+        let ringDeadline = try #require(payload["ringDeadline"] as? Int64)
+        #expect(ringDeadline >= before + 30_000 && ringDeadline <= after + 30_000, "30 s from when it was read")
+        guard case .at(let expiration) = voip.request.expiration else { Issue.record("no apns-expiration"); return }
+        #expect(expiration >= before / 1000 + 30 && expiration <= after / 1000 + 30)
+        #expect(!sender.sent.contains { String(decoding: $0.request.payload, as: UTF8.self).contains("\"c-3\"") })
+        // Only the hour is reported (c-2's 200 ms is clocks disagreeing as usual), once per read: c-1 and c-3.
+        #expect(ExpositionSeries.value("callpush_events_created_ahead_total", in: registry.exposition()) == 2)
+        let warnings = log.lines.filter { $0.contains("event created ahead of the worker's clock") }
+        #expect(warnings.count == 2, "the 1st and the 2nd: \(warnings)")
+        await worker.shutdown()
+    }
 }
 
 /// Answers 503 the first time a payload is seen, then 200.

@@ -97,8 +97,10 @@ final class Dispatcher: Sendable {
     private let retryTopics: [String]
     private let stopped = Atomic<Bool>(false)
     private let inFlight = Atomic<Int>(0)
-    /// Events seen whose Kafka key is not their call id (``noteKeyMismatch(_:callID:)`` logs the 1st, 2nd, 4th, …).
-    private let keyMismatches = Atomic<Int>(0)
+    /// Events whose Kafka key is not their call id (``noteKeyMismatch(_:callID:)`` logs some).
+    private let keyMismatches = DoublingLogSampler()
+    /// Events created ahead of the worker's clock (``noteCreatedAhead(_:event:skew:)`` logs some).
+    private let createdAhead = DoublingLogSampler()
 
     init(
         configuration: DispatcherConfiguration = DispatcherConfiguration(),
@@ -244,7 +246,7 @@ final class Dispatcher: Sendable {
     /// Decodes and maps a consumed record; dead-letters it (and returns nil) when it cannot be sent.
     private func prepare(_ consumed: ConsumedRecord, ticket: UInt64, handedOver: Int64, mapper: PushMapper) -> Pending? {
         let record = consumed.record
-        let event: CallEvent
+        var event: CallEvent
         do {
             event = try decoder.decode(record.value)
         } catch {
@@ -253,6 +255,8 @@ final class Dispatcher: Sendable {
             return nil
         }
         if !Self.isKeyed(record, by: event.callID) { noteKeyMismatch(record, callID: event.callID) }
+        let skew = CreationTimeBound.apply(to: &event, headers: record.headers, now: handedOver / 1_000)
+        if skew > CreationTimeBound.reportedSkewMilliseconds { noteCreatedAhead(record, event: event, skew: skew) }
         do {
             let request = try mapper.map(event).request
             return Pending(record: record, event: event, request: request, settlement: consumed.settlement,
@@ -278,11 +282,20 @@ final class Dispatcher: Sendable {
     /// incoming call, where nothing stops the ring.
     private func noteKeyMismatch(_ record: InboundRecord, callID: String) {
         metrics.keyMismatches.increment()
-        let count = keyMismatches.add(1, ordering: .relaxed).newValue
-        guard count & (count - 1) == 0 else { return }
+        guard let count = keyMismatches.next() else { return }
         logger.warning("event not keyed by its call id", metadata: Self.coordinates(record, [
             "kafka.key": record.key.map { String(decoding: $0.prefix(64), as: UTF8.self) } ?? "(none)",
             "event.call_id": callID, "worker.key_mismatches": String(count),
+        ]))
+    }
+
+    /// Counts an event whose `created_at` was more than a second ahead of this worker's clock (its ring counts from
+    /// now, ``CreationTimeBound``) and logs the 1st, 2nd, 4th, … of them: the producer's clock (or this host's) is off.
+    private func noteCreatedAhead(_ record: InboundRecord, event: CallEvent, skew: Int64) {
+        metrics.createdAhead.increment()
+        guard let count = createdAhead.next() else { return }
+        logger.warning("event created ahead of the worker's clock", metadata: Self.coordinates(record, [
+            "event.call_id": event.callID, "event.ahead_ms": String(skew), "worker.events_created_ahead": String(count),
         ]))
     }
 

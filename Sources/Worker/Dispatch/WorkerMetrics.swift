@@ -34,6 +34,8 @@ public struct WorkerMetrics: Sendable {
     private let cancellations: [String: Counter]
     /// `callpush_key_mismatches_total`: events whose Kafka key is not their call id (sent all the same).
     let keyMismatches: Counter
+    /// `callpush_events_created_ahead_total`: events whose `created_at` was more than 1 s ahead of the worker's clock.
+    let createdAhead: Counter
     /// `callpush_events_consumed_total{topic}`, looked up once per topic.
     private let consumedByTopic = CounterCache()
 
@@ -61,6 +63,9 @@ public struct WorkerMetrics: Sendable {
         keyMismatches = registry.counter(
             "callpush_key_mismatches_total",
             help: "Events whose Kafka key is not their call_id: their call's other events may reach another partition.")
+        createdAhead = registry.counter(
+            "callpush_events_created_ahead_total",
+            help: "Events whose created_at was more than 1 s ahead of the worker's clock; their ring counts from when read.")
         outcomes = CaseCounters { outcome in
             registry.counter("callpush_outcomes_total", help: "Final outcome of each consumed event.",
                              labels: ["outcome": outcome.rawValue])
