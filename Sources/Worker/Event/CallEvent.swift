@@ -81,8 +81,8 @@ public struct CallEvent: Sendable, Hashable {
     }
 
     /// The latest `created_at` the decoder accepts: 9999-12-31T23:59:59.999Z. A producer writing microseconds
-    /// (1.7e15 today) would otherwise pass as a call that rings for millennia: never expired, not by the ring
-    /// deadline, not by `apns-expiration`, not by the retry tiers. (Nanoseconds exceed the JSON-exact 2^53.)
+    /// (1.7e15 today) gets its events dead-lettered with that reason, rather than every one counted as created ahead
+    /// of the worker's clock (``CreationTimeBound``). (Nanoseconds exceed the JSON-exact 2^53.)
     static let latestCreatedAtMilliseconds: Int64 = 253_402_300_799_999
 
     /// `created_at + ring_timeout_s`, in milliseconds since the epoch: after this the push is useless.
