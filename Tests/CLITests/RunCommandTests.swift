@@ -197,8 +197,7 @@ import Testing
         while inFlight == 0 && Date() < deadline {
             try await Task.sleep(for: .milliseconds(200))
             let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
-            inFlight = metrics.split(separator: "\n").first { $0.hasPrefix("callpush_inflight_events ") }
-                .flatMap { Double($0.split(separator: " ")[1]) }.map(Int.init) ?? 0
+            inFlight = ExpositionSeries.value("callpush_inflight_events", in: metrics).map(Int.init) ?? 0
         }
         #expect(inFlight > 0, "events are waiting for APNs when the signals come")
         let started = Date()

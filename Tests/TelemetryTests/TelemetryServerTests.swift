@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Telemetry
@@ -117,9 +118,8 @@ import Testing
         }
         let metrics = try RawHTTPClient.request(port: server.port, "GET /metrics HTTP/1.1\r\n\r\n")
         #expect(metrics.statusLine == "HTTP/1.1 200 OK")
-        let evicted = metrics.body.split(separator: "\n").first { $0.hasPrefix("callpush_telemetry_connections_evicted_total ") }
-        let count = evicted.flatMap { Double($0.split(separator: " ")[1]) } ?? 0
-        #expect(count >= 236, "\(evicted ?? "no eviction counter")")
+        let evicted = ExpositionSeries.value("callpush_telemetry_connections_evicted_total", in: metrics.body)
+        #expect((evicted ?? 0) >= 236, "\(evicted.map { "\($0) evicted" } ?? "no eviction counter")")
         // The oldest held connection was closed without an answer; the newest is still open.
         #expect(held[0].readAll().isEmpty)
         #expect(held[299].isOpenWithoutData)

@@ -98,9 +98,8 @@ final class PipelineHarness: Sendable {
         let text = registry.exposition()
         var result: [Outcome: Int] = [:]
         for outcome in Outcome.allCases {
-            let prefix = "callpush_outcomes_total{outcome=\"\(outcome.rawValue)\"} "
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
-                result[outcome] = Int(line.dropFirst(prefix.count))
+            if let value = ExpositionSeries.value("callpush_outcomes_total{outcome=\"\(outcome.rawValue)\"}", in: text) {
+                result[outcome] = Int(value)
             }
         }
         return result
