@@ -15,7 +15,7 @@ import Testing
         let apns: BackgroundProcess
         let workerArguments: [String]
 
-        init(latencyMilliseconds: Int) throws {
+        init(latencyMilliseconds: Int, apnsArguments: [String] = []) throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-run-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let key = directory.appendingPathComponent("AuthKey.p8").path
@@ -28,7 +28,7 @@ import Testing
             apns = try BackgroundProcess([
                 "mock-apns", "--key-file", key, "--key-id", keyID, "--team-id", teamID, "--bundle-id", "com.example.app",
                 "--latency-ms", String(latencyMilliseconds),
-            ])
+            ] + apnsArguments)
             let parts = apns.firstLine.split(separator: " ")
             workerArguments = [
                 "run", "--kafka-brokers", kafka.firstLine, "--kafka-group", "run-test", "--kafka-receipts",
@@ -250,6 +250,91 @@ import Testing
         #expect(receipts == ["day-ahead": 1, "behind-it": 1, "end-of-time": 1], "the worker said:\n\(worker.logTail)")
         #expect(worker.terminate() == 0, "the worker kept running: \(worker.logTail)")
     }
+
+    /// What callpush writes is read by an independent consumer group (kafka-python, as a downstream service would):
+    /// a receipt per event, the dead letter with its reason header, the invalidated token. Records are lz4 by
+    /// default, which kafka-python reads only with its optional `lz4` module: without it, it fails on them, and
+    /// `--kafka-compression none` is what such a consumer needs.
+    @Test(arguments: ["lz4", "none"]) func downstreamKafkaPythonReadsWhatCallpushWrites(compression: String) async throws {
+        let deadToken = String(repeating: "dd", count: 32)
+        let bed = try Bed(latencyMilliseconds: 0, apnsArguments: ["--unregistered-tokens", deadToken])
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var events = (1...3).map { index in
+            ["c-\(compression)-\(index)", """
+                {"event_id":"e-\(index)","type":"incoming","call_id":"c-\(compression)-\(index)","device_token":"\(String(format: "%064x", index))",\
+                "push":"alert","topic":"com.example.app","environment":"production","created_at":\(now),"ring_timeout_s":600}
+                """]
+        }
+        events.append(["c-dead", """
+            {"event_id":"e-dead","type":"incoming","call_id":"c-dead","device_token":"\(deadToken)","push":"alert",\
+            "topic":"com.example.app","environment":"production","created_at":\(now),"ring_timeout_s":600}
+            """])
+        events.append(["c-broken", #"{"event_id":"e-broken","type":"#])
+        let python = PythonInterpreter.path(importing: ["kafka", "lz4"])
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: events), as: UTF8.self)
+        let produced = try Tool.run([python, "-c", Self.downstreamScript, bed.kafka.firstLine, "produce", json], timeout: 60)
+        #expect(produced.status == 0, "kafka-python: \(produced.output)")
+        let worker = try BackgroundProcess(bed.workerArguments + ["--kafka-compression", compression], readFirstLine: false)
+        #expect(try await bed.waitForReceipts(atLeast: 4, timeout: 40).count == 4, "\(worker.logTail)")
+
+        let withoutCodec = try Subprocess.run(
+            [python, "-c", Self.downstreamScript, bed.kafka.firstLine, "read-without-lz4"], timeoutSeconds: 90)
+        if compression == "lz4" {
+            #expect(withoutCodec.status != 0 && withoutCodec.output.contains("UnsupportedCodecError"), "\(withoutCodec.output)")
+        }
+        // Uncompressed records need no codec: what the consumer without lz4 read is checked below.
+        let read = compression == "none"
+            ? withoutCodec : try Subprocess.run([python, "-c", Self.downstreamScript, bed.kafka.firstLine, "read"], timeoutSeconds: 90)
+        #expect(worker.terminate() == 0, "\(worker.logTail)")
+        #expect(read.status == 0, "kafka-python: \(read.output)")
+        let topics = try #require(
+            (try? JSONSerialization.jsonObject(with: Data(read.stdout.utf8))) as? [String: [[String: Any]]], "\(read.output)")
+        var outcomes: [String: [String]] = [:]  // receipts by key
+        for record in topics["calls.outcomes"] ?? [] {
+            let value = try JSONSerialization.jsonObject(with: Data(((record["value"] as? String) ?? "").utf8)) as? [String: Any]
+            outcomes[record["key"] as? String ?? "", default: []].append(value?["outcome"] as? String ?? "?")
+        }
+        #expect(outcomes == ["c-\(compression)-1": ["delivered"], "c-\(compression)-2": ["delivered"],
+                             "c-\(compression)-3": ["delivered"], "c-dead": ["invalidated"], "c-broken": ["dead_lettered"]])
+        let deadLetters = topics["calls.dlq"] ?? []
+        #expect(deadLetters.map { $0["key"] as? String } == ["c-broken"])
+        #expect((deadLetters.first?["headers"] as? [String: String])?["x-dlq-reason"] == "invalid_json")
+        #expect(deadLetters.first?["value"] as? String == events[4][1], "the original event, byte for byte")
+        let invalidations = topics["apns.tokens.invalidated"] ?? []
+        #expect(invalidations.map { $0["key"] as? String } == [deadToken])
+        let invalidation = try JSONSerialization.jsonObject(with: Data(((invalidations.first?["value"] as? String) ?? "{}").utf8))
+        #expect((invalidation as? [String: Any])?["reason"] as? String == "Unregistered")
+    }
+
+    /// kafka-python, as an independent client: `produce JSON` writes [[key, value]…] to `calls` (its default
+    /// partitioner is the Java client's murmur2); `read` consumes the topics callpush writes as one group until each has
+    /// its expected count (or 45 s pass) and prints them as JSON; `read-without-lz4` does so with the lz4 module
+    /// unavailable, as on a host where the optional codec is not installed.
+    static let downstreamScript = """
+        import json, sys, time
+        if sys.argv[2] == "read-without-lz4":
+            sys.modules["lz4"] = None
+        from kafka import KafkaConsumer, KafkaProducer
+        brokers = sys.argv[1].split(",")
+        if sys.argv[2] == "produce":
+            producer = KafkaProducer(bootstrap_servers=brokers, acks="all")
+            for key, value in json.loads(sys.argv[3]):
+                producer.send("calls", key=key.encode(), value=value.encode()).get(timeout=30)
+            producer.close()
+            sys.exit(0)
+        expected = {"calls.outcomes": 5, "calls.dlq": 1, "apns.tokens.invalidated": 1}
+        consumer = KafkaConsumer(bootstrap_servers=brokers, group_id="downstream-" + sys.argv[2], auto_offset_reset="earliest")
+        consumer.subscribe(list(expected))
+        read = {topic: [] for topic in expected}
+        deadline = time.time() + 45
+        while time.time() < deadline and any(len(read[topic]) < count for topic, count in expected.items()):
+            for records in consumer.poll(timeout_ms=500).values():
+                for record in records:
+                    read[record.topic].append({"key": record.key.decode(), "value": record.value.decode(),
+                                               "headers": {name: value.decode() for name, value in record.headers}})
+        consumer.close()
+        print(json.dumps(read))
+        """
 
     @Test func sigkillAndRestartLoseNothing() async throws {
         let bed = try Bed(latencyMilliseconds: 400)
