@@ -4,6 +4,7 @@
 import Foundation
 import Synchronization
 @testable import Telemetry
+import TestSupport
 import Testing
 
 /// Pool behaviour against the mock: GOAWAY storms, the 1→1000 stream limit, drops, stalls, a fault mix, routing,
@@ -117,9 +118,7 @@ import Testing
         #expect(byReason["Success", default: 0] > 0, "\(byReason) \(fixture.server.recorder.countsByOutcome)")
         #expect(byReason["InternalServerError", default: 0] + byReason["ServiceUnavailable", default: 0] > 0)
         #expect(results.allSatisfy { $0.disposition == .delivered || $0.disposition == .retryLater }, "\(byReason)")
-        let answered = fixture.registry.exposition().split(separator: "\n")
-            .filter { $0.hasPrefix("callpush_apns_requests_total{") }
-            .compactMap { Double($0.split(separator: " ").last ?? "") }.reduce(0, +)
+        let answered = ExpositionSeries.sum("callpush_apns_requests_total", in: fixture.registry.exposition())
         #expect(answered == 4000)
     }
 

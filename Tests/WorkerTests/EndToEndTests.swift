@@ -29,10 +29,7 @@ import Testing
 
     /// `callpush_events_consumed_total` summed over topics.
     static func consumed(_ registry: MetricsRegistry) -> Int {
-        registry.exposition().split(separator: "\n")
-            .filter { $0.hasPrefix("callpush_events_consumed_total{") }
-            .compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }
-            .reduce(0, +)
+        Int(ExpositionSeries.sum("callpush_events_consumed_total", in: registry.exposition()))
     }
 
     static func terminal(_ pipeline: EmbeddedPipeline) -> Int {
