@@ -306,6 +306,25 @@ import Testing
         #expect((invalidation as? [String: Any])?["reason"] as? String == "Unregistered")
     }
 
+    /// `--kafka-linger` holds the worker's records, not its pushes: with 400 ms, every outcome's records wait that long
+    /// to be acknowledged (the `acknowledge` stage), while every push was answered at once.
+    @Test func lingerDelaysOutcomesNotPushes() async throws {
+        let bed = try Bed(latencyMilliseconds: 0)
+        try bed.produce(20, prefix: "l")
+        let port = FreePort.next()
+        var arguments = bed.workerArguments + ["--kafka-linger", "400"]
+        arguments[arguments.firstIndex(of: "--metrics-port")! + 1] = String(port)
+        let worker = try BackgroundProcess(arguments, readFirstLine: false)
+        #expect(try await bed.waitForReceipts(atLeast: 20, timeout: 40).count == 20, "\(worker.logTail)")
+        let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
+        #expect(worker.terminate() == 0, "\(worker.logTail)")
+        func count(_ series: String) -> Double? { ExpositionSeries.value(series, in: metrics) }
+        let acknowledged = #"callpush_worker_stage_seconds_bucket{stage="acknowledge","#
+        #expect(count(acknowledged + #"le="+Inf"}"#) == 20, "\(metrics)")
+        #expect(count(acknowledged + #"le="0.25"}"#) == 0, "records were acknowledged before the 400 ms linger")
+        #expect(count(#"callpush_apns_request_duration_seconds_bucket{le="0.2"}"#) == 20, "pushes were not held")
+    }
+
     /// kafka-python, as an independent client: `produce JSON` writes [[key, value]…] to `calls` (its default
     /// partitioner is the Java client's murmur2); `read` consumes the topics callpush writes as one group until each has
     /// its expected count (or 45 s pass) and prints them as JSON; `read-without-lz4` does so with the lz4 module
