@@ -30,11 +30,6 @@ enum KafkaTestSupport {
         configuration.bootstrapServers = cluster.bootstrapServers
         configuration.clientID = uniqueName("producer")
         configuration.messageTimeout = .seconds(20)
-        // KAFKA_TEST_DEBUG=eos,msg,protocol (with KAFKA_TEST_LOG=1 to see it): librdkafka's debug contexts for the
-        // tests' producers, e.g. to see an idempotent producer's epoch bumps and resent batches.
-        if let contexts = ProcessInfo.processInfo.environment["KAFKA_TEST_DEBUG"], !contexts.isEmpty {
-            configuration.additionalProperties["debug"] = contexts
-        }
         return configuration
     }
 
