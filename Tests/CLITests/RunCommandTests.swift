@@ -325,6 +325,26 @@ import Testing
         #expect(count(#"callpush_apns_request_duration_seconds_bucket{le="0.2"}"#) == 20, "pushes were not held")
     }
 
+    /// librdkafka's troubleshooting switch, `--kafka-properties debug=…`, logs at `trace`: README "Logs". At `debug`
+    /// its lines stay out (they are many), at `trace` they are there with their facility.
+    @Test func librdkafkaDebugContextsLogAtTrace() async throws {
+        let bed = try Bed(latencyMilliseconds: 0)
+        func groupStateLines(logLevel: String) async throws -> [Substring] {
+            var arguments = bed.workerArguments + ["--kafka-properties", "debug=cgrp"]
+            arguments[arguments.firstIndex(of: "--log-level")! + 1] = logLevel
+            let worker = try BackgroundProcess(arguments, readFirstLine: false)
+            let deadline = Date().addingTimeInterval(30)
+            while !worker.log.contains("partitions assigned") && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(worker.terminate() == 0, "\(worker.logTail)")
+            return worker.log.split(separator: "\n").filter { $0.contains(#""kafka.facility":"CGRPSTATE""#) }
+        }
+        #expect(try await groupStateLines(logLevel: "debug").isEmpty)
+        let traced = try await groupStateLines(logLevel: "trace")
+        #expect(!traced.isEmpty && traced.allSatisfy { $0.contains(#""level":"trace""#) }, "\(traced.prefix(3))")
+    }
+
     /// kafka-python, as an independent client: `produce JSON` writes [[key, value]…] to `calls` (its default
     /// partitioner is the Java client's murmur2); `read` consumes the topics callpush writes as one group until each has
     /// its expected count (or 45 s pass) and prints them as JSON; `read-without-lz4` does so with the lz4 module
