@@ -3,7 +3,8 @@ import TestSupport
 import Testing
 
 /// `callpush run` as a process between `callpush kafka-mock` and `callpush mock-apns`: configuration errors,
-/// a SIGTERM drain without duplicates, and a SIGKILL + restart without loss.
+/// a SIGTERM drain without duplicates, a SIGKILL + restart without loss, what a downstream kafka-python consumer
+/// reads of its records, and the Kafka settings operators tune (linger, compression, librdkafka's debug log).
 @Suite(.serialized) struct RunCommandTests {
     static let keyID = "ABC123DEFG"
     static let teamID = "DEF123GHIJ"
