@@ -15,8 +15,13 @@ import Worker
 /// event over that span is compared with the sum of its parts measured in this process against the same servers in
 /// the same repetition: the HTTP/2 client's CPU per request to nghttpd, the consumer's CPU per message and the
 /// producer's CPU per record (one receipt per event). Its events/s over the span is compared with the slower of the
-/// consumer's rate and APNsClient's rate against the same mock.
+/// consumer's rate and APNsClient's rate against the same mock. Each repetition then runs a second worker with
+/// `--kafka-linger 5` on a fresh cluster with the same backlog (no target: what the receipts' linger costs, README
+/// "Throughput and CPU").
 enum WorkerArea {
+    /// The linger of the second, informational worker of each repetition, in milliseconds.
+    static let longLinger = "5"
+
     static let partitions = 8
     static let connections = 2
     /// About the size of a generated call event.
@@ -28,6 +33,8 @@ enum WorkerArea {
     struct Run {
         var eventsPerSecond: Double
         var workerCPUPerEvent: Double
+        /// The same backlog handled by a worker with ``WorkerArea/longLinger``.
+        var longLinger: WorkerSpan
         var clientCPUPerRequest: Double
         var consumerCPUPerMessage: Double
         var producerCPUPerRecord: Double
@@ -45,6 +52,8 @@ enum WorkerArea {
                 + "APNsClient \(BenchFormat.rate(clientPerSecond))\n    worker threads: "
                 + threadCPUPerEvent.sorted { $0.value > $1.value }.map { "\($0.key) \(micro($0.value))" }
                     .joined(separator: ", ")
+                + "\n    with --kafka-linger \(WorkerArea.longLinger): \(BenchFormat.rate(longLinger.eventsPerSecond)), "
+                + "\(micro(longLinger.cpuPerEvent)) CPU/event, librdkafka's threads \(micro(longLinger.threadCPUPerEvent["librdkafka"] ?? 0))"
         }
 
         private func micro(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
@@ -78,6 +87,9 @@ enum WorkerArea {
                                  value: Median.of(runs.map(\.eventsPerSecond)),
                                  reference: Median.of(runs.map { min($0.consumePerSecond, $0.clientPerSecond) }),
                                  target: .atLeast(0.7)))
+        result.report(BenchRatio(area: .worker, name: "worker cpu/event with --kafka-linger \(longLinger) vs sum of its parts",
+                                 value: Median.of(runs.map(\.longLinger.cpuPerEvent)),
+                                 reference: Median.of(runs.map(\.partsCPU)), target: nil))
         return result
     }
 
@@ -109,34 +121,60 @@ enum WorkerArea {
             credentials: .token(keyPath: bed.keyPath, keyID: MockAPNsBed.keyID, teamID: MockAPNsBed.teamID),
             connections: connections, concurrency: connections * 100, duration: duration)
 
-        // The backlog, then the worker.
+        let worker = try await runWorker(options, bed: bed, brokers: brokers, port: port, arguments: [])
+        // The same backlog on a fresh cluster (the mock broker keeps about 5 MB per partition), a longer linger.
+        let second = try ChildProcess(bed.callpushPath, [
+            "kafka-mock", "--partitions", String(partitions), "--topics", topics.allTopics.joined(separator: ","),
+        ])
+        defer { second.stop() }
+        let longLinger = try await runWorker(options, bed: bed, brokers: try await second.firstLine(), port: port,
+                                             arguments: ["--kafka-linger", Self.longLinger])
+        return Run(
+            eventsPerSecond: worker.eventsPerSecond,
+            workerCPUPerEvent: worker.cpuPerEvent,
+            longLinger: longLinger,
+            clientCPUPerRequest: http2.cpuSecondsPer100k / 100_000,
+            consumerCPUPerMessage: probe.consumeCPUSeconds / Double(max(1, probe.consumed)),
+            producerCPUPerRecord: probe.produceCPUSeconds / Double(events),
+            consumePerSecond: probe.consumedPerSecond,
+            clientPerSecond: client.pushesPerSecond,
+            threadCPUPerEvent: worker.threadCPUPerEvent)
+    }
+
+    /// One `callpush run` (receipts on, plus `arguments`) over a backlog produced to `brokers` beforehand, measured
+    /// from its first final outcomes to its last.
+    struct WorkerSpan {
+        var eventsPerSecond: Double
+        var cpuPerEvent: Double
+        var threadCPUPerEvent: [String: Double]
+    }
+
+    private static func runWorker(
+        _ options: BenchOptions, bed: MockAPNsBed, brokers: String, port: Int, arguments: [String]
+    ) async throws -> WorkerSpan {
+        let topics = WorkerConfiguration()
         var producerConfiguration = KafkaProducerConfiguration()
         producerConfiguration.bootstrapServers = brokers
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: .disabled)
         let generator = CallTrafficGenerator(producer: producer, topic: topics.callsTopic, bundleID: MockAPNsBed.topic,
                                              mix: PipelineArea.mix)
-        let produced = await generator.run(rate: 10_000_000, count: events, duration: .seconds(120))
+        let produced = await generator.run(rate: 10_000_000, count: events(options), duration: .seconds(120))
         await producer.close()
         let worker = try WorkerProcess.start(callpushPath: bed.callpushPath, arguments: [
             "--kafka-brokers", brokers, "--kafka-receipts", "--kafka-session-timeout", "6",
             "--apns-key-file", bed.keyPath, "--apns-key-id", MockAPNsBed.keyID, "--apns-team-id", MockAPNsBed.teamID,
             "--apns-endpoint", "127.0.0.1:\(port)", "--apns-ca-file", bed.certificate.certificatePath,
             "--apns-connections", String(connections),
-        ])
+        ] + arguments)
         defer { worker.process.stop() }
         let first = try await worker.firstFinalOutcomes(timeout: .seconds(60))
         try await worker.waitForFinalOutcomes(produced, timeout: .seconds(120))
         let elapsed = ContinuousClock.now - first.at
         guard let cpuAfter = worker.cpuReading else { throw BenchFailure("cannot read the worker's CPU time") }
         let measured = Double(max(1, produced - first.outcomes))
-        return Run(
+        return WorkerSpan(
             eventsPerSecond: measured / elapsed.inSeconds,
-            workerCPUPerEvent: (cpuAfter.total - first.cpu.total) / measured,
-            clientCPUPerRequest: http2.cpuSecondsPer100k / 100_000,
-            consumerCPUPerMessage: probe.consumeCPUSeconds / Double(max(1, probe.consumed)),
-            producerCPUPerRecord: probe.produceCPUSeconds / Double(events),
-            consumePerSecond: probe.consumedPerSecond,
-            clientPerSecond: client.pushesPerSecond,
+            cpuPerEvent: (cpuAfter.total - first.cpu.total) / measured,
             threadCPUPerEvent: cpuAfter.threads.reduce(into: [:]) { perEvent, group in
                 perEvent[group.key] = (group.value - (first.cpu.threads[group.key] ?? 0)) / measured
             })
