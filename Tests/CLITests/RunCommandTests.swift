@@ -39,13 +39,25 @@ import Testing
             ]
         }
 
+        /// An incoming alert call for com.example.app, created now, ringing 600 s: the event these tests send.
+        static func incomingCall(eventID: String, callID: String, token: String) -> String {
+            """
+            {"event_id":"\(eventID)","type":"incoming","call_id":"\(callID)","device_token":"\(token)","push":"alert",\
+            "topic":"com.example.app","environment":"production","created_at":\(Int64(Date().timeIntervalSince1970 * 1000)),\
+            "ring_timeout_s":600}
+            """
+        }
+
+        /// The worker's flags with `flag`'s value replaced (e.g. a known `--metrics-port` instead of 0).
+        func workerArguments(setting flag: String, to value: String) -> [String] {
+            var arguments = workerArguments
+            arguments[arguments.firstIndex(of: flag)! + 1] = value
+            return arguments
+        }
+
         func produce(_ count: Int, prefix: String) throws {
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
             let lines = (0..<count).map { index in
-                """
-                {"event_id":"\(prefix)-\(index)","type":"incoming","call_id":"c-\(prefix)-\(index)","device_token":"\(String(format: "%064x", index + 1))",\
-                "push":"alert","topic":"com.example.app","environment":"production","created_at":\(now),"ring_timeout_s":600}
-                """
+                Self.incomingCall(eventID: "\(prefix)-\(index)", callID: "c-\(prefix)-\(index)", token: String(format: "%064x", index + 1))
             }
             let result = try CallpushProcess.run(["produce", "--brokers", kafka.firstLine], input: lines.joined(separator: "\n"))
             #expect(result.stdout.hasSuffix("produced \(count), failed 0\n"), "\(result.stderr)")
@@ -190,9 +202,7 @@ import Testing
         let bed = try Bed(latencyMilliseconds: 20_000)  // answers take 20 s: a graceful drain would wait
         try bed.produce(50, prefix: "s")
         let port = FreePort.next()
-        var arguments = bed.workerArguments
-        arguments[arguments.firstIndex(of: "--metrics-port")! + 1] = String(port)
-        let worker = try BackgroundProcess(arguments, readFirstLine: false)
+        let worker = try BackgroundProcess(bed.workerArguments(setting: "--metrics-port", to: String(port)), readFirstLine: false)
         let deadline = Date().addingTimeInterval(30)
         var inFlight = 0
         while inFlight == 0 && Date() < deadline {
@@ -219,10 +229,7 @@ import Testing
         let bed = try Bed(latencyMilliseconds: 0)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         func event(_ id: String) -> String {
-            """
-            {"event_id":"\(id)","type":"incoming","call_id":"c-\(id)","device_token":"\(String(repeating: "ab", count: 32))",\
-            "push":"alert","topic":"com.example.app","environment":"production","created_at":\(now),"ring_timeout_s":600}
-            """
+            Bed.incomingCall(eventID: id, callID: "c-\(id)", token: String(repeating: "ab", count: 32))
         }
         // Partition 0: a record due in a day, then an ordinary one behind it. Partition 1: the end of time, no header.
         let records: [(partition: Int, id: String, timestamp: Int64?, notBefore: Int64?)] = [
@@ -259,17 +266,11 @@ import Testing
     @Test(arguments: ["lz4", "none"]) func downstreamKafkaPythonReadsWhatCallpushWrites(compression: String) async throws {
         let deadToken = String(repeating: "dd", count: 32)
         let bed = try Bed(latencyMilliseconds: 0, apnsArguments: ["--unregistered-tokens", deadToken])
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
         var events = (1...3).map { index in
-            ["c-\(compression)-\(index)", """
-                {"event_id":"e-\(index)","type":"incoming","call_id":"c-\(compression)-\(index)","device_token":"\(String(format: "%064x", index))",\
-                "push":"alert","topic":"com.example.app","environment":"production","created_at":\(now),"ring_timeout_s":600}
-                """]
+            ["c-\(compression)-\(index)",
+             Bed.incomingCall(eventID: "e-\(index)", callID: "c-\(compression)-\(index)", token: String(format: "%064x", index))]
         }
-        events.append(["c-dead", """
-            {"event_id":"e-dead","type":"incoming","call_id":"c-dead","device_token":"\(deadToken)","push":"alert",\
-            "topic":"com.example.app","environment":"production","created_at":\(now),"ring_timeout_s":600}
-            """])
+        events.append(["c-dead", Bed.incomingCall(eventID: "e-dead", callID: "c-dead", token: deadToken)])
         events.append(["c-broken", #"{"event_id":"e-broken","type":"#])
         let python = PythonInterpreter.path(importing: ["kafka", "lz4"])
         let json = String(decoding: try JSONSerialization.data(withJSONObject: events), as: UTF8.self)
@@ -313,9 +314,8 @@ import Testing
         let bed = try Bed(latencyMilliseconds: 0)
         try bed.produce(20, prefix: "l")
         let port = FreePort.next()
-        var arguments = bed.workerArguments + ["--kafka-linger", "400"]
-        arguments[arguments.firstIndex(of: "--metrics-port")! + 1] = String(port)
-        let worker = try BackgroundProcess(arguments, readFirstLine: false)
+        let worker = try BackgroundProcess(
+            bed.workerArguments(setting: "--metrics-port", to: String(port)) + ["--kafka-linger", "400"], readFirstLine: false)
         #expect(try await bed.waitForReceipts(atLeast: 20, timeout: 40).count == 20, "\(worker.logTail)")
         let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
         #expect(worker.terminate() == 0, "\(worker.logTail)")
@@ -331,9 +331,9 @@ import Testing
     @Test func librdkafkaDebugContextsLogAtTrace() async throws {
         let bed = try Bed(latencyMilliseconds: 0)
         func groupStateLines(logLevel: String) async throws -> [Substring] {
-            var arguments = bed.workerArguments + ["--kafka-properties", "debug=cgrp"]
-            arguments[arguments.firstIndex(of: "--log-level")! + 1] = logLevel
-            let worker = try BackgroundProcess(arguments, readFirstLine: false)
+            let worker = try BackgroundProcess(
+                bed.workerArguments(setting: "--log-level", to: logLevel) + ["--kafka-properties", "debug=cgrp"],
+                readFirstLine: false)
             let deadline = Date().addingTimeInterval(30)
             while !worker.log.contains("partitions assigned") && Date() < deadline {
                 try await Task.sleep(for: .milliseconds(200))
