@@ -98,9 +98,12 @@ enum WorkerArea {
         let duration = Duration.milliseconds(Int(options.seconds * 1000))
         var topics = WorkerConfiguration()
         topics.dispatcher.routing.emitReceipts = true
-        let kafka = try ChildProcess(bed.callpushPath, [
-            "kafka-mock", "--partitions", String(partitions), "--topics", (topics.allTopics + ["probe"]).joined(separator: ","),
-        ])
+        func cluster() throws -> ChildProcess {
+            try ChildProcess(bed.callpushPath, [
+                "kafka-mock", "--partitions", String(partitions), "--topics", (topics.allTopics + ["probe"]).joined(separator: ","),
+            ])
+        }
+        let kafka = try cluster()
         defer { kafka.stop() }
         let brokers = try await kafka.firstLine()
         let (mock, port) = try bed.startMock(["--certificate", bed.certificate.certificatePath,
@@ -121,13 +124,13 @@ enum WorkerArea {
             credentials: .token(keyPath: bed.keyPath, keyID: MockAPNsBed.keyID, teamID: MockAPNsBed.teamID),
             connections: connections, concurrency: connections * 100, duration: duration)
 
-        let worker = try await runWorker(options, bed: bed, brokers: brokers, port: port, arguments: [])
+        let worker = try await runWorker(options, bed: bed, brokers: brokers, callsTopic: topics.callsTopic, port: port,
+                                         arguments: [])
         // The same backlog on a fresh cluster (the mock broker keeps about 5 MB per partition), a longer linger.
-        let second = try ChildProcess(bed.callpushPath, [
-            "kafka-mock", "--partitions", String(partitions), "--topics", topics.allTopics.joined(separator: ","),
-        ])
+        let second = try cluster()
         defer { second.stop() }
-        let longLinger = try await runWorker(options, bed: bed, brokers: try await second.firstLine(), port: port,
+        let longLinger = try await runWorker(options, bed: bed, brokers: try await second.firstLine(),
+                                             callsTopic: topics.callsTopic, port: port,
                                              arguments: ["--kafka-linger", Self.longLinger])
         return Run(
             eventsPerSecond: worker.eventsPerSecond,
@@ -141,22 +144,23 @@ enum WorkerArea {
             threadCPUPerEvent: worker.threadCPUPerEvent)
     }
 
-    /// One `callpush run` (receipts on, plus `arguments`) over a backlog produced to `brokers` beforehand, measured
-    /// from its first final outcomes to its last.
+    /// What one worker did from its first final outcomes to its last: events/s, CPU per event in all and by thread
+    /// group.
     struct WorkerSpan {
         var eventsPerSecond: Double
         var cpuPerEvent: Double
         var threadCPUPerEvent: [String: Double]
     }
 
+    /// One `callpush run` (receipts on, plus `arguments`) over a backlog produced to `callsTopic` at `brokers`
+    /// beforehand.
     private static func runWorker(
-        _ options: BenchOptions, bed: MockAPNsBed, brokers: String, port: Int, arguments: [String]
+        _ options: BenchOptions, bed: MockAPNsBed, brokers: String, callsTopic: String, port: Int, arguments: [String]
     ) async throws -> WorkerSpan {
-        let topics = WorkerConfiguration()
         var producerConfiguration = KafkaProducerConfiguration()
         producerConfiguration.bootstrapServers = brokers
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: .disabled)
-        let generator = CallTrafficGenerator(producer: producer, topic: topics.callsTopic, bundleID: MockAPNsBed.topic,
+        let generator = CallTrafficGenerator(producer: producer, topic: callsTopic, bundleID: MockAPNsBed.topic,
                                              mix: PipelineArea.mix)
         let produced = await generator.run(rate: 10_000_000, count: events(options), duration: .seconds(120))
         await producer.close()
