@@ -53,7 +53,7 @@ struct APNsOptions {
             return problems.isEmpty ? .success(.certificate(certificatePath: certificate, privateKeyPath: key)) : .failure(.init(problems: problems))
         }
         return problems.isEmpty
-            ? .success(.certificate(pkcs12Path: pkcs12!, password: options.string(prefix + "pkcs12-password", or: "")))
+            ? .success(.certificate(pkcs12Path: pkcs12!, password: options.defaulted(prefix + "pkcs12-password")))
             : .failure(.init(problems: problems))
     }
 

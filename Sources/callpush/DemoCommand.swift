@@ -37,13 +37,13 @@ struct DemoCommand: Command {
 
     func run(_ options: ParsedOptions) async -> Int32 {
         let signals = ShutdownSignals()
-        let mix = DemoFaultMix(rawValue: options.string("faults", or: "realistic")) ?? .realistic
+        let mix = DemoFaultMix(rawValue: options.defaulted("faults")) ?? .realistic
         var configuration = EmbeddedPipelineConfiguration()
         configuration.mockRecorderCapacity = 0  // the demo prints counts; kept requests would only cost the mock
         configuration.faults = mix.faults
-        configuration.partitions = options.integer("partitions") ?? 4
-        configuration.apnsConnections = options.integer("connections") ?? 2
-        let logger = Logger(label: "demo", level: LogLevel(name: options.string("log-level", or: "error")) ?? .error,
+        configuration.partitions = options.defaultedInteger("partitions")
+        configuration.apnsConnections = options.defaultedInteger("connections")
+        let logger = Logger(label: "demo", level: LogLevel(name: options.defaulted("log-level")) ?? .error,
                             sink: FileDescriptorLogSink(fileDescriptor: 2))
         let registry = MetricsRegistry()
         ProcessMetrics.register(in: registry)
@@ -56,20 +56,21 @@ struct DemoCommand: Command {
         }
         let readiness = ReadinessFlag()
         var server: TelemetryServer?
-        if let port = options.integer("metrics-port"), port > 0 {
+        let port = options.defaultedInteger("metrics-port")
+        if port > 0 {
             var serverConfiguration = TelemetryServerConfiguration()
             serverConfiguration.port = port
             server = try? TelemetryServer(configuration: serverConfiguration, registry: registry, readiness: readiness)
         }
-        let rate = options.number("rate") ?? 200
-        let duration = options.number("duration") ?? 40
+        let rate = options.defaultedNumber("rate")
+        let duration = options.defaultedNumber("duration")
         Output.line("callpush demo")
         Output.line("  kafka      embedded mock cluster, \(configuration.brokers) brokers at \(pipeline.cluster.bootstrapServers)")
         Output.line("  apns       mock server at \(pipeline.mock.endpoint.host):\(pipeline.mock.endpoint.port), \(configuration.apnsConnections) HTTP/2 connections per pool")
         Output.line("  faults     \(mix.rawValue): \(mix.summary)")
         Output.line("  traffic    \(options.integer("events").map { "\($0) events" } ?? "\(Int(duration)) s") at \(Int(rate)) calls/s")
         do {
-            for _ in 0..<(options.integer("workers") ?? 1) { try pipeline.startWorker(readiness: readiness) }
+            for _ in 0..<options.defaultedInteger("workers") { try pipeline.startWorker(readiness: readiness) }
         } catch {
             CommandLineTool.printError("cannot start a worker: \(error)")
             await pipeline.shutdown()
@@ -100,7 +101,7 @@ struct DemoCommand: Command {
             Output.progress(progress.line(elapsed: ContinuousClock.now - started, produced: producer.produced.succeeded))
         }
         let produced = await generation.value
-        let drainDeadline = ContinuousClock.now + .milliseconds(Int((options.number("drain-timeout") ?? 30) * 1000))
+        let drainDeadline = ContinuousClock.now + .milliseconds(Int(options.defaultedNumber("drain-timeout") * 1000))
         while progress.terminalOutcomes < produced && ContinuousClock.now < drainDeadline && !signals.signalled {
             try? await Task.sleep(for: .milliseconds(250))
             Output.progress(progress.line(elapsed: ContinuousClock.now - started, produced: produced))

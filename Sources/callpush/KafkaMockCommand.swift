@@ -27,16 +27,16 @@ struct KafkaMockCommand: Command {
         let signals = ShutdownSignals()
         let cluster: KafkaMockCluster
         do {
-            cluster = try KafkaMockCluster(brokers: options.integer("broker-count") ?? 3)
+            cluster = try KafkaMockCluster(brokers: options.defaultedInteger("broker-count"))
             let topics = options.has("topics") ? options.list("topics") : WorkerConfiguration.demoTopics
-            for topic in topics { try cluster.createTopic(topic, partitions: options.integer("partitions") ?? 4) }
+            for topic in topics { try cluster.createTopic(topic, partitions: options.defaultedInteger("partitions")) }
             Output.line(cluster.bootstrapServers)
             Output.line("topics: \(topics.joined(separator: ","))")
         } catch {
             CommandLineTool.printError("cannot start the mock cluster: \(error)")
             return ExitStatus.failure
         }
-        let duration = options.number("duration") ?? 0
+        let duration = options.defaultedNumber("duration")
         if duration > 0 {
             _ = await signals.wait(upTo: .milliseconds(Int(duration * 1000)))
         } else {

@@ -80,15 +80,15 @@ struct MockAPNsCommand: Command {
     func run(_ options: ParsedOptions) async -> Int32 {
         let signals = ShutdownSignals()
         var configuration = APNsMockServerConfiguration()
-        configuration.host = options.string("host", or: "127.0.0.1")
-        configuration.port = options.integer("port") ?? 0
+        configuration.host = options.defaulted("host")
+        configuration.port = options.defaultedInteger("port")
         configuration.certificateFile = options.string("certificate")
         configuration.privateKeyFile = options.string("private-key")
         configuration.clientCAFile = options.string("client-ca")
-        configuration.maxConcurrentStreams = options.integer("max-streams") ?? 1000
-        configuration.seed = UInt64(options.integer("seed") ?? 24301)
+        configuration.maxConcurrentStreams = options.defaultedInteger("max-streams")
+        configuration.seed = UInt64(options.defaultedInteger("seed"))
         // Counts only (what 'stats' shows), unless --record keeps requests for 'deliveries'.
-        configuration.recorderCapacity = options.integer("record") ?? 0
+        configuration.recorderCapacity = options.defaultedInteger("record")
         configuration.apns.allowedBundleIDs = Set(options.list("bundle-id"))
         if (configuration.certificateFile == nil) != (configuration.privateKeyFile == nil) {
             CommandLineTool.printError("--certificate and --private-key go together; see 'callpush mock-apns --help'")

@@ -27,11 +27,29 @@ struct ParsedOptions: Sendable {
 
     func string(_ key: String) -> String? { values[key] }
 
-    func string(_ key: String, or fallback: String) -> String { values[key] ?? fallback }
-
     func integer(_ key: String) -> Int? { values[key].flatMap { Int($0) } }
 
     func number(_ key: String) -> Double? { values[key].flatMap { Double($0) } }
+
+    /// The value of a setting whose ``OptionSpec`` has a default: the parser always sets one, so the spec's default
+    /// is the only copy of it (`--help` and `--print-config` show it). A key without a value here is a misspelt key
+    /// or a spec without its default: a programming error, stopped at the first use of the command.
+    func defaulted(_ key: String) -> String {
+        guard let value = values[key] else { preconditionFailure("setting '\(key)' has no value: its OptionSpec needs a default") }
+        return value
+    }
+
+    /// ``defaulted(_:)`` as a whole number (its spec checked that it is one).
+    func defaultedInteger(_ key: String) -> Int {
+        guard let value = Int(defaulted(key)) else { preconditionFailure("setting '\(key)' is not an integer setting") }
+        return value
+    }
+
+    /// ``defaulted(_:)`` as a number (its spec checked that it is one).
+    func defaultedNumber(_ key: String) -> Double {
+        guard let value = Double(defaulted(key)) else { preconditionFailure("setting '\(key)' is not a number setting") }
+        return value
+    }
 
     func boolean(_ key: String) -> Bool {
         guard let text = values[key]?.lowercased() else { return false }

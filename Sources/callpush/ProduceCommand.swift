@@ -45,7 +45,7 @@ struct ProduceCommand: Command {
             return ExitStatus.usage
         }
         let properties: [String: String]
-        switch KafkaPropertiesOption.parse(options.string("kafka.properties", or: "")) {
+        switch KafkaPropertiesOption.parse(options.defaulted("kafka.properties")) {
         case .success(let value): properties = value
         case .failure(let failure):
             for problem in failure.problems { CommandLineTool.printError(problem) }
@@ -63,7 +63,7 @@ struct ProduceCommand: Command {
             CommandLineTool.printError("cannot create a Kafka producer: \(error)")
             return ExitStatus.failure
         }
-        let topic = options.string("topic", or: "calls")
+        let topic = options.defaulted("topic")
         // A warm-up only (the first record is not held for librdkafka to learn of the topic): each record's own
         // delivery report carries any error.
         _ = try? producer.prepare(topics: [topic], timeout: .seconds(5))
@@ -71,7 +71,7 @@ struct ProduceCommand: Command {
         if options.boolean("from-dlq") {
             await replayDeadLetters(options, brokers: brokers, properties: properties, producer: producer, topic: topic, tally: tally)
         } else {
-            guard let input = openInput(options.string("file", or: "-")) else {
+            guard let input = openInput(options.defaulted("file")) else {
                 await producer.close()
                 return ExitStatus.failure
             }
@@ -149,7 +149,7 @@ struct ProduceCommand: Command {
         var configuration = KafkaConsumerConfiguration()
         configuration.bootstrapServers = brokers
         configuration.additionalProperties = properties
-        configuration.groupID = options.string("group", or: "callpush-dlq-replay")
+        configuration.groupID = options.defaulted("group")
         configuration.clientID = "callpush-dlq-replay"
         configuration.sessionTimeout = .seconds(6)
         configuration.statisticsInterval = .zero
@@ -157,7 +157,7 @@ struct ProduceCommand: Command {
         let consumer: KafkaConsumer
         do {
             consumer = try KafkaConsumer(
-                topics: [options.string("dlq-topic", or: "calls.dlq")], configuration: configuration, delegate: replayer,
+                topics: [options.defaulted("dlq-topic")], configuration: configuration, delegate: replayer,
                 logger: Logger(label: "replay", level: .error, sink: FileDescriptorLogSink(fileDescriptor: 2))
             )
         } catch {
@@ -165,7 +165,7 @@ struct ProduceCommand: Command {
             tally.fail()
             return
         }
-        let idle = Duration.milliseconds(Int((options.number("idle-exit") ?? 5) * 1000))
+        let idle = Duration.milliseconds(Int(options.defaultedNumber("idle-exit") * 1000))
         let joinDeadline = ContinuousClock.now + .seconds(60)
         while true {
             if let last = replayer.lastActivity {

@@ -63,24 +63,24 @@ enum RunSettings {
     static func resolve(_ options: ParsedOptions, hostname: String) -> Result<Resolved, OptionParser.Failure> {
         var problems: [String] = []
         var worker = WorkerConfiguration()
-        let brokers = options.string("kafka.brokers", or: "")
+        let brokers = options.string("kafka.brokers") ?? ""
         if brokers.isEmpty { problems.append("--kafka-brokers (CALLPUSH_KAFKA_BROKERS) is required") }
         let clientID = options.string("kafka.client-id") ?? "callpush-\(hostname)"
-        worker.callsTopic = options.string("kafka.calls-topic", or: "calls")
+        worker.callsTopic = options.defaulted("kafka.calls-topic")
         worker.consumer.bootstrapServers = brokers
-        worker.consumer.groupID = options.string("kafka.group", or: "callpush")
+        worker.consumer.groupID = options.defaulted("kafka.group")
         worker.consumer.clientID = clientID
-        let session = options.number("kafka.session-timeout") ?? 10
+        let session = options.defaultedNumber("kafka.session-timeout")
         worker.consumer.sessionTimeout = .milliseconds(Int(session * 1000))
-        worker.consumer.backPressure.maxInFlight = options.integer("worker.max-in-flight") ?? 10_000
-        worker.consumer.backPressure.maxInFlightPerPartition = options.integer("worker.max-in-flight-per-partition") ?? 1_000
-        worker.consumer.closeDrainTimeout = .milliseconds(Int((options.number("worker.drain-timeout") ?? 25) * 1000))
-        worker.consumer.autoCommitInterval = .milliseconds(Int((options.number("kafka.commit-interval") ?? 0.5) * 1000))
+        worker.consumer.backPressure.maxInFlight = options.defaultedInteger("worker.max-in-flight")
+        worker.consumer.backPressure.maxInFlightPerPartition = options.defaultedInteger("worker.max-in-flight-per-partition")
+        worker.consumer.closeDrainTimeout = .milliseconds(Int(options.defaultedNumber("worker.drain-timeout") * 1000))
+        worker.consumer.autoCommitInterval = .milliseconds(Int(options.defaultedNumber("kafka.commit-interval") * 1000))
         worker.producer.bootstrapServers = brokers
         worker.producer.clientID = clientID
-        worker.producer.compression = options.string("kafka.compression", or: "lz4")
-        if let linger = options.number("kafka.linger") { worker.producer.linger = .microseconds(Int(linger * 1000)) }
-        switch KafkaPropertiesOption.parse(options.string("kafka.properties", or: "")) {
+        worker.producer.compression = options.defaulted("kafka.compression")
+        worker.producer.linger = .microseconds(Int(options.defaultedNumber("kafka.linger") * 1000))
+        switch KafkaPropertiesOption.parse(options.defaulted("kafka.properties")) {
         case .success(let properties):
             worker.consumer.additionalProperties.merge(properties) { _, new in new }
             worker.producer.additionalProperties.merge(properties) { _, new in new }
@@ -89,7 +89,7 @@ enum RunSettings {
         case .failure(let failure):
             problems += failure.problems
         }
-        let prefix = options.string("kafka.retry-topic-prefix", or: "calls.retry.")
+        let prefix = options.defaulted("kafka.retry-topic-prefix")
         var tiers: [RetryPolicy.Tier] = []
         for label in options.list("kafka.retry-tiers") {
             guard let milliseconds = milliseconds(label) else {
@@ -111,9 +111,9 @@ enum RunSettings {
             problems.append("--kafka-max-attempts \(attempts) needs at least one retry tier in --kafka-retry-tiers")
         }
         worker.dispatcher.routing.retry.maximumAttempts = attempts
-        worker.dispatcher.routing.deadLetterTopic = options.string("kafka.dlq-topic", or: "calls.dlq")
-        worker.dispatcher.routing.invalidatedTokensTopic = options.string("kafka.invalidation-topic", or: "apns.tokens.invalidated")
-        worker.dispatcher.routing.outcomesTopic = options.string("kafka.outcomes-topic", or: "calls.outcomes")
+        worker.dispatcher.routing.deadLetterTopic = options.defaulted("kafka.dlq-topic")
+        worker.dispatcher.routing.invalidatedTokensTopic = options.defaulted("kafka.invalidation-topic")
+        worker.dispatcher.routing.outcomesTopic = options.defaulted("kafka.outcomes-topic")
         worker.dispatcher.routing.emitReceipts = options.boolean("kafka.receipts")
         applyMapping(options, to: &worker.dispatcher.mapping)
 
@@ -150,21 +150,21 @@ enum RunSettings {
         case .failure(let failure): problems += failure.problems
         }
         var telemetry = TelemetryServerConfiguration()
-        telemetry.host = options.string("metrics.host", or: "0.0.0.0")
-        telemetry.port = options.integer("metrics.port") ?? 9464
+        telemetry.host = options.defaulted("metrics.host")
+        telemetry.port = options.defaultedInteger("metrics.port")
         guard problems.isEmpty, let first = apps.first else { return .failure(.init(problems: problems)) }
         var apns = APNsClientConfiguration(credentials: first.credentials, customEndpoint: endpoint)
-        apns.connectionsPerPool = options.integer("apns.connections") ?? 2
-        apns.eventLoops = options.integer("apns.event-loops") ?? 2
-        apns.requestTimeout = .milliseconds(Int((options.number("apns.request-timeout") ?? 10) * 1000))
-        apns.pingInterval = .milliseconds(Int((options.number("apns.ping-interval") ?? 60) * 1000))
+        apns.connectionsPerPool = options.defaultedInteger("apns.connections")
+        apns.eventLoops = options.defaultedInteger("apns.event-loops")
+        apns.requestTimeout = .milliseconds(Int(options.defaultedNumber("apns.request-timeout") * 1000))
+        apns.pingInterval = .milliseconds(Int(options.defaultedNumber("apns.ping-interval") * 1000))
         let appsConfiguration = APNsAppsConfiguration(
-            apps: apps, client: apns, maximumInFlightPerCredential: options.integer("apns.app-max-in-flight") ?? 5000)
+            apps: apps, client: apns, maximumInFlightPerCredential: options.defaultedInteger("apns.app-max-in-flight"))
         let appProblems = appsConfiguration.problems
         guard appProblems.isEmpty else { return .failure(.init(problems: appProblems)) }
-        let level = LogLevel(name: options.string("log.level", or: "info")) ?? .info
+        let level = LogLevel(name: options.defaulted("log.level")) ?? .info
         var resolved = Resolved(worker: worker, apps: appsConfiguration, telemetry: telemetry, logLevel: level)
-        if let seconds = options.number("malloc.trim-interval") { resolved.mallocTrimInterval = .milliseconds(Int(seconds * 1000)) }
+        resolved.mallocTrimInterval = .milliseconds(Int(options.defaultedNumber("malloc.trim-interval") * 1000))
         return .success(resolved)
     }
 
@@ -181,13 +181,13 @@ enum RunSettings {
         var incoming = mapping.alertDefaults(for: .incoming)
         incoming.title = value("mapping.incoming-title") ?? incoming.title
         incoming.body = value("mapping.incoming-body") ?? incoming.body
-        incoming.category = value("mapping.incoming-category") ?? incoming.category ?? "INCOMING_CALL"
+        incoming.category = value("mapping.incoming-category") ?? incoming.category
         incoming.titleLocKey = value("mapping.title-loc-key")
         incoming.locKey = value("mapping.loc-key")
         mapping.alerts[.incoming] = incoming
         var hangup = mapping.alertDefaults(for: .hangup)
         hangup.body = value("mapping.hangup-body") ?? hangup.body
-        hangup.category = value("mapping.hangup-category") ?? hangup.category ?? "CALL_ENDED"
+        hangup.category = value("mapping.hangup-category") ?? hangup.category
         mapping.alerts[.hangup] = hangup
     }
 

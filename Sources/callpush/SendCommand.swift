@@ -47,7 +47,7 @@ struct SendCommand: Command {
         let apnsOptions = APNsOptions(prefix: "")
         var problems: [String] = []
         var credentials: APNsCredentials?
-        switch options.string("apps").map({ Self.appCredentials($0, topic: options.string("topic", or: "")) })
+        switch options.string("apps").map({ Self.appCredentials($0, topic: options.string("topic") ?? "") })
             ?? apnsOptions.credentials(options)
         {
         case .success(let value): credentials = value
@@ -66,7 +66,7 @@ struct SendCommand: Command {
         }
         let environment: APNsEnvironment = options.string("environment") == "production" ? .production : .sandbox
         var configuration = APNsClientConfiguration(credentials: credentials, customEndpoint: endpoint, connectionsPerPool: 1)
-        configuration.requestTimeout = .milliseconds(Int((options.number("timeout") ?? 10) * 1000))
+        configuration.requestTimeout = .milliseconds(Int(options.defaultedNumber("timeout") * 1000))
         configuration.connectTimeout = configuration.requestTimeout
         let client: APNsClient
         do {
@@ -110,8 +110,8 @@ struct SendCommand: Command {
                 callID: options.string("call-id") ?? "call-\(UUID().uuidString.prefix(8).lowercased())",
                 deviceToken: token, push: options.boolean("voip") ? .voip : .alert, topic: topic,
                 environment: options.string("environment") == "production" ? .production : .sandbox,
-                createdAtMilliseconds: now, ringTimeoutSeconds: options.integer("ring-timeout") ?? 30,
-                caller: .init(name: options.string("caller-name", or: "callpush"))
+                createdAtMilliseconds: now, ringTimeoutSeconds: options.defaultedInteger("ring-timeout"),
+                caller: .init(name: options.defaulted("caller-name"))
             )
             return try PushMapper().map(event).request
         } catch let error as PushMappingError {
@@ -130,7 +130,7 @@ struct SendCommand: Command {
         guard (try? JSONSerialization.jsonObject(with: data)) is [String: Any] else {
             throw SendProblem("the payload in \(path) is not a JSON object")
         }
-        let pushType = APNsPushType(rawValue: options.string("push-type", or: "alert"))
+        let pushType = APNsPushType(rawValue: options.defaulted("push-type"))
         let priority = options.integer("priority").flatMap(APNsPriority.init(rawValue:))
             ?? (pushType == .background ? .conservePower : .immediate)
         let expiration: APNsExpiration = options.integer("expiration").map {
