@@ -37,7 +37,7 @@ KEY_ID, TEAM_ID = "ABC123DEFG", "DEF123GHIJ"
 
 
 class Bed:
-    """The mock cluster, the mock APNs and the workers, all killed on exit."""
+    """The mock cluster, the mock APNs and the workers, all stopped on exit."""
 
     def __init__(self, work, session_timeout):
         self.work, self.session_timeout = work, session_timeout
@@ -102,9 +102,16 @@ class Bed:
         process.wait()
 
     def close(self):
+        # SIGTERM first: mock-apns removes the certificate directory it made in /tmp only when it exits on a signal
+        # it handles.
         for process in self.processes:
-            process.kill()
-            process.wait()
+            process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 class Traffic:
