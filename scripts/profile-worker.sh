@@ -31,15 +31,8 @@ for tool in kcat curl python3 openssl; do
 done
 [ "$MODE" = native ] || command -v valgrind >/dev/null || { echo "$0: callgrind needs valgrind (apt install valgrind)" >&2; exit 2; }
 work=$(mktemp -d); pids=()
-# SIGTERM first: mock-apns removes the certificate directory it made in /tmp only when it exits on a signal it
-# handles; SIGKILL after 2 s.
-stop() {
-    kill "$1" 2>/dev/null || return 0
-    (sleep 2; kill -9 "$1" 2>/dev/null) & local killer=$!
-    wait "$1" 2>/dev/null || true
-    kill "$killer" 2>/dev/null || true
-}
-cleanup() { for pid in "${pids[@]}"; do stop "$pid"; done; rm -rf "$work"; }
+. scripts/stop-process.sh
+cleanup() { for pid in "${pids[@]}"; do stop_process "$pid"; done; rm -rf "$work"; }
 trap cleanup EXIT
 
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null

@@ -15,15 +15,8 @@ PARTITIONS=${PARTITIONS:-6}
 if [ $# -gt 0 ]; then COUNTS=("$@"); else COUNTS=(1 2 3); fi
 work=$(mktemp -d)
 pids=()
-# SIGTERM first: mock-apns removes the certificate directory it made in /tmp only when it exits on a signal it
-# handles; SIGKILL after 2 s.
-stop() {
-    kill "$1" 2>/dev/null || return 0
-    (sleep 2; kill -9 "$1" 2>/dev/null) & local killer=$!
-    wait "$1" 2>/dev/null || true
-    kill "$killer" 2>/dev/null || true
-}
-stop_all() { for pid in "${pids[@]}"; do stop "$pid"; done; pids=(); }
+. scripts/stop-process.sh
+stop_all() { for pid in "${pids[@]}"; do stop_process "$pid"; done; pids=(); }
 cleanup() { stop_all; rm -rf "$work"; }
 trap cleanup EXIT
 
