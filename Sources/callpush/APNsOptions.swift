@@ -52,8 +52,9 @@ struct APNsOptions {
             }
             return problems.isEmpty ? .success(.certificate(certificatePath: certificate, privateKeyPath: key)) : .failure(.init(problems: problems))
         }
+        // Not `defaulted`: an app of the apps file (`APNsAppsFile`) brings only the keys it names, no spec defaults.
         return problems.isEmpty
-            ? .success(.certificate(pkcs12Path: pkcs12!, password: options.defaulted(prefix + "pkcs12-password")))
+            ? .success(.certificate(pkcs12Path: pkcs12!, password: options.string(prefix + "pkcs12-password") ?? ""))
             : .failure(.init(problems: problems))
     }
 

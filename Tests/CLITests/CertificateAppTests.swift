@@ -248,6 +248,29 @@ import Testing
         #expect(worker?.terminate() == 0)
     }
 
+    /// An app of the apps file may give its certificate as a PKCS#12 file with no password (the entry has no
+    /// `pkcs12-password`): `send --apps` reads it and pushes with that certificate (a read of the password that
+    /// expected the flag's default stopped the process on such an entry).
+    @Test func aPKCS12AppWithoutAPasswordPushes() throws {
+        let bundle = "\(directory)/enterprise.p12"
+        _ = try Tool.run(["openssl", "pkcs12", "-export", "-in", enterprise.certificatePath, "-inkey",
+                          enterprise.privateKeyPath, "-out", bundle, "-passout", "pass:"])
+        let file = "\(directory)/apps-p12.json"
+        try #"{"apns":{"apps":[{"bundle-id":"\#(Self.certificateApp)","pkcs12":"\#(bundle)"}]}}"#
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let before = mockTotal
+        let result = try CallpushProcess.run(
+            ["send", "--apps", file, "--topic", Self.certificateApp, "--token", String(repeating: "ab", count: 32),
+             "--incoming", "--endpoint", endpoint, "--ca-file", serverCA, "--timeout", "5"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("status:         200\n"), "\(result.stdout)")
+        let fingerprint = try TestCertificateAuthority.fingerprint(ofCertificate: enterprise.certificatePath)
+        #expect(mockTotal == before + 1)
+        let last = try #require(apns.control("deliveries", until: "end").dropLast().last)
+        let delivery = try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any]
+        #expect(delivery?["auth"] as? String == "certificate" && delivery?["certificate"] as? String == fingerprint, "\(last)")
+    }
+
     /// A reload that removes a credential takes its client's `callpush_apns_*{credential=…}` series out of
     /// `/metrics` once the old client is gone; the kept credentials' series go on counting.
     @Test func aReloadThatRemovesACredentialRemovesItsSeries() async throws {
