@@ -259,9 +259,7 @@ import Testing
         try #"{"apns":{"apps":[{"bundle-id":"\#(Self.certificateApp)","pkcs12":"\#(bundle)"}]}}"#
             .write(toFile: file, atomically: true, encoding: .utf8)
         let before = mockTotal
-        let result = try CallpushProcess.run(
-            ["send", "--apps", file, "--topic", Self.certificateApp, "--token", String(repeating: "ab", count: 32),
-             "--incoming", "--endpoint", endpoint, "--ca-file", serverCA, "--timeout", "5"])
+        let result = try send(topic: Self.certificateApp, ["--apps", file])
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("status:         200\n"), "\(result.stdout)")
         let fingerprint = try TestCertificateAuthority.fingerprint(ofCertificate: enterprise.certificatePath)
