@@ -78,10 +78,21 @@ public struct CallEventDecoder: Sendable {
         case wrongType
     }
 
+    /// A string field with a fixed set of values (`type`, `push`, `environment`), matched on its bytes: no `String`
+    /// is made for it.
+    enum Choice<Value: Sendable>: Sendable {
+        case absent
+        case value(Value)
+        /// A string, but none of the values.
+        case unknown
+        case wrongType
+    }
+
     struct Fields {
         var isObject = false
-        var eventID = Slot.absent, type = Slot.absent, callID = Slot.absent, deviceToken = Slot.absent
-        var push = Slot.absent, topic = Slot.absent, environment = Slot.absent
+        var eventID = Slot.absent, callID = Slot.absent, deviceToken = Slot.absent, topic = Slot.absent
+        var type = Choice<CallEventType>.absent, push = Choice<CallPushKind>.absent
+        var environment = Choice<CallEnvironment>.absent
         var createdAt = Slot.absent, ringTimeout = Slot.absent
         var category = Slot.absent, sound = Slot.absent
         var caller = Slot.absent, callerName = Slot.absent, callerID = Slot.absent
@@ -98,12 +109,12 @@ public struct CallEventDecoder: Sendable {
             try scanner.forEachMember(depth: 1) { (scanner, key) throws(JSONSyntaxError) in
                 switch TopKey(key) {
                 case .eventID: fields.eventID = try readString(&scanner)
-                case .type: fields.type = try readString(&scanner)
+                case .type: fields.type = try readChoice(&scanner, Self.eventType)
                 case .callID: fields.callID = try readString(&scanner)
                 case .deviceToken: fields.deviceToken = try readString(&scanner)
-                case .push: fields.push = try readString(&scanner)
+                case .push: fields.push = try readChoice(&scanner, Self.pushKind)
                 case .topic: fields.topic = try readString(&scanner)
-                case .environment: fields.environment = try readString(&scanner)
+                case .environment: fields.environment = try readChoice(&scanner, Self.environment)
                 case .createdAt: fields.createdAt = try readNumber(&scanner)
                 case .ringTimeout: fields.ringTimeout = try readNumber(&scanner)
                 case .category: fields.category = try readString(&scanner)
@@ -189,6 +200,37 @@ public struct CallEventDecoder: Sendable {
         }
     }
 
+    private static func readChoice<Value>(_ scanner: inout JSONScanner, _ match: (JSONKey) -> Value?)
+        throws(JSONSyntaxError) -> Choice<Value>
+    {
+        switch scanner.peek() {
+        case UInt8(ascii: "\""): return match(try scanner.readKey()).map { .value($0) } ?? .unknown
+        case UInt8(ascii: "n"):
+            try scanner.readLiteral("null")
+            return .absent
+        default:
+            try scanner.skipValue(depth: 1)
+            return .wrongType
+        }
+    }
+
+    private static func eventType(_ text: JSONKey) -> CallEventType? {
+        switch text.count {
+        case 6: text.equals("hangup") ? .hangup : text.equals("missed") ? .missed : nil
+        case 8: text.equals("incoming") ? .incoming : nil
+        case 18: text.equals("answered_elsewhere") ? .answeredElsewhere : nil
+        default: nil
+        }
+    }
+
+    private static func pushKind(_ text: JSONKey) -> CallPushKind? {
+        text.equals("alert") ? .alert : text.equals("voip") ? .voip : nil
+    }
+
+    private static func environment(_ text: JSONKey) -> CallEnvironment? {
+        text.equals("production") ? .production : text.equals("sandbox") ? .sandbox : nil
+    }
+
     private static func readNumber(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Slot {
         switch scanner.peek() ?? 0 {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try scanner.readNumber())
@@ -223,10 +265,8 @@ public struct CallEventDecoder: Sendable {
     private func validate(_ fields: Fields) throws(EventDecodingError) -> CallEvent {
         guard fields.isObject else { throw EventDecodingError(.notAnObject, "the event must be a JSON object") }
         let eventID = try Self.requiredString(fields.eventID, "event_id", allowEmpty: false)
-        let typeText = try Self.requiredString(fields.type, "type", allowEmpty: true)
-        guard let type = CallEventType(rawValue: typeText) else {
-            throw EventDecodingError(.unknownType, "type must be incoming, hangup, missed or answered_elsewhere")
-        }
+        let type = try Self.requiredChoice(
+            fields.type, "type", EventDecodingError(.unknownType, "type must be incoming, hangup, missed or answered_elsewhere"))
         let callID = try Self.requiredString(fields.callID, "call_id", allowEmpty: false)
         let tokenText = try Self.requiredString(fields.deviceToken, "device_token", allowEmpty: true)
         let deviceToken: DeviceToken
@@ -235,15 +275,10 @@ public struct CallEventDecoder: Sendable {
         } catch {
             throw EventDecodingError(.badDeviceToken, error.message)
         }
-        let pushText = try Self.requiredString(fields.push, "push", allowEmpty: true)
-        guard let push = CallPushKind(rawValue: pushText) else {
-            throw EventDecodingError(.unknownPush, "push must be alert or voip")
-        }
+        let push = try Self.requiredChoice(fields.push, "push", EventDecodingError(.unknownPush, "push must be alert or voip"))
         let topic = try Self.requiredString(fields.topic, "topic", allowEmpty: false)
-        let environmentText = try Self.requiredString(fields.environment, "environment", allowEmpty: true)
-        guard let environment = CallEnvironment(rawValue: environmentText) else {
-            throw EventDecodingError(.unknownEnvironment, "environment must be production or sandbox")
-        }
+        let environment = try Self.requiredChoice(
+            fields.environment, "environment", EventDecodingError(.unknownEnvironment, "environment must be production or sandbox"))
         guard case .absent = fields.createdAt else {
             let createdAt = try Self.integer(fields.createdAt, "created_at")
             guard createdAt >= 0 else { throw EventDecodingError(.badCreatedAt, "created_at must not be negative") }
@@ -251,8 +286,9 @@ public struct CallEventDecoder: Sendable {
                 throw EventDecodingError(
                     .badCreatedAt, "created_at must be milliseconds since the epoch before the year 10000, got \(createdAt)")
             }
-            var ringTimeout = Int(configuration.defaultRingTimeout.components.seconds)
+            let ringTimeout: Int
             if case .absent = fields.ringTimeout {
+                ringTimeout = Int(configuration.defaultRingTimeout.components.seconds)
             } else {
                 let value = try Self.integer(fields.ringTimeout, "ring_timeout_s")
                 let range = configuration.ringTimeoutRange
@@ -295,6 +331,17 @@ public struct CallEventDecoder: Sendable {
             }
             return value
         default: throw EventDecodingError(.wrongType(name), "\(name) must be a string")
+        }
+    }
+
+    private static func requiredChoice<Value>(
+        _ choice: Choice<Value>, _ name: String, _ unknown: @autoclosure () -> EventDecodingError
+    ) throws(EventDecodingError) -> Value {
+        switch choice {
+        case .value(let value): return value
+        case .absent: throw EventDecodingError(.missingField(name), "\(name) is required")
+        case .unknown: throw unknown()
+        case .wrongType: throw EventDecodingError(.wrongType(name), "\(name) must be a string")
         }
     }
 

@@ -1,4 +1,5 @@
-/// An object member's key as ``JSONScanner/forEachMember(depth:_:)`` found it: its decoded UTF-8 bytes, matched
+/// An object member's key as ``JSONScanner/forEachMember(depth:_:)`` found it, or a string value read with
+/// ``JSONScanner/readKey()`` (the event's `type`, `push` and `environment`): its decoded UTF-8 bytes, matched
 /// against the expected keys without building a `String` (keys without escapes are a slice of the scanner's buffer).
 struct JSONKey {
     /// The key's bytes when it has no escapes (valid while the scanner's buffer is).

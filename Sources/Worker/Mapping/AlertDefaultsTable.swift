@@ -11,15 +11,15 @@ final class AlertDefaultsTable: Sendable {
         init(_ defaults: MappingConfiguration.AlertDefaults) { self.defaults = defaults }
     }
 
-    /// Indexed like ``CallEventType/all``.
+    /// At ``index(of:)``: `CallEventType.allCases`, in declaration order.
     private let common: [Entry]
     private let apps: [String: [Entry]]
 
     init(_ configuration: MappingConfiguration) {
-        common = CallEventType.all.map { Entry(configuration.alertDefaults(for: $0)) }
+        common = CallEventType.allCases.map { Entry(configuration.alertDefaults(for: $0)) }
         var apps: [String: [Entry]] = [:]
         for bundleID in configuration.appAlerts.keys {
-            apps[bundleID] = CallEventType.all.map { Entry(configuration.alertDefaults(for: $0, bundleID: bundleID)) }
+            apps[bundleID] = CallEventType.allCases.map { Entry(configuration.alertDefaults(for: $0, bundleID: bundleID)) }
         }
         self.apps = apps
     }
@@ -31,8 +31,13 @@ final class AlertDefaultsTable: Sendable {
         return common[index]
     }
 
-    /// Every ``CallEventType`` value is one of ``CallEventType/all`` (its initializer accepts no other).
+    /// `type`'s position in `CallEventType.allCases` (declaration order).
     private static func index(of type: CallEventType) -> Int {
-        CallEventType.all.firstIndex(of: type) ?? 0
+        switch type {
+        case .incoming: 0
+        case .hangup: 1
+        case .missed: 2
+        case .answeredElsewhere: 3
+        }
     }
 }
