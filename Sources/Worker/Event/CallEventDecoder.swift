@@ -189,29 +189,15 @@ public struct CallEventDecoder: Sendable {
     }
 
     private static func readString(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Slot {
-        switch scanner.peek() {
-        case UInt8(ascii: "\""): return .string(try scanner.readString())
-        case UInt8(ascii: "n"):
-            try scanner.readLiteral("null")
-            return .absent
-        default:
-            try scanner.skipValue(depth: 1)
-            return .wrongType
-        }
+        guard scanner.peek() == UInt8(ascii: "\"") else { return try readOther(&scanner, absent: .absent, wrongType: .wrongType) }
+        return .string(try scanner.readString())
     }
 
     private static func readChoice<Value>(_ scanner: inout JSONScanner, _ match: (JSONKey) -> Value?)
         throws(JSONSyntaxError) -> Choice<Value>
     {
-        switch scanner.peek() {
-        case UInt8(ascii: "\""): return match(try scanner.readKey()).map { .value($0) } ?? .unknown
-        case UInt8(ascii: "n"):
-            try scanner.readLiteral("null")
-            return .absent
-        default:
-            try scanner.skipValue(depth: 1)
-            return .wrongType
-        }
+        guard scanner.peek() == UInt8(ascii: "\"") else { return try readOther(&scanner, absent: .absent, wrongType: .wrongType) }
+        return match(try scanner.readKey()).map { .value($0) } ?? .unknown
     }
 
     private static func eventType(_ text: JSONKey) -> CallEventType? {
@@ -234,12 +220,7 @@ public struct CallEventDecoder: Sendable {
     private static func readNumber(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Slot {
         switch scanner.peek() ?? 0 {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try scanner.readNumber())
-        case UInt8(ascii: "n"):
-            try scanner.readLiteral("null")
-            return .absent
-        default:
-            try scanner.skipValue(depth: 1)
-            return .wrongType
+        default: return try readOther(&scanner, absent: .absent, wrongType: .wrongType)
         }
     }
 
@@ -247,17 +228,22 @@ public struct CallEventDecoder: Sendable {
         _ scanner: inout JSONScanner,
         _ member: (inout JSONScanner, JSONKey) throws(JSONSyntaxError) -> Void
     ) throws(JSONSyntaxError) -> Slot {
-        switch scanner.peek() {
-        case UInt8(ascii: "{"):
-            try scanner.forEachMember(depth: 2, member)
-            return .object
-        case UInt8(ascii: "n"):
+        guard scanner.peek() == UInt8(ascii: "{") else { return try readOther(&scanner, absent: .absent, wrongType: .wrongType) }
+        try scanner.forEachMember(depth: 2, member)
+        return .object
+    }
+
+    /// A member whose value is not of the expected kind: `absent` for `null`, else the value is skipped (and still
+    /// validated) and it is `wrongType`.
+    private static func readOther<Result>(_ scanner: inout JSONScanner, absent: Result, wrongType: Result)
+        throws(JSONSyntaxError) -> Result
+    {
+        if scanner.peek() == UInt8(ascii: "n") {
             try scanner.readLiteral("null")
-            return .absent
-        default:
-            try scanner.skipValue(depth: 1)
-            return .wrongType
+            return absent
         }
+        try scanner.skipValue(depth: 1)
+        return wrongType
     }
 
     // MARK: - Validation (fixed order)
