@@ -11,7 +11,7 @@ final class AlertDefaultsTable: Sendable {
         init(_ defaults: MappingConfiguration.AlertDefaults) { self.defaults = defaults }
     }
 
-    /// At ``index(of:)``: `CallEventType.allCases`, in declaration order.
+    /// Indexed like `CallEventType.allCases`.
     private let common: [Entry]
     private let apps: [String: [Entry]]
 
@@ -31,13 +31,8 @@ final class AlertDefaultsTable: Sendable {
         return common[index]
     }
 
-    /// `type`'s position in `CallEventType.allCases` (declaration order).
+    /// `type`'s position in `CallEventType.allCases` (every value of the enum is one of them).
     private static func index(of type: CallEventType) -> Int {
-        switch type {
-        case .incoming: 0
-        case .hangup: 1
-        case .missed: 2
-        case .answeredElsewhere: 3
-        }
+        CallEventType.allCases.firstIndex(of: type) ?? 0
     }
 }
