@@ -26,6 +26,13 @@ import Testing
         #expect(Set(fields.map(\.name)).count == fields.count)  // no duplicates
     }
 
+    /// `apns-priority` carries each of the three priorities as its decimal number.
+    @Test(arguments: [1, 5, 10])
+    func priorityHeaderIsTheNumber(raw: Int) throws {
+        let priority = try #require(APNsPriority(rawValue: raw))
+        #expect(priority.description == String(raw))
+    }
+
     /// `:path` is the lowercased token after `/3/device/`, for the shortest and longest tokens accepted too.
     @Test(arguments: [16, 64, 200])
     func pathCarriesTheWholeToken(hexDigits: Int) throws {
