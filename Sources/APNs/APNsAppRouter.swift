@@ -82,6 +82,8 @@ public final class APNsAppRouter: Sendable {
     private let logger: Logger
     private let table = Mutex(Table())
     private let isShutdown = Atomic<Bool>(false)
+    /// The environments ``connect(_:)`` opened: the clients a reload makes connect them at once too.
+    private let connectedEnvironments = Mutex<[APNsEnvironment]>([])
 
     /// Loads every credential and sets up its client.
     /// - Parameters:
@@ -113,7 +115,13 @@ public final class APNsAppRouter: Sendable {
         }
     }
 
-    // MARK: - Sending
+    // MARK: - Connecting and sending
+
+    /// ``APNsClient/connect(_:)`` for every credential's client now, and for those each later ``apply(_:)`` makes.
+    public func connect(_ environments: [APNsEnvironment] = APNsEnvironment.allCases) {
+        connectedEnvironments.withLock { $0 = environments }
+        for slot in table.withLock({ $0.slots }) { slot.client.connect(environments) }
+    }
 
     /// Sends `request` with its app's credentials; `completion` runs exactly once.
     public func send(
@@ -263,6 +271,8 @@ public final class APNsAppRouter: Sendable {
             return old
         }
         for slot in old where slot.inFlight.load(ordering: .acquiring) == 0 { slot.close() }
+        let environments = connectedEnvironments.withLock { $0 }
+        for slot in next.slots { slot.client.connect(environments) }
         showCredentials(of: next, replacing: old)
         metrics.reloadCounter("ok").increment()
         logger.info("APNs apps configuration applied", metadata: [

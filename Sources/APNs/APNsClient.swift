@@ -131,7 +131,20 @@ public final class APNsClient: Sendable {
         environment == .production ? productionPool : sandboxPool
     }
 
-    // MARK: - Sending
+    // MARK: - Connecting and sending
+
+    /// Opens the connections of `environments`' pools now (one pool for both with a custom endpoint) instead of at
+    /// each pool's first push, and keeps them open from then on: the first push after a start or a scale-out then
+    /// does not wait for TCP and TLS handshakes. Failed connects are retried after the reconnect backoff and counted
+    /// (`callpush_apns_connection_events_total{event="failed"}`).
+    public func connect(_ environments: [APNsEnvironment] = APNsEnvironment.allCases) {
+        guard !isShutdown.load(ordering: .relaxed) else { return }
+        var started: [ObjectIdentifier] = []
+        for case let pool? in environments.map(pool(for:)) where !started.contains(ObjectIdentifier(pool)) {
+            started.append(ObjectIdentifier(pool))
+            pool.start()
+        }
+    }
 
     /// Sends `request` to the endpoint for `environment`. `completion` runs exactly once, possibly on an event-loop
     /// thread, with APNs' answer or a transport failure.

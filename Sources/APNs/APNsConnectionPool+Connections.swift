@@ -4,6 +4,13 @@ import HTTP2
 extension APNsConnectionPool {
     // MARK: - Opening connections
 
+    /// Opens the pool's connections now instead of at its first push, and keeps its size from then on (a failed
+    /// connect is retried after the reconnect backoff whether or not pushes wait).
+    func start() {
+        state.withLock { $0.started = true }
+        ensureConnections()
+    }
+
     /// Opens the next missing connection, one at a time, honouring the reconnect backoff.
     func ensureConnections() {
         let slot: (index: Int, id: Int)? = state.withLock { state in
@@ -80,7 +87,7 @@ extension APNsConnectionPool {
             }
             metrics.connectionEvent(endpoint: label, .failed)
             logger.info("APNs connect failed", metadata: ["error": error.description, "retry.in": "\(delay)"])
-            // The maintenance timer retries once the backoff has passed (when there is work).
+            // The maintenance timer retries once the backoff has passed (when pushes wait or the pool is started).
         }
     }
 

@@ -299,7 +299,7 @@ final class APNsConnectionPool: Sendable {
     func maintain() {
         let now = HTTP2Deadline.now()
         let maxAge = configuration.maximumConnectionAge
-        let (expired, tooOld, hasPending) = state.withLock { state in
+        let (expired, tooOld, hasPending, missing) = state.withLock { state in
             var expired: [APNsPendingRequest] = []
             while let first = state.pending.first, first.deadline <= now {
                 _ = state.pending.popFirst()
@@ -311,13 +311,15 @@ final class APNsConnectionPool: Sendable {
                     tooOld.append(open.pooled)
                 }
             }
-            return (expired, tooOld, !state.pending.isEmpty)
+            return (expired, tooOld, !state.pending.isEmpty, state.started && state.mayOpenConnection)
         }
         for pending in expired { finish(pending, .transportFailure(reason: .timeout, apnsID: pending.request.apnsID)) }
         for connection in tooOld { retire(connection, event: .replaced) }
         if hasPending {
             ensureConnections()
             dispatch()
+        } else if missing {
+            ensureConnections()
         }
     }
 

@@ -65,6 +65,8 @@ struct RunCommand: Command {
         do {
             server = try TelemetryServer(configuration: resolved.telemetry, registry: registry, readiness: readiness, logger: logger)
             router = try APNsAppRouter(configuration: resolved.apps, registry: registry, logger: logger)
+            // Handshakes now, while the group is joined: not on the first call's path.
+            router.connect(resolved.connectAtStart)
             worker = try WorkerService(
                 configuration: resolved.worker, sender: router, registry: registry, readiness: readiness, logger: logger,
                 onFatalError: { _ in signals.stop(.fatalError) }

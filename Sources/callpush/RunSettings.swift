@@ -32,6 +32,7 @@ enum RunSettings {
         OptionSpec("apns.event-loops", .integer(1...64), default: "2", "threads the APNs connections are spread over"),
         OptionSpec("apns.request-timeout", .number(0.1...120), default: "10", "seconds before an unanswered push is retried"),
         OptionSpec("apns.ping-interval", .number(1...3600), default: "60", "seconds of idleness before a PING"),
+        OptionSpec("apns.connect-at-start", .choice(["all", "production", "sandbox", "none"]), default: "all", "environments whose connections open at start instead of at their first push"),
         OptionSpec("apns.app-max-in-flight", .integer(1...1_000_000), default: "5000", "pushes in flight per credential when several are configured; more are retried later"),
     ] + APNsOptions(prefix: "apns.").specs + [
         OptionSpec("mapping.bundle-id", .string, "send every push under this bundle id instead of the event's topic"),
@@ -56,6 +57,8 @@ enum RunSettings {
         var apps: APNsAppsConfiguration
         var telemetry: TelemetryServerConfiguration
         var logLevel: LogLevel
+        /// The environments whose APNs connections open at start (`apns.connect-at-start`). Default: both.
+        var connectAtStart: [APNsEnvironment] = APNsEnvironment.allCases
         /// Time between ``MallocTrimmer`` trims; zero: no trimming. Default: ``MallocTrimmer/defaultInterval``.
         var mallocTrimInterval: Duration = MallocTrimmer.defaultInterval
     }
@@ -165,6 +168,11 @@ enum RunSettings {
         let level = LogLevel(name: options.defaulted("log.level")) ?? .info
         var resolved = Resolved(worker: worker, apps: appsConfiguration, telemetry: telemetry, logLevel: level)
         resolved.mallocTrimInterval = .milliseconds(Int(options.defaultedNumber("malloc.trim-interval") * 1000))
+        resolved.connectAtStart = switch options.defaulted("apns.connect-at-start") {
+        case "none": []
+        case "all": APNsEnvironment.allCases
+        case let one: APNsEnvironment(rawValue: one).map { [$0] } ?? APNsEnvironment.allCases
+        }
         return .success(resolved)
     }
 

@@ -61,6 +61,43 @@ import Testing
         #expect(failed <= 5)
     }
 
+    /// `connect()` opens the pool without a push, and a connected pool keeps retrying after the backoff while its
+    /// server is down (nothing queued): once the server is up its connections are there before the first push.
+    @Test func connectedPoolOpensWithoutPushesAndRetriesUntilTheServerIsUp() async throws {
+        let first = try APNsMockServer()
+        let endpoint = first.endpoint
+        let certificate = NSTemporaryDirectory() + "callpush-connect-" + UUID().uuidString + ".pem"
+        let key = certificate + ".key"
+        try FileManager.default.copyItem(atPath: first.certificatePath, toPath: certificate)
+        try FileManager.default.copyItem(atPath: first.privateKeyPath, toPath: key)
+        defer {
+            try? FileManager.default.removeItem(atPath: certificate)
+            try? FileManager.default.removeItem(atPath: key)
+        }
+        first.stop()
+        let registry = MetricsRegistry()
+        let client = try APNsClient(
+            configuration: APNsClientConfiguration(
+                credentials: .certificate(certificatePath: certificate, privateKeyPath: key),
+                customEndpoint: .custom(host: endpoint.host, port: endpoint.port, caFile: certificate),
+                connectionsPerPool: 2, reconnectBackoffInitial: .milliseconds(100),
+                reconnectBackoffMaximum: .milliseconds(200)),
+            metrics: registry)
+        defer { client.shutdown() }
+        let failed = registry.counter(APNsClientMetrics.connectionEvents, help: "",
+                                      labels: ["endpoint": endpoint.description, "event": "failed"])
+        client.connect()
+        try await Fixture.waitUntil { failed.value >= 3 }
+        #expect(failed.value >= 3, "a connected pool stopped retrying while nothing was queued")
+        let server = try APNsMockServer(configuration: APNsMockServerConfiguration(
+            port: endpoint.port, certificateFile: certificate, privateKeyFile: key))
+        defer { server.stop() }
+        try await Fixture.waitUntil { client.poolStatus(for: .production).openConnections == 2 }
+        #expect(client.poolStatus(for: .production).openConnections == 2)
+        #expect(server.recorder.countsByOutcome.isEmpty, "no push was sent")
+        #expect(await client.send(try Fixture.alert()).disposition == .delivered)
+    }
+
     @Test func shutdownAnswersQueuedAndInFlightPushes() async throws {
         let fixture = try Fixture(faults: APNsMockFaults(stallProbability: 1))
         defer { fixture.server.stop() }

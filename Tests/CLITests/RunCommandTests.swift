@@ -326,6 +326,38 @@ import Testing
         #expect(count(#"callpush_apns_request_duration_seconds_bucket{le="0.2"}"#) == 20, "pushes were not held")
     }
 
+    /// `run` opens its APNs connections at start, before any call arrives, and the first call goes out on them: no
+    /// connect or TLS handshake on its path (README "Running in production"); with `--apns-connect-at-start none`
+    /// they open at the first call, as a library client's do.
+    @Test(arguments: ["all", "none"]) func apnsConnectionsOpenAtStart(setting: String) async throws {
+        let bed = try Bed(latencyMilliseconds: 0)
+        let port = FreePort.next()
+        let worker = try BackgroundProcess(
+            bed.workerArguments(setting: "--metrics-port", to: String(port)) + ["--apns-connect-at-start", setting],
+            readFirstLine: false)
+        let endpoint = bed.apns.firstLine.split(separator: " ")[0]
+        let open = #"callpush_apns_connections{endpoint="\#(endpoint)"}"#
+        let opened = #"callpush_apns_connection_events_total{endpoint="\#(endpoint)",event="opened"}"#
+        func metrics() -> String { (try? Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output) ?? "" }
+        // Ready: the group is joined and partitions are assigned; connections opened at start are up by then.
+        var before = metrics()
+        let deadline = Date().addingTimeInterval(30)
+        while !(ExpositionSeries.value("callpush_ready", in: before) == 1 && ExpositionSeries.value(open, in: before) == 2)
+            && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            before = metrics()
+        }
+        #expect(ExpositionSeries.value("callpush_ready", in: before) == 1, "\(worker.logTail)")
+        #expect(ExpositionSeries.value(open, in: before) == (setting == "all" ? 2 : 0), "\(before)\n\(worker.logTail)")
+        #expect(ExpositionSeries.sum("callpush_apns_requests_total", in: before) == 0)
+        try bed.produce(1, prefix: "w")
+        #expect(try await bed.waitForReceipts(atLeast: 1, timeout: 40).count == 1, "\(worker.logTail)")
+        let after = metrics()
+        #expect(worker.terminate() == 0, "\(worker.logTail)")
+        #expect(ExpositionSeries.sum("callpush_apns_requests_total", in: after) == 1, "\(after)")
+        #expect(ExpositionSeries.value(opened, in: after) == 2, "\(after)")
+    }
+
     /// librdkafka's troubleshooting switch, `--kafka-properties debug=…`, logs at `trace`: README "Logs". At `debug`
     /// its lines stay out (they are many), at `trace` they are there with their facility.
     @Test func librdkafkaDebugContextsLogAtTrace() async throws {

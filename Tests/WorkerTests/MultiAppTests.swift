@@ -199,6 +199,31 @@ import Testing
         server.stop()
     }
 
+    /// A connected router (as `callpush run` connects it at start) opens every credential's connection before any push,
+    /// and the connection of a credential a reload adds too.
+    @Test func aConnectedRouterOpensEveryCredentialsConnectionBeforeAnyPush() async throws {
+        let keys = try Keys(["KEY0000001", "KEY0000002", "KEY0000003"])
+        let teams = ["KEY0000001": Self.team1, "KEY0000002": Self.team1, "KEY0000003": Self.team1]
+        let server = try Self.mock(trusting: keys, teams: teams)
+        defer { server.stop() }
+        let registry = MetricsRegistry()
+        let router = try APNsAppRouter(configuration: Self.apps([
+            ("com.example.one", "KEY0000001", Self.team1), ("com.example.two", "KEY0000002", Self.team1),
+        ], keys: keys, server: server), registry: registry)
+        defer { router.shutdown() }
+        func open(_ keyID: String) -> Bool {
+            registry.exposition().contains(#"callpush_apns_connections{credential="\#(keyID)",endpoint="\#(server.endpoint)"} 1"#)
+        }
+        router.connect()
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(10)) { open("KEY0000001") && open("KEY0000002") })
+        try router.apply(Self.apps([
+            ("com.example.one", "KEY0000001", Self.team1), ("com.example.two", "KEY0000002", Self.team1),
+            ("com.example.three", "KEY0000003", Self.team1),
+        ], keys: keys, server: server))
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(10)) { open("KEY0000003") })
+        #expect(server.recorder.countsByOutcome.isEmpty, "no push was sent")
+    }
+
     @Test func aReloadWithARotatedKeyMidTrafficLosesNothingAndSendsNothingTwice() async throws {
         let keys = try Keys(["KEY0000001", "KEY0000009"])
         let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1, "KEY0000009": Self.team1], latency: .seconds(1))
