@@ -5,7 +5,8 @@ import Telemetry
 
 /// N HTTP/2 connections to one endpoint with one set of credentials, and the queue of pushes waiting for a stream.
 ///
-/// Connections open one after another (lazily, on the first push), with exponential backoff after a failed connect.
+/// Connections open one after another, at the first push or at ``start()``, with exponential backoff after a failed
+/// connect; from then on the pool keeps its size.
 /// Each push goes to the least-loaded ready connection that has a free stream under that connection's current limit
 /// (1 until a token-authenticated push succeeded, then the server's SETTINGS). A connection is replaced after
 /// GOAWAY, when it breaks, when it gets too old, and after answers that call for a new connection
