@@ -27,36 +27,55 @@ import Testing
         #expect(configuration.endpoint(for: .sandbox) == custom)
     }
 
-    @Test func unreachableServerAnswersWithTimeoutAndBacksOff() async throws {
-        // A port that was just bound and released: connects are refused.
-        let server = try APNsMockServer()
-        let endpoint = server.endpoint
-        let certificate = server.certificatePath
-        let key = server.privateKeyPath
-        let copy = NSTemporaryDirectory() + "callpush-ca-" + UUID().uuidString + ".pem"
-        try FileManager.default.copyItem(atPath: certificate, toPath: copy)
-        let keyCopy = copy + ".key"
-        try FileManager.default.copyItem(atPath: key, toPath: keyCopy)
-        defer {
-            try? FileManager.default.removeItem(atPath: copy)
-            try? FileManager.default.removeItem(atPath: keyCopy)
-        }
-        server.stop()
+    /// A port whose mock server was just stopped (connects are refused), and copies of that server's certificate and
+    /// key: what a client trusts and presents, and what a server started on the port later presents.
+    final class StoppedServer {
+        let endpoint: APNsEndpoint
+        let certificate = NSTemporaryDirectory() + "callpush-ca-" + UUID().uuidString + ".pem"
+        var key: String { certificate + ".key" }
         let registry = MetricsRegistry()
-        let client = try APNsClient(
-            configuration: APNsClientConfiguration(
-                credentials: .certificate(certificatePath: copy, privateKeyPath: keyCopy),
-                customEndpoint: .custom(host: endpoint.host, port: endpoint.port, caFile: copy),
-                requestTimeout: .milliseconds(1200), reconnectBackoffInitial: .milliseconds(100),
-                reconnectBackoffMaximum: .seconds(60)),
-            metrics: registry)
+
+        init() throws {
+            let server = try APNsMockServer()
+            endpoint = server.endpoint
+            try FileManager.default.copyItem(atPath: server.certificatePath, toPath: certificate)
+            try FileManager.default.copyItem(atPath: server.privateKeyPath, toPath: key)
+            server.stop()
+        }
+
+        /// A certificate-auth client of this endpoint reporting to ``registry``, with `configure`'s settings.
+        func client(_ configure: (inout APNsClientConfiguration) -> Void) throws -> APNsClient {
+            var configuration = APNsClientConfiguration(
+                credentials: .certificate(certificatePath: certificate, privateKeyPath: key),
+                customEndpoint: .custom(host: endpoint.host, port: endpoint.port, caFile: certificate))
+            configure(&configuration)
+            return try APNsClient(configuration: configuration, metrics: registry)
+        }
+
+        var failedConnects: Double {
+            registry.counter(APNsClientMetrics.connectionEvents, help: "",
+                             labels: ["endpoint": endpoint.description, "event": "failed"]).value
+        }
+
+        deinit {
+            try? FileManager.default.removeItem(atPath: certificate)
+            try? FileManager.default.removeItem(atPath: key)
+        }
+    }
+
+    @Test func unreachableServerAnswersWithTimeoutAndBacksOff() async throws {
+        let stopped = try StoppedServer()
+        let client = try stopped.client {
+            $0.requestTimeout = .milliseconds(1200)
+            $0.reconnectBackoffInitial = .milliseconds(100)
+            $0.reconnectBackoffMaximum = .seconds(60)
+        }
         defer { client.shutdown() }
         let result = await client.send(try Fixture.alert())
         #expect(result.reason == "Timeout")
         #expect(result.disposition == .retryLater)
-        let failed = registry.counter(APNsClientMetrics.connectionEvents, help: "",
-                                      labels: ["endpoint": endpoint.description, "event": "failed"]).value
         // 100 ms, 200 ms, 400 ms, 800 ms: at most 4–5 attempts in 1.2 s, not one every 50 ms.
+        let failed = stopped.failedConnects
         #expect(failed >= 2)
         #expect(failed <= 5)
     }
@@ -64,33 +83,18 @@ import Testing
     /// `connect()` opens the pool without a push, and a connected pool keeps retrying after the backoff while its
     /// server is down (nothing queued): once the server is up its connections are there before the first push.
     @Test func connectedPoolOpensWithoutPushesAndRetriesUntilTheServerIsUp() async throws {
-        let first = try APNsMockServer()
-        let endpoint = first.endpoint
-        let certificate = NSTemporaryDirectory() + "callpush-connect-" + UUID().uuidString + ".pem"
-        let key = certificate + ".key"
-        try FileManager.default.copyItem(atPath: first.certificatePath, toPath: certificate)
-        try FileManager.default.copyItem(atPath: first.privateKeyPath, toPath: key)
-        defer {
-            try? FileManager.default.removeItem(atPath: certificate)
-            try? FileManager.default.removeItem(atPath: key)
+        let stopped = try StoppedServer()
+        let client = try stopped.client {
+            $0.connectionsPerPool = 2
+            $0.reconnectBackoffInitial = .milliseconds(100)
+            $0.reconnectBackoffMaximum = .milliseconds(200)
         }
-        first.stop()
-        let registry = MetricsRegistry()
-        let client = try APNsClient(
-            configuration: APNsClientConfiguration(
-                credentials: .certificate(certificatePath: certificate, privateKeyPath: key),
-                customEndpoint: .custom(host: endpoint.host, port: endpoint.port, caFile: certificate),
-                connectionsPerPool: 2, reconnectBackoffInitial: .milliseconds(100),
-                reconnectBackoffMaximum: .milliseconds(200)),
-            metrics: registry)
         defer { client.shutdown() }
-        let failed = registry.counter(APNsClientMetrics.connectionEvents, help: "",
-                                      labels: ["endpoint": endpoint.description, "event": "failed"])
         client.connect()
-        try await Fixture.waitUntil { failed.value >= 3 }
-        #expect(failed.value >= 3, "a connected pool stopped retrying while nothing was queued")
+        try await Fixture.waitUntil { stopped.failedConnects >= 3 }
+        #expect(stopped.failedConnects >= 3, "a connected pool stopped retrying while nothing was queued")
         let server = try APNsMockServer(configuration: APNsMockServerConfiguration(
-            port: endpoint.port, certificateFile: certificate, privateKeyFile: key))
+            port: stopped.endpoint.port, certificateFile: stopped.certificate, privateKeyFile: stopped.key))
         defer { server.stop() }
         try await Fixture.waitUntil { client.poolStatus(for: .production).openConnections == 2 }
         #expect(client.poolStatus(for: .production).openConnections == 2)
