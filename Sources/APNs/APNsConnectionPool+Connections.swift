@@ -7,7 +7,10 @@ extension APNsConnectionPool {
     /// Opens the pool's connections now instead of at its first push, and keeps its size from then on (a failed
     /// connect is retried after the reconnect backoff whether or not pushes wait).
     func start() {
-        state.withLock { $0.started = true }
+        state.withLock { state in
+            state.started = true
+            state.keepsOpen = true
+        }
         ensureConnections()
     }
 
@@ -87,7 +90,7 @@ extension APNsConnectionPool {
             }
             metrics.connectionEvent(endpoint: label, .failed)
             logger.info("APNs connect failed", metadata: ["error": error.description, "retry.in": "\(delay)"])
-            // The maintenance timer retries once the backoff has passed (when pushes wait or the pool is started).
+            // The maintenance timer retries once the backoff has passed (when pushes wait, or always after `start()`).
         }
     }
 

@@ -6,7 +6,7 @@ import Telemetry
 /// N HTTP/2 connections to one endpoint with one set of credentials, and the queue of pushes waiting for a stream.
 ///
 /// Connections open one after another, at the first push or at ``start()``, with exponential backoff after a failed
-/// connect; from then on the pool keeps its size.
+/// connect; after ``start()`` a failed connect is retried even while no push waits.
 /// Each push goes to the least-loaded ready connection that has a free stream under that connection's current limit
 /// (1 until a token-authenticated push succeeded, then the server's SETTINGS). A connection is replaced after
 /// GOAWAY, when it breaks, when it gets too old, and after answers that call for a new connection
@@ -49,6 +49,9 @@ final class APNsConnectionPool: Sendable {
         var countedInFlight = 0
         var isShutdown = false
         var started = false
+        /// ``start()`` was called: the maintenance timer retries a failed connect even with nothing queued (a pool
+        /// started by its first push retries only while pushes wait).
+        var keepsOpen = false
 
         /// Stops giving `key` new pushes and frees its slot; false when it was retiring already.
         mutating func retire(_ key: ObjectIdentifier) -> Bool {
@@ -312,7 +315,7 @@ final class APNsConnectionPool: Sendable {
                     tooOld.append(open.pooled)
                 }
             }
-            return (expired, tooOld, !state.pending.isEmpty, state.started && state.mayOpenConnection)
+            return (expired, tooOld, !state.pending.isEmpty, state.keepsOpen && state.mayOpenConnection)
         }
         for pending in expired { finish(pending, .transportFailure(reason: .timeout, apnsID: pending.request.apnsID)) }
         for connection in tooOld { retire(connection, event: .replaced) }
