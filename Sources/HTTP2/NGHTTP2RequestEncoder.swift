@@ -58,6 +58,9 @@ final class NGHTTP2RequestEncoder {
     }
 
     private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        // One representation (the same storage, or the same small string): equal without reading the bytes. Most
+        // fields of consecutive APNs requests are such copies (the provider token's value, literals, short topics).
+        if unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self) { return true }
         let count = a.utf8.count
         if count != b.utf8.count { return false }
         if count == 0 { return true }
