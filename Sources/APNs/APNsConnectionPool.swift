@@ -250,10 +250,7 @@ final class APNsConnectionPool: Sendable {
     private func stream(
         _ pending: APNsPendingRequest, token: APNsProviderToken?, on connection: APNsPooledConnection
     ) -> HTTP2Submission {
-        let request = HTTP2Request(
-            method: "POST", path: pending.request.path, authority: authority,
-            headers: pending.request.http2Headers(authorization: token?.authorizationValue),
-            body: pending.request.payload)
+        let request = pending.request.http2Request(authority: authority, authorization: token?.authorizationValue)
         return HTTP2Submission(request: request, deadline: pending.deadline) { [self] result in
             self.completed(pending, on: connection, token: token, result: result)
         }

@@ -1,4 +1,4 @@
-import HTTP2
+package import HTTP2
 
 /// One HTTP/2 header field for the transport: name, value, and whether HPACK must never index it
 /// (`NGHTTP2_NV_FLAG_NO_INDEX`).
@@ -55,6 +55,12 @@ extension APNsRequest {
         headers.append(HTTP2Header("content-type", "application/json"))
         headers.append(HTTP2Header("content-length", String(payload.count)))
         return headers
+    }
+
+    /// The HTTP/2 request a pool sends for this push to `authority`: ``http2Headers(authorization:)`` and the payload.
+    package func http2Request(authority: String, authorization: String?) -> HTTP2Request {
+        HTTP2Request(method: "POST", path: path, authority: authority, headers: http2Headers(authorization: authorization),
+                     body: payload)
     }
 
     /// ``headerFields(authority:bearerToken:)`` for `endpoint` and an optional provider token.

@@ -31,6 +31,10 @@ public struct HTTP2LoadGenerator: Sendable {
         public var threads: Int
         /// The request sent repeatedly. Default: a small JSON POST to `/3/device/<64 hex>`.
         public var request: HTTP2Request
+        /// When not empty, sent instead of ``request``, in turn (each connection from the first): requests that
+        /// differ from one another as a worker's pushes do (path, ids, payload), so HPACK and the request encoder
+        /// do the work they do in the worker. Default: `[]`.
+        public var variants: [HTTP2Request] = []
 
         public init(
             host: String = "127.0.0.1",
@@ -109,7 +113,8 @@ public struct HTTP2LoadGenerator: Sendable {
             for connection in connections {
                 tasks.addTask {
                     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                        let driver = LoadDriver(connection: connection, request: configuration.request,
+                        let requests = configuration.variants.isEmpty ? [configuration.request] : configuration.variants
+                        let driver = LoadDriver(connection: connection, requests: requests,
                                                 concurrency: configuration.streamsPerConnection,
                                                 limit: perConnection, stopAt: stopAt, tally: tally) {
                             continuation.resume()
@@ -153,7 +158,8 @@ final class LoadTally: Sendable {
 /// uncontended lock per response, next to the HTTP/2 client's microseconds per request).
 final class LoadDriver: Sendable {
     let connection: HTTP2ClientConnection
-    let request: HTTP2Request
+    /// Sent in turn (not empty).
+    let requests: [HTTP2Request]
     let concurrency: Int
     let limit: Int?
     let stopAt: HTTP2Deadline
@@ -163,6 +169,8 @@ final class LoadDriver: Sendable {
 
     private struct State {
         var sent = 0
+        /// The index in `requests` of the next request to send.
+        var next = 0
         var inFlight = 0
         var succeeded = 0
         var failed = 0
@@ -191,8 +199,9 @@ final class LoadDriver: Sendable {
             }
         }
 
-        /// Counts a request as sent and returns the completion to send it with; nil when the driver stops.
-        mutating func nextSend(limit: Int?) -> HTTP2ClientConnection.Completion? {
+        /// Counts a request as sent and returns which of `count` requests to send and the completion to send it
+        /// with; nil when the driver stops.
+        mutating func nextSend(limit: Int?, of count: Int) -> (index: Int, completion: HTTP2ClientConnection.Completion)? {
             if stopped { return nil }
             if let limit, sent >= limit {
                 stopped = true
@@ -201,7 +210,9 @@ final class LoadDriver: Sendable {
             guard let onResult else { return nil }
             sent += 1
             inFlight += 1
-            return onResult
+            let index = next
+            next = index + 1 == count ? 0 : index + 1
+            return (index, onResult)
         }
 
         /// The totals when the driver has just finished (stopped, nothing in flight); nil otherwise.
@@ -215,10 +226,11 @@ final class LoadDriver: Sendable {
         }
     }
 
-    init(connection: HTTP2ClientConnection, request: HTTP2Request, concurrency: Int, limit: Int?,
+    init(connection: HTTP2ClientConnection, requests: [HTTP2Request], concurrency: Int, limit: Int?,
          stopAt: HTTP2Deadline, tally: LoadTally, done: @escaping @Sendable () -> Void) {
+        precondition(!requests.isEmpty, "a load driver needs a request to send")
         self.connection = connection
-        self.request = request
+        self.requests = requests
         self.concurrency = concurrency
         self.limit = limit
         self.stopAt = stopAt
@@ -239,8 +251,8 @@ final class LoadDriver: Sendable {
     }
 
     private func sendOne() {
-        guard let onResult = state.withLock({ $0.nextSend(limit: limit) }) else { return }
-        connection.submit(request, completion: onResult)
+        guard let next = state.withLock({ $0.nextSend(limit: limit, of: requests.count) }) else { return }
+        connection.submit(requests[next.index], completion: next.completion)
     }
 
     /// Counts the answer, sends the next request and reports when finished, under one lock.
@@ -248,9 +260,9 @@ final class LoadDriver: Sendable {
         let stopOnFailure = !connection.isAcceptingRequests
         let (next, totals) = state.withLock { state in
             state.count(result, stopOnFailure: stopOnFailure)
-            return (state.nextSend(limit: limit), state.finishIfIdle())
+            return (state.nextSend(limit: limit, of: requests.count), state.finishIfIdle())
         }
-        if let next { connection.submit(request, completion: next) }
+        if let next { connection.submit(requests[next.index], completion: next.completion) }
         if let totals { report(totals) }
     }
 

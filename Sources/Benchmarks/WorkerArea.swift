@@ -36,6 +36,8 @@ enum WorkerArea {
         /// The same backlog handled by a worker with ``WorkerArea/longLinger``.
         var longLinger: WorkerSpan
         var clientCPUPerRequest: Double
+        /// The same client sending the worker's own requests (``workerRequests(count:bed:documentRoot:)``).
+        var clientCPUPerWorkerRequest: Double
         var consumerCPUPerMessage: Double
         var producerCPUPerRecord: Double
         var consumePerSecond: Double
@@ -44,11 +46,15 @@ enum WorkerArea {
         var threadCPUPerEvent: [String: Double]
 
         var partsCPU: Double { clientCPUPerRequest + consumerCPUPerMessage + producerCPUPerRecord }
+        /// The parts with the client sending the worker's requests: what nghttp2, OpenSSL and librdkafka cost for the
+        /// worker's work before any of the worker's own code runs.
+        var partsWithWorkerRequestsCPU: Double { clientCPUPerWorkerRequest + consumerCPUPerMessage + producerCPUPerRecord }
 
         var summary: String {
             "worker \(BenchFormat.rate(eventsPerSecond)), \(micro(workerCPUPerEvent)) CPU/event; parts: client "
                 + "\(micro(clientCPUPerRequest))/req + consumer \(micro(consumerCPUPerMessage))/msg + producer "
-                + "\(micro(producerCPUPerRecord))/record = \(micro(partsCPU)); consume \(BenchFormat.rate(consumePerSecond)), "
+                + "\(micro(producerCPUPerRecord))/record = \(micro(partsCPU)) (client with the worker's requests "
+                + "\(micro(clientCPUPerWorkerRequest))/req: \(micro(partsWithWorkerRequestsCPU))); consume \(BenchFormat.rate(consumePerSecond)), "
                 + "APNsClient \(BenchFormat.rate(clientPerSecond))\n    worker threads: "
                 + threadCPUPerEvent.sorted { $0.value > $1.value }.map { "\($0.key) \(micro($0.value))" }
                     .joined(separator: ", ")
@@ -83,6 +89,9 @@ enum WorkerArea {
         result.report(BenchRatio(area: .worker, name: "worker cpu/event vs sum of its parts",
                                  value: Median.of(runs.map(\.workerCPUPerEvent)), reference: Median.of(runs.map(\.partsCPU)),
                                  target: .atMost(1.5)))
+        result.report(BenchRatio(area: .worker, name: "worker cpu/event vs its parts with the worker's own requests",
+                                 value: Median.of(runs.map(\.workerCPUPerEvent)),
+                                 reference: Median.of(runs.map(\.partsWithWorkerRequestsCPU)), target: nil))
         result.report(BenchRatio(area: .worker, name: "worker events/s vs min(consume, apns client)",
                                  value: Median.of(runs.map(\.eventsPerSecond)),
                                  reference: Median.of(runs.map { min($0.consumePerSecond, $0.clientPerSecond) }),
@@ -114,10 +123,17 @@ enum WorkerArea {
         let probe = try await KafkaThroughputProbe.run(messages: events, partitions: partitions, valueSize: valueSize,
                                                         bootstrapServers: brokers)
         let target = try Nghttpd.start(path: nghttpdPath, certificate: bed.certificate)
-        let http2 = try await HTTP2LoadGenerator(configuration: .init(
+        var load = HTTP2LoadGenerator.Configuration(
             port: target.port, tls: TLSClientConfiguration(caFile: bed.certificate.certificatePath),
-            connections: connections, streamsPerConnection: 100, duration: duration, threads: 1)).run()
+            connections: connections, streamsPerConnection: 100, duration: duration, threads: 1)
+        let http2 = try await HTTP2LoadGenerator(configuration: load).run()
+        load.variants = try workerRequests(count: workerRequestVariants, bed: bed,
+                                           documentRoot: bed.certificate.documentRoot)
+        let http2WorkerRequests = try await HTTP2LoadGenerator(configuration: load).run()
         target.stop()
+        guard http2WorkerRequests.failed == 0, http2WorkerRequests.statuses.keys.allSatisfy({ $0 == 200 }) else {
+            throw BenchFailure("nghttpd did not answer the worker's requests with 200: \(http2WorkerRequests), statuses \(http2WorkerRequests.statuses)")
+        }
         let endpoint = APNsEndpoint.custom(host: "127.0.0.1", port: port, caFile: bed.certificate.certificatePath)
         let client = try await APNsThroughputBenchmark.measureClient(
             endpoint: endpoint,
@@ -137,11 +153,38 @@ enum WorkerArea {
             workerCPUPerEvent: worker.cpuPerEvent,
             longLinger: longLinger,
             clientCPUPerRequest: http2.cpuSecondsPer100k / 100_000,
+            clientCPUPerWorkerRequest: http2WorkerRequests.cpuSecondsPer100k / 100_000,
             consumerCPUPerMessage: probe.consumeCPUSeconds / Double(max(1, probe.consumed)),
             producerCPUPerRecord: probe.produceCPUSeconds / Double(events),
             consumePerSecond: probe.consumedPerSecond,
             clientPerSecond: client.pushesPerSecond,
             threadCPUPerEvent: worker.threadCPUPerEvent)
+    }
+
+    /// Distinct requests the client part with the worker's requests sends in turn.
+    static let workerRequestVariants = 1024
+
+    /// What `callpush run`'s pool sends for `count` incoming calls like the area's (the events mapped by the worker's
+    /// ``PushMapper`` with its default texts; the pool's header list with the bed's provider token): a device token,
+    /// `apns-id`, `apns-collapse-id` and payload of their own each, so nghttp2 Huffman-codes and never indexes what
+    /// it does for the worker. Each path is made an empty file under nghttpd's `documentRoot`, which then answers 200
+    /// with no body, as APNs answers a push it accepts.
+    private static func workerRequests(count: Int, bed: MockAPNsBed, documentRoot: String) throws -> [HTTP2Request] {
+        let mapper = PushMapper()
+        try FileManager.default.createDirectory(atPath: documentRoot + "/3/device", withIntermediateDirectories: true)
+        let createdAt = Int64(Date().timeIntervalSince1970 * 1000)
+        var requests: [HTTP2Request] = []
+        for number in 0..<count {
+            let event = CallEvent(
+                eventID: UUID().uuidString.lowercased(), type: .incoming, callID: "call-0a1b2c-\(number)",
+                deviceToken: try DeviceToken(String(repeating: "0", count: 56) + String(format: "%08x", number &* 2_654_435_761 & 0xFFFF_FFFF)),
+                push: .alert, topic: MockAPNsBed.topic, environment: .production, createdAtMilliseconds: createdAt,
+                ringTimeoutSeconds: 30, caller: CallEvent.Caller(name: "Caller \(number % 97)", id: "u-\(number % 1000)"))
+            let request = try mapper.map(event).request
+            _ = FileManager.default.createFile(atPath: documentRoot + request.path, contents: Data())
+            requests.append(request.http2Request(authority: "127.0.0.1", authorization: bed.authorization))
+        }
+        return requests
     }
 
     /// What one worker did from its first final outcomes to its last: events/s, CPU per event in all and by thread
