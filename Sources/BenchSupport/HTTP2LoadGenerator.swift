@@ -169,9 +169,14 @@ final class LoadDriver: Sendable {
     let done: @Sendable () -> Void
     private let state = Mutex<State>(State())
 
+    final class Variant: Sendable {
+        let request: HTTP2Request
+        init(_ request: HTTP2Request) { self.request = request }
+    }
+
     private struct State {
         var sent = 0
-        /// The index in `requests` of the next request to send.
+        /// The index in `variants` of the next one to send.
         var next = 0
         var inFlight = 0
         var succeeded = 0
@@ -255,11 +260,6 @@ final class LoadDriver: Sendable {
     private func sendOne() {
         guard let next = state.withLock({ $0.nextSend(limit: limit, of: variants.count) }) else { return }
         submit(next)
-    }
-
-    final class Variant: Sendable {
-        let request: HTTP2Request
-        init(_ request: HTTP2Request) { self.request = request }
     }
 
     /// Sends `request`, or variant `next.index`. (Two calls rather than one with a chosen request, which would be a

@@ -48,13 +48,16 @@ enum WorkerArea {
         var partsCPU: Double { clientCPUPerRequest + consumerCPUPerMessage + producerCPUPerRecord }
         /// The parts with the client sending the worker's requests: what nghttp2, OpenSSL and librdkafka cost for the
         /// worker's work before any of the worker's own code runs.
-        var partsWithWorkerRequestsCPU: Double { clientCPUPerWorkerRequest + consumerCPUPerMessage + producerCPUPerRecord }
+        var partsWithWorkerRequestsCPU: Double {
+            clientCPUPerWorkerRequest + consumerCPUPerMessage + producerCPUPerRecord
+        }
 
         var summary: String {
             "worker \(BenchFormat.rate(eventsPerSecond)), \(micro(workerCPUPerEvent)) CPU/event; parts: client "
                 + "\(micro(clientCPUPerRequest))/req + consumer \(micro(consumerCPUPerMessage))/msg + producer "
                 + "\(micro(producerCPUPerRecord))/record = \(micro(partsCPU)) (client with the worker's requests "
-                + "\(micro(clientCPUPerWorkerRequest))/req: \(micro(partsWithWorkerRequestsCPU))); consume \(BenchFormat.rate(consumePerSecond)), "
+                + "\(micro(clientCPUPerWorkerRequest))/req: \(micro(partsWithWorkerRequestsCPU))); "
+                + "consume \(BenchFormat.rate(consumePerSecond)), "
                 + "APNsClient \(BenchFormat.rate(clientPerSecond))\n    worker threads: "
                 + threadCPUPerEvent.sorted { $0.value > $1.value }.map { "\($0.key) \(micro($0.value))" }
                     .joined(separator: ", ")
@@ -132,7 +135,8 @@ enum WorkerArea {
         let http2WorkerRequests = try await HTTP2LoadGenerator(configuration: load).run()
         target.stop()
         guard http2WorkerRequests.failed == 0, http2WorkerRequests.statuses.keys.allSatisfy({ $0 == 200 }) else {
-            throw BenchFailure("nghttpd did not answer the worker's requests with 200: \(http2WorkerRequests), statuses \(http2WorkerRequests.statuses)")
+            throw BenchFailure("nghttpd did not answer the worker's requests with 200: \(http2WorkerRequests), "
+                + "statuses \(http2WorkerRequests.statuses)")
         }
         let endpoint = APNsEndpoint.custom(host: "127.0.0.1", port: port, caFile: bed.certificate.certificatePath)
         let client = try await APNsThroughputBenchmark.measureClient(
@@ -177,7 +181,8 @@ enum WorkerArea {
         for number in 0..<count {
             let event = CallEvent(
                 eventID: UUID().uuidString.lowercased(), type: .incoming, callID: "call-0a1b2c-\(number)",
-                deviceToken: try DeviceToken(String(repeating: "0", count: 56) + String(format: "%08x", number &* 2_654_435_761 & 0xFFFF_FFFF)),
+                deviceToken: try DeviceToken(
+                    String(repeating: "0", count: 56) + String(format: "%08x", (number &* 2_654_435_761) & 0xFFFF_FFFF)),
                 push: .alert, topic: MockAPNsBed.topic, environment: .production, createdAtMilliseconds: createdAt,
                 ringTimeoutSeconds: 30, caller: CallEvent.Caller(name: "Caller \(number % 97)", id: "u-\(number % 1000)"))
             let request = try mapper.map(event).request
