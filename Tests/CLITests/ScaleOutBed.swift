@@ -100,7 +100,7 @@ final class ScaleOutBed {
         baseArguments = [
             "run", "--kafka-brokers", kafka.firstLine, "--kafka-group", "scale-test", "--kafka-receipts",
             "--kafka-retry-tiers", tiers.joined(separator: ","), "--apns-endpoint", String(parts[0]),
-            "--apns-ca-file", String(parts[1].dropFirst(3)), "--log-level", "warning",
+            "--apns-ca-file", String(parts[1].dropFirst(3)), "--log-level", "info",
         ] + (sessionTimeout.map { ["--kafka-session-timeout", String($0)] } ?? []) + workerCredentials + extraWorkerArguments
         if credentials == .appsFile { try writeApps(rotated: false) }
     }

@@ -134,8 +134,10 @@ import Testing
         let perSecond = Double(verdict.deliveries) / max(Date().timeIntervalSince(started), 1)
         let bound = Int(Double(joins) * 1.0 * perSecond)
         print("  duplicates \(verdict.duplicatePushes), bound for the mock's refused commits \(bound) (\(joins) joins at \(Int(perSecond))/s)")
-        // Failed once in about ten fresh-clone runs (680 against 591, usually 120–180): the running workers' last log
-        // lines (warnings and above: refused commits among them) go with the failure.
+        // Failed once in about ten fresh-clone runs (680 against 591; session 22: 804 against 450, and 602 against 675
+        // in a green run, against 120–180 when this test runs alone): under the suite's parallel load the repeats
+        // grow. The running workers' last log lines (info and above: refused commits and assignments among them) go
+        // with the failure.
         #expect(verdict.duplicatePushes <= bound, "\(bed.logs)")
     }
 }
