@@ -79,8 +79,10 @@ extension APNsResult {
                 withUnsafeMutableBytes(of: &word) {
                     $0.copyMemory(from: UnsafeRawBufferPointer(start: source + start, count: min(8, bytes.count)))
                 }
-                if word & highBits != 0 { ascii = false }
-                word |= uppercaseLanes(word) >> 2  // 0x80 per uppercase lane → +0x20
+                if word & ByteLanes.highBits != 0 { ascii = false }
+                // The high bit of each `A`–`Z` lane (lanes with the high bit set never count), moved to 0x20: +32.
+                let uppercase = ByteLanes.inRange(word & ~ByteLanes.highBits, UInt8(ascii: "A"), UInt8(ascii: "Z"))
+                word |= (uppercase & ~word) >> 2
                 withUnsafeBytes(of: word) {
                     (target + start).copyMemory(from: $0.baseAddress!, byteCount: min(8, bytes.count))
                 }
@@ -89,17 +91,6 @@ extension APNsResult {
             return bytes.count
         }
         return ascii ? lowered : String(decoding: bytes, as: UTF8.self).lowercased()
-    }
-
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
-    /// The high bit of each lane of `word` that holds an ASCII `A`–`Z` (lanes with the high bit set never count).
-    private static func uppercaseLanes(_ word: UInt64) -> UInt64 {
-        let low = word & ~highBits
-        let atLeastA = low &+ ones &* UInt64(0x80 - 0x41)
-        let aboveZ = low &+ ones &* UInt64(0x7F - 0x5A)
-        return atLeastA & ~aboveZ & ~word & highBits
     }
 
     /// Whether `bytes` spell `text` (whose letters are lowercase ASCII) with ASCII letters in any case. Header names

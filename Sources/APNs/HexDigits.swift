@@ -27,7 +27,7 @@ package struct HexDigits {
             offset += 8
         }
         if offset < bytes.count {
-            var word = ones &* UInt64(UInt8(ascii: "0"))
+            var word = ByteLanes.ones &* UInt64(UInt8(ascii: "0"))
             withUnsafeMutableBytes(of: &word) { lanes in
                 lanes.copyMemory(from: UnsafeRawBufferPointer(start: raw + offset, count: bytes.count - offset))
             }
@@ -40,24 +40,12 @@ package struct HexDigits {
     /// the check is the same for every lane, so the byte order does not matter).
     @inline(__always)
     package mutating func add(word: UInt64) {
-        let ascii = ~word & Self.highBits
-        // Seven bits per lane: the sums below stay inside their lane (no carry into the next byte).
-        let low = word & ~Self.highBits
-        let digit = Self.inRange(low, UInt8(ascii: "0"), UInt8(ascii: "9"))
-        let lower = Self.inRange(low, UInt8(ascii: "a"), UInt8(ascii: "f"))
-        let upper = Self.inRange(low, UInt8(ascii: "A"), UInt8(ascii: "F")) & ascii
-        notHex |= ((digit | lower) & ascii | upper) ^ Self.highBits
+        let ascii = ~word & ByteLanes.highBits
+        let low = word & ~ByteLanes.highBits
+        let digit = ByteLanes.inRange(low, UInt8(ascii: "0"), UInt8(ascii: "9"))
+        let lower = ByteLanes.inRange(low, UInt8(ascii: "a"), UInt8(ascii: "f"))
+        let upper = ByteLanes.inRange(low, UInt8(ascii: "A"), UInt8(ascii: "F")) & ascii
+        notHex |= ((digit | lower) & ascii | upper) ^ ByteLanes.highBits
         uppercase |= upper
-    }
-
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
-    /// The high bit of each lane of `lanes` (every lane below 0x80) whose value is in `low...high`.
-    @inline(__always)
-    private static func inRange(_ lanes: UInt64, _ low: UInt8, _ high: UInt8) -> UInt64 {
-        let atLeastLow = lanes &+ ones &* UInt64(0x80 - low)
-        let aboveHigh = lanes &+ ones &* UInt64(0x7F - high)
-        return atLeastLow & ~aboveHigh & highBits
     }
 }
