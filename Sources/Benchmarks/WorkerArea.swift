@@ -78,10 +78,18 @@ enum WorkerArea {
             return result
         }
         defer { bed.remove() }
+        let workerRequests: [HTTP2Request]
+        do {
+            workerRequests = try Self.workerRequests(count: workerRequestVariants, bed: bed,
+                                                     documentRoot: bed.certificate.documentRoot)
+        } catch {
+            print("  FAILED worker area: \(error)")
+            return result
+        }
         var runs: [Run] = []
         for _ in 0..<options.repetitions {
             do {
-                let run = try await measure(options, bed: bed, nghttpdPath: nghttpd)
+                let run = try await measure(options, bed: bed, nghttpdPath: nghttpd, workerRequests: workerRequests)
                 print("  \(run.summary)")
                 runs.append(run)
             } catch {
@@ -105,7 +113,11 @@ enum WorkerArea {
         return result
     }
 
-    private static func measure(_ options: BenchOptions, bed: MockAPNsBed, nghttpdPath: String) async throws -> Run {
+    /// One repetition; `workerRequests` are the client part's second run (``workerRequests(count:bed:documentRoot:)``,
+    /// their paths already in nghttpd's document root).
+    private static func measure(
+        _ options: BenchOptions, bed: MockAPNsBed, nghttpdPath: String, workerRequests: [HTTP2Request]
+    ) async throws -> Run {
         let events = events(options)
         let duration = Duration.milliseconds(Int(options.seconds * 1000))
         var topics = WorkerConfiguration()
@@ -130,8 +142,7 @@ enum WorkerArea {
             port: target.port, tls: TLSClientConfiguration(caFile: bed.certificate.certificatePath),
             connections: connections, streamsPerConnection: 100, duration: duration, threads: 1)
         let http2 = try await HTTP2LoadGenerator(configuration: load).run()
-        load.variants = try workerRequests(count: workerRequestVariants, bed: bed,
-                                           documentRoot: bed.certificate.documentRoot)
+        load.variants = workerRequests
         let http2WorkerRequests = try await HTTP2LoadGenerator(configuration: load).run()
         target.stop()
         guard http2WorkerRequests.failed == 0, http2WorkerRequests.statuses.keys.allSatisfy({ $0 == 200 }) else {
