@@ -205,13 +205,17 @@ place([
                [target(f'sum by (reason) (callpush_kafka_paused_partitions{{{SEL}}})', "{{reason}}")], "short",
                "backpressure: in-flight limits reached. retry_due: a retry tier waits for its head record's due time (normal). "
                "rebalance: the group refused a commit while rebalancing; intake waits for the new assignment.")),
-    (8, series("Rebalances, offset resets, events not keyed by call or created ahead",
+    (8, series("Rebalances, events read again, offset resets, events not keyed by call or created ahead",
                [target(f'sum by (instance) (increase(callpush_kafka_rebalances_total{{{SEL}}}[$__interval]))', "{{instance}}", "A"),
+                target(f'sum(increase(callpush_kafka_uncommitted_handed_over_total{{{SEL}}}[$__interval]))',
+                       "read again after a hand-over", "E"),
                 target(f'sum by (topic) (increase(callpush_kafka_offset_resets_total{{{SEL}}}[$__interval]))',
                        "records skipped {{topic}}", "B"),
                 target(f'sum(increase(callpush_key_mismatches_total{{{SEL}}}[$__interval]))', "not keyed by call id", "C"),
                 target(f'sum(increase(callpush_events_created_ahead_total{{{SEL}}}[$__interval]))', "created ahead", "D")],
-               "short", "Assignments and revocations seen; every scale step or restart causes some. Records skipped: a "
+               "short", "Assignments and revocations seen; every scale step or restart causes some. Read again after a "
+                        "hand-over: events a worker read from a partition it gave away past the partition's last commit, "
+                        "which the next owner reads again (at-least-once repeats of a rebalance; a receipt each). Records skipped: a "
                         "partition's position was reset past records deleted before the group read them (events lost "
                         "before callpush saw them; alert CallpushRecordsSkipped). Not keyed by call id: events whose "
                         "Kafka key is not their call_id, so their hang-up may reach another worker (alert "

@@ -222,6 +222,7 @@ extension KafkaConsumer {
         highWatermark: () -> Int64?
     ) -> AdmitVerdict {
         guard !entry.revoked, entry.tracker.delivered(message.offset) else { return .refused }
+        if entry.lastCommit == nil { entry.lastCommit = message.offset }
         message.generation = entry.generation
         if entry.highWatermarkAtAssignment == nil { entry.highWatermarkAtAssignment = highWatermark() }
         message.highWatermarkAtAssignment = entry.highWatermarkAtAssignment
@@ -442,7 +443,8 @@ extension KafkaConsumer {
                     guard let statistics = KafkaStatistics.parse(json) else { return }
                     parsedStatistics.withLock { $0 = statistics }
                 }
-            case .offsetCommit(let succeeded, let refusedForRebalance):
+            case .offsetCommit(let succeeded, let refusedForRebalance, let committed):
+                noteCommitted(committed)
                 noteCommit(succeeded: succeeded, refusedForRebalance: refusedForRebalance)
             }
         }
@@ -457,6 +459,33 @@ extension KafkaConsumer {
             return true
         }
         if expired { reconcilePauses() }
+    }
+
+    /// Records the partitions' committed offsets, those revoked included (their final commit).
+    private func noteCommitted(_ committed: [(KafkaTopicPartition, Int64)]) {
+        guard !committed.isEmpty else { return }
+        state.withLock { state in
+            for (partition, offset) in committed {
+                if let last = state.partitions[partition]?.lastCommit, offset > last {
+                    state.partitions[partition]?.lastCommit = offset
+                }
+                state.handovers.committed(partition, offset: offset)
+            }
+        }
+    }
+
+    /// Counts and logs partitions handed over with messages their next owner reads again.
+    func report(_ handovers: [KafkaHandoverLedger.Handover]) {
+        guard !handovers.isEmpty else { return }
+        let messages = handovers.reduce(0) { $0 + $1.messages }
+        metrics.uncommittedHandedOver.increment(by: messages)
+        logger.info(
+            "partitions handed over past their last commit: their next owner reads these messages again",
+            metadata: [
+                "kafka.partitions": Self.describe(handovers.map(\.partition)),
+                KafkaLoggingKeys.uncommittedMessages: String(messages),
+            ]
+        )
     }
 
     /// A commit refused for a rebalance pauses intake until the rebalance is done (or a commit succeeds).
@@ -526,6 +555,13 @@ extension KafkaConsumer {
     }
 
     private func finish(destroyFlags: Int32) {
+        report(state.withLock { state in
+            // Abandoned: what is still owned goes to its next owner as it stands.
+            for (partition, entry) in state.partitions {
+                state.handovers.revoked(partition, committed: entry.lastCommit, highestRead: entry.tracker.highestDelivered)
+            }
+            return state.handovers.resolve()
+        })
         let revoked = state.withLock { state -> [KafkaTopicPartition] in
             let partitions = Array(state.partitions.keys)
             state.partitions.removeAll()

@@ -33,15 +33,20 @@ extension KafkaConsumer {
         // A partition this member just gave back and now gets again starts where this member had finished, not at
         // the committed offset: commits made while the group rebalanced may have been refused (librdkafka's mock
         // broker refuses every commit until the rebalance completes), and nobody owned it in between (eager).
-        let resumed = state.withLock { state -> [KafkaTopicPartition: Int64] in
+        let (resumed, handovers) = state.withLock { state in
             state.generation += 1
             state.commitsRefusedSince = nil
+            let resumed = state.finishedAtRevoke.filter { partitions.contains($0.key) }
+            state.finishedAtRevoke.removeAll()
+            let (carried, handovers) = state.handovers.assigned(partitions, resuming: Set(resumed.keys))
             for partition in partitions {
-                state.partitions[partition] = PartitionState(generation: state.generation)
+                var entry = PartitionState(generation: state.generation)
+                entry.lastCommit = carried[partition]
+                state.partitions[partition] = entry
             }
-            defer { state.finishedAtRevoke.removeAll() }
-            return state.finishedAtRevoke.filter { partitions.contains($0.key) }
+            return (resumed, handovers)
         }
+        report(handovers)
         let assignment = RDKafkaTopicPartitionList(capacity: partitions.count)
         for partition in partitions { assignment.add(partition, offset: resumed[partition] ?? Int64(RD_KAFKA_OFFSET_INVALID)) }
         let err = rd_kafka_assign(handle.pointer, resumed.isEmpty ? list : assignment.pointer)
@@ -98,6 +103,7 @@ extension KafkaConsumer {
             var paused: [KafkaTopicPartition] = []
             for partition in partitions {
                 guard let entry = state.partitions.removeValue(forKey: partition) else { continue }
+                state.handovers.revoked(partition, committed: entry.lastCommit, highestRead: entry.tracker.highestDelivered)
                 state.totalInFlight -= entry.tracker.inFlightCount
                 state.heldCount -= entry.held.count
                 if entry.libraryPaused { paused.append(partition) }

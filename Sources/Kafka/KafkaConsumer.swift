@@ -255,6 +255,10 @@ extension KafkaConsumer {
         var tracker = KafkaOffsetTracker()
         /// The last offset passed to `rd_kafka_offsets_store`.
         var lastStored: Int64?
+        /// Where another member would start reading this partition: its last commit that succeeded, or (none yet)
+        /// the first offset read in this assignment. What lies between it and the highest offset read is what a
+        /// next owner reads again (``KafkaHandoverLedger``).
+        var lastCommit: Int64?
         /// The high watermark from the first fetch after the assignment (see ``KafkaMessage/highWatermarkAtAssignment``).
         var highWatermarkAtAssignment: Int64?
         var pausedForBackPressure = false
@@ -299,6 +303,8 @@ extension KafkaConsumer {
         /// The committable offset of each partition given back by the last (not lost) revoke, for the assignment
         /// that follows it.
         var finishedAtRevoke: [KafkaTopicPartition: Int64] = [:]
+        /// Partitions given away and not assigned again yet: what their next owner reads again.
+        var handovers = KafkaHandoverLedger()
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterID = 0
 

@@ -16,6 +16,7 @@ final class KafkaConsumerMetrics: Sendable {
     let pauses: [String: Counter]
     let offsetStoreFailures: Counter
     let commitsRefused: Counter
+    let uncommittedHandedOver: Counter
     /// Why the consumer woke librdkafka's fetcher: it drained a full local queue (``KafkaFetchWakeup``), or it
     /// resumed partitions.
     enum FetchWakeupReason: String, CaseIterable {
@@ -49,6 +50,11 @@ final class KafkaConsumerMetrics: Sendable {
         commitsRefused = registry.counter(
             "callpush_kafka_commits_refused_total",
             help: "Offset commits the group refused because it was rebalancing (intake pauses until the rebalance is done)."
+        )
+        uncommittedHandedOver = registry.counter(
+            "callpush_kafka_uncommitted_handed_over_total",
+            help: "Messages this consumer read from partitions it gave away (revoked, or closed) past their last commit "
+                + "that succeeded: their next owner reads them again (at-least-once repeats caused by rebalances)."
         )
         fetchWakeups = Dictionary(uniqueKeysWithValues: FetchWakeupReason.allCases.map { reason in
             (reason, registry.counter(

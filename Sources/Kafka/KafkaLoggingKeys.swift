@@ -7,4 +7,6 @@ enum KafkaLoggingKeys {
     static let offset = "kafka.offset"
     static let error = "kafka.error"
     static let facility = "kafka.facility"
+    /// Messages a partition's next owner reads again (``KafkaHandoverLedger``).
+    static let uncommittedMessages = "kafka.uncommitted_messages"
 }

@@ -7,9 +7,9 @@ enum RDKafkaEvent {
     case error(KafkaError)
     /// librdkafka statistics JSON.
     case statistics(String)
-    /// The result of an offset commit: whether it succeeded, and whether the group coordinator refused it (or part
-    /// of it) because the group is rebalancing.
-    case offsetCommit(succeeded: Bool, refusedForRebalance: Bool)
+    /// The result of an offset commit: whether it succeeded, whether the group coordinator refused it (or part of
+    /// it) because the group is rebalancing, and the offsets committed (of the partitions whose commit succeeded).
+    case offsetCommit(succeeded: Bool, refusedForRebalance: Bool, committed: [(KafkaTopicPartition, Int64)])
 
     /// Polls one event from `queue`, waiting at most `timeoutMilliseconds`; `nil` when none arrived.
     static func poll(_ queue: OpaquePointer, timeoutMilliseconds: Int32) -> RDKafkaEvent?? {
@@ -41,10 +41,15 @@ enum RDKafkaEvent {
             return .statistics(rd_kafka_event_stats(event).map { String(cString: $0) } ?? "{}")
         case Int32(CRdKafka_EVENT_OFFSET_COMMIT()):
             let rebalancing = RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS
-            var errors = [rd_kafka_event_error(event)]
-            errors += RDKafkaTopicPartitionList.elements(of: rd_kafka_event_topic_partition_list(event)).map(\.error)
+            let overall = rd_kafka_event_error(event)
+            let elements = RDKafkaTopicPartitionList.elements(of: rd_kafka_event_topic_partition_list(event))
+            let errors = [overall] + elements.map(\.error)
             let failed = errors.contains { $0 != RD_KAFKA_RESP_ERR_NO_ERROR && $0 != RD_KAFKA_RESP_ERR__NO_OFFSET }
-            return .offsetCommit(succeeded: !failed, refusedForRebalance: errors.contains(rebalancing))
+            // Only where the whole commit and the partition's part succeeded (not `_NO_OFFSET`: nothing to commit).
+            let committed = overall != RD_KAFKA_RESP_ERR_NO_ERROR ? [] : elements.compactMap { element in
+                element.error == RD_KAFKA_RESP_ERR_NO_ERROR && element.offset >= 0 ? (element.topicPartition, element.offset) : nil
+            }
+            return .offsetCommit(succeeded: !failed, refusedForRebalance: errors.contains(rebalancing), committed: committed)
         default:
             return nil
         }

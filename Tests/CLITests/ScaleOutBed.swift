@@ -57,6 +57,9 @@ final class ScaleOutBed {
     private let keyPaths: [String]
     private let baseArguments: [String]
     private(set) var workers: [String: (process: BackgroundProcess, metricsPort: Int)] = [:]
+    /// The last log lines of every worker stopped or killed so far, in that order.
+    private var retiredLogs: [String] = []
+    private var retiredHandedOver = 0
     /// Every event produced: event id → (call id, type).
     private(set) var produced: [String: (callID: String, type: String)] = [:]
     private var nextCall = 0
@@ -151,12 +154,38 @@ final class ScaleOutBed {
     /// SIGTERM; returns the exit status.
     @discardableResult
     func stopWorker(_ name: String) -> Int32 {
-        workers.removeValue(forKey: name)?.process.terminate() ?? -1
+        guard let worker = workers.removeValue(forKey: name) else { return -1 }
+        let status = worker.process.terminate()
+        retire(name, worker.process, "stopped, exit status \(status)")
+        return status
     }
 
     /// SIGKILL, as an OOM kill or a node failure would.
     func killWorker(_ name: String) {
-        workers.removeValue(forKey: name)?.process.kill()
+        guard let worker = workers.removeValue(forKey: name) else { return }
+        worker.process.kill()
+        retire(name, worker.process, "killed")
+    }
+
+    /// Keeps the last lines of a worker that ended, for ``logs``, and what it handed over.
+    private func retire(_ name: String, _ process: BackgroundProcess, _ how: String) {
+        retiredLogs.append("\(name) (\(how)):\n\(process.logTail)")
+        retiredHandedOver += Self.handedOver(inLog: process.log)
+    }
+
+    /// Messages the workers read from partitions they gave away, past those partitions' last successful commits:
+    /// what the next owners read again, from the workers' logs (`kafka.uncommitted_messages`), those that ended
+    /// included. A running worker counts a partition at its next assignment or when it stops.
+    var handedOverMessages: Int {
+        workers.values.reduce(retiredHandedOver) { $0 + Self.handedOver(inLog: $1.process.log) }
+    }
+
+    private static func handedOver(inLog log: String) -> Int {
+        let key = "\"kafka.uncommitted_messages\":\""
+        return log.split(separator: "\n").reduce(0) { sum, line in
+            guard let range = line.range(of: key) else { return sum }
+            return sum + (Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0)
+        }
     }
 
     /// For a failed expectation: the worker's metric lines containing any of `fragments`, and the mock's counts.
@@ -311,7 +340,8 @@ final class ScaleOutBed {
         )
     }
 
+    /// The last log lines of every worker: those that ended first, in that order, then the running ones.
     var logs: String {
-        workers.map { "\($0.key):\n\($0.value.process.logTail)" }.joined(separator: "\n")
+        (retiredLogs + workers.map { "\($0.key) (running):\n\($0.value.process.logTail)" }).joined(separator: "\n")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import Telemetry
+import TestSupport
 import Testing
 
 @testable import Kafka
@@ -34,11 +35,13 @@ import Testing
             }
         }
         let second = RecordingDelegate.completingImmediately()
+        let registry = MetricsRegistry()
         let consumer1 = try KafkaConsumer(
             topics: [topic],
             configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
             delegate: first,
-            logger: KafkaTestSupport.logger
+            logger: KafkaTestSupport.logger,
+            metrics: registry
         )
         #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: batch, partitions: partitions) == 0)
         #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { first.receivedCount >= batch })
@@ -114,7 +117,64 @@ import Testing
         #expect(deliveriesPerValue.values.max() ?? 0 <= 2)
         let firstBatchDuplicates = deliveriesPerValue.filter { Int($0.key)! < batch && $0.value > 1 }.count
         #expect(firstBatchDuplicates == 0)
-        print("group test \(departure): deliveries \(deliveries) duplicates \(duplicates) in flight at departure \(inFlightAtDeparture)")
+        // Member 1 counts what member 2 reads again: what it read past each partition's last successful commit when
+        // it gave the partition away (at the join, whose commits the mock refused, and at its departure). Exactly,
+        // when it leaves; after an abandon a commit still on its way may land, so that count is an upper bound.
+        let handedOver = Int(ExpositionSeries.value("callpush_kafka_uncommitted_handed_over_total", in: registry.exposition()) ?? -1)
+        switch departure {
+        case .close: #expect(handedOver == duplicates, "member 1 counted \(handedOver) handed over, member 2 read \(duplicates) again")
+        case .abandon: #expect(handedOver >= duplicates, "member 1 counted \(handedOver) handed over, member 2 read \(duplicates) again")
+        }
+        print("group test \(departure): deliveries \(deliveries) duplicates \(duplicates) handed over \(handedOver) in flight at departure \(inFlightAtDeparture)")
+    }
+
+    /// A member joins right after member 1 has finished a batch it has not committed yet: the mock refuses the
+    /// commits until the group has a leader, so the partitions that move are read again by member 2, and member 1's
+    /// `callpush_kafka_uncommitted_handed_over_total` says exactly how many messages that is.
+    @Test func handedOverCountsWhatTheNextOwnerReadsAgain() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("calls")
+        let partitions: Int32 = 4
+        try cluster.createTopic(topic, partitions: Int(partitions))
+        let group = KafkaTestSupport.uniqueName("g")
+        let batch = 400
+        let first = RecordingDelegate.completingImmediately()
+        let second = RecordingDelegate.completingImmediately()
+        let registry = MetricsRegistry()
+        var configuration = KafkaTestSupport.consumerConfiguration(cluster, group: group)
+        // Commits seconds apart: the second batch is finished, not committed, when member 2 joins.
+        configuration.autoCommitInterval = .seconds(3)
+        let consumer1 = try KafkaConsumer(
+            topics: [topic], configuration: configuration, delegate: first, logger: KafkaTestSupport.logger, metrics: registry)
+        #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: batch, partitions: partitions) == 0)
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { first.receivedCount == batch })
+        // Past the first commit (3 s after the start), which records batch 1.
+        try await Task.sleep(for: .seconds(3.5))
+        #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: batch, partitions: partitions, startingAt: batch) == 0)
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { first.receivedCount == 2 * batch })
+        let consumer2 = try KafkaConsumer(
+            topics: [topic], configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group), delegate: second,
+            logger: KafkaTestSupport.logger)
+        let split = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) {
+            consumer1.assignment.count == 2 && consumer2.assignment.count == 2
+        }
+        #expect(split, "assignments \(consumer1.assignment) / \(consumer2.assignment)")
+        await consumer1.close()
+        _ = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { consumer2.assignment.count == Int(partitions) }
+        let everything = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) {
+            Set((first.received + second.received).map(\.value)).count == 2 * batch
+        }
+        #expect(everything)
+        await consumer2.close()
+
+        let readAgain = first.received.count + second.received.count - 2 * batch
+        let batchOneReadAgain = second.received.filter { Int(String(decoding: $0.value, as: UTF8.self))! < batch }.count
+        let handedOver = Int(ExpositionSeries.value("callpush_kafka_uncommitted_handed_over_total", in: registry.exposition()) ?? -1)
+        print("hand-over after a refused commit: member 2 read \(readAgain) again, member 1 counted \(handedOver)")
+        #expect(batchOneReadAgain == 0)
+        try #require(readAgain > 0, "the join did not catch batch 2 uncommitted: nothing to count")
+        #expect(handedOver == readAgain)
     }
 
     /// A revoke waits for in-flight messages that other threads complete meanwhile, and returns as soon as they
