@@ -201,10 +201,13 @@ place([
                         "oldest has waited: it stays below the APNs request timeout plus a few seconds unless an event is stuck.")),
 ], 7)
 place([
-    (8, series("Paused partitions by reason",
-               [target(f'sum by (reason) (callpush_kafka_paused_partitions{{{SEL}}})', "{{reason}}")], "short",
-               "backpressure: in-flight limits reached. retry_due: a retry tier waits for its head record's due time (normal). "
-               "rebalance: the group refused a commit while rebalancing; intake waits for the new assignment.")),
+    (8, series("Assigned and paused partitions",
+               [target(f'sum by (instance) (callpush_kafka_assigned_partitions{{{SEL}}})', "assigned {{instance}}", "A"),
+                target(f'sum by (reason) (callpush_kafka_paused_partitions{{{SEL}}})', "paused: {{reason}}", "B")], "short",
+               "Assigned: the partitions of every subscribed topic (main and retry tiers) each worker owns; a worker with "
+               "none is idle (more workers than partitions). Paused: backpressure: in-flight limits reached. retry_due: a "
+               "retry tier waits for its head record's due time (normal). rebalance: the group refused a commit while "
+               "rebalancing; intake waits for the new assignment.")),
     (8, series("Rebalances, events read again, offset resets, events not keyed by call or created ahead",
                [target(f'sum by (instance) (increase(callpush_kafka_rebalances_total{{{SEL}}}[$__interval]))', "{{instance}}", "A"),
                 target(f'sum(increase(callpush_kafka_uncommitted_handed_over_total{{{SEL}}}[$__interval]))',

@@ -572,6 +572,7 @@ extension KafkaConsumer {
             return partitions
         }
         metrics.forget(revoked)
+        metrics.setAssigned([])
         handle.destroy(flags: destroyFlags)
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.phase = .finished

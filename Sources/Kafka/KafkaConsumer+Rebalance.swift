@@ -63,6 +63,7 @@ extension KafkaConsumer {
             }
             logger.info("resuming where this member finished before the rebalance", metadata: ["kafka.partitions": Self.describe(Array(resumed.keys))])
         }
+        metrics.setAssigned(self.assignment)
         logger.info("partitions assigned", metadata: ["kafka.partitions": Self.describe(partitions)])
         delegate?.consumer(self, didAssign: partitions)
     }
@@ -112,6 +113,7 @@ extension KafkaConsumer {
         }
         if !paused.isEmpty { setPaused(paused, paused: false) }
         metrics.forget(partitions)
+        metrics.setAssigned(self.assignment)
     }
 
     private func unassign() {

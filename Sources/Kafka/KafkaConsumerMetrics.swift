@@ -26,6 +26,8 @@ final class KafkaConsumerMetrics: Sendable {
     /// `callpush_kafka_fetch_wakeups_total{reason}`.
     let fetchWakeups: [FetchWakeupReason: Counter]
     static let offsetResetsName = "callpush_kafka_offset_resets_total"
+    /// `callpush_kafka_assigned_partitions{topic}` of the subscribed topics.
+    private let assigned: [String: Gauge]
     private let lagSeries = Mutex<Set<KafkaTopicPartition>>([])
 
     /// `topics`: the subscription, whose offset-reset series are registered at once (0 shows, not nothing).
@@ -63,7 +65,20 @@ final class KafkaConsumerMetrics: Sendable {
                     + "(librdkafka before 2.3.0), or it resumed partitions (librdkafka 2.0.2 does not wake their broker).",
                 labels: ["reason": reason.rawValue]))
         })
+        assigned = Dictionary(uniqueKeysWithValues: topics.map { topic in
+            (topic, registry.gauge(
+                "callpush_kafka_assigned_partitions",
+                help: "Partitions of the topic assigned to this consumer (how the group spreads them over its members).",
+                labels: ["topic": topic]))
+        })
         for topic in topics { _ = offsetResets(topic: topic) }
+    }
+
+    /// Sets `callpush_kafka_assigned_partitions` from what is owned now.
+    func setAssigned(_ owned: some Sequence<KafkaTopicPartition>) {
+        var counts: [String: Int] = [:]
+        for partition in owned { counts[partition.topic, default: 0] += 1 }
+        for (topic, gauge) in assigned { gauge.set(Double(counts[topic] ?? 0)) }
     }
 
     /// `callpush_kafka_offset_resets_total{topic}`.

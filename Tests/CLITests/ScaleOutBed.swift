@@ -208,13 +208,22 @@ final class ScaleOutBed {
         return try? Tool.run(["curl", "-s", "--max-time", "2", "localhost:\(port)/metrics"]).output
     }
 
-    /// Waits until every running worker has partitions (`callpush_ready 1`) and together they own every calls
-    /// partition, so a rebalance has settled.
+    /// Whether every running worker has partitions (`callpush_ready 1`) and together they own every calls
+    /// partition (`callpush_kafka_assigned_partitions`), so a rebalance has settled.
+    var isSettled: Bool {
+        var owned = 0
+        for name in workers.keys {
+            guard metric(name, "callpush_ready") == 1 else { return false }
+            owned += Int(metric(name, "callpush_kafka_assigned_partitions{topic=\"calls\"}") ?? 0)
+        }
+        return !workers.isEmpty && owned == partitions
+    }
+
+    /// Waits until ``isSettled``.
     func waitUntilSettled(timeout: TimeInterval = 60) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let ready = workers.keys.allSatisfy { metric($0, "callpush_ready") == 1 }
-            if ready && !workers.isEmpty { return true }
+            if isSettled { return true }
             try? await Task.sleep(for: .milliseconds(200))
         }
         return false

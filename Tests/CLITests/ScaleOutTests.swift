@@ -95,8 +95,10 @@ import Testing
         #expect(verdict.ringsAfterHangUp == 0)
     }
 
-    /// (d) Scale out 1 → 3 and in 3 → 1 with SIGTERM during traffic, then a rolling restart: nothing lost, nothing
-    /// rings after its hang-up; pushes sent twice only where librdkafka's mock broker refused a commit.
+    /// (d) Scale out 1 → 3 and in 3 → 1 with SIGTERM during traffic, then a rolling restart one worker at a time
+    /// (each step waits, traffic flowing, until the group has settled, as a rollout waits for readiness): nothing
+    /// lost, nothing rings after its hang-up, all three workers share the calls; pushes sent twice only where
+    /// librdkafka's mock broker refused a commit.
     ///
     /// Every worker drains, stores and commits what it finished before it gives a partition up, and a partition
     /// that comes back to the same worker resumes where that worker finished; against a real broker that repeats
@@ -111,20 +113,37 @@ import Testing
         try bed.startWorker("a")
         #expect(await bed.waitUntilSettled(), "\(bed.logs)")
         let batch = Self.long ? 200 : 60
-        let steps: [(ScaleOutBed) throws -> Void] = [
-            { try $0.startWorker("b"); try $0.startWorker("c") },
-            { _ in },
-            { #expect($0.stopWorker("b") == 0); #expect($0.stopWorker("c") == 0) },
-            { try $0.startWorker("b") },
-            { #expect($0.stopWorker("a") == 0); try $0.startWorker("a") },
-            { #expect($0.stopWorker("b") == 0); try $0.startWorker("b") },
-        ]
-        for step in steps {
-            for _ in 0..<(Self.long ? 10 : 4) {
+        /// Calls every 250 ms: `rounds` batches, then more until the group has settled.
+        func traffic(rounds: Int) async throws {
+            for _ in 0..<rounds {
                 try bed.produceCalls(batch, hangUpLag: 2 * batch)
                 try await Task.sleep(for: .milliseconds(250))
             }
-            try step(bed)
+            let deadline = Date().addingTimeInterval(60)
+            while !bed.isSettled && Date() < deadline {
+                try bed.produceCalls(batch, hangUpLag: 2 * batch)
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            #expect(bed.isSettled, "\(bed.logs)")
+        }
+        try await traffic(rounds: 4)
+        try bed.startWorker("b")
+        try bed.startWorker("c")
+        try await traffic(rounds: 4)
+        try await traffic(rounds: Self.long ? 10 : 4)
+        for name in ["a", "b", "c"] {
+            let consumed = bed.metric(name, "callpush_events_consumed_total{topic=\"calls\"}") ?? 0
+            #expect(consumed > 0, "worker \(name) consumed no calls while three shared them")
+        }
+        #expect(bed.stopWorker("b") == 0)
+        #expect(bed.stopWorker("c") == 0)
+        try await traffic(rounds: 4)
+        try bed.startWorker("b")
+        try await traffic(rounds: 4)
+        for name in ["a", "b"] {
+            #expect(bed.stopWorker(name) == 0)
+            try bed.startWorker(name)
+            try await traffic(rounds: 4)
         }
         try bed.produceRemainingHangUps()
         let verdict = try await bed.verdict()
