@@ -121,7 +121,15 @@ final class RecordingDelegate: KafkaConsumerDelegate {
 
     func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {
         snapshot.withLock { $0.revoked.append(partitions) }
+        revokeHook.withLock { $0 }?(consumer)
     }
+
+    /// Called on the poll thread at each revoke, after it is recorded (e.g. to complete held-back messages then).
+    var onRevoke: (@Sendable (KafkaConsumer) -> Void)? {
+        get { revokeHook.withLock { $0 } }
+        set { revokeHook.withLock { $0 = newValue } }
+    }
+    private let revokeHook = Mutex<(@Sendable (KafkaConsumer) -> Void)?>(nil)
 
     func consumer(_ consumer: KafkaConsumer, didFail error: KafkaError) {
         snapshot.withLock { $0.errors.append(error) }
