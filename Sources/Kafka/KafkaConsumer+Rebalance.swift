@@ -32,19 +32,21 @@ extension KafkaConsumer {
     ) {
         // A partition this member just gave back and now gets again starts where this member had finished, not at
         // the committed offset: commits made while the group rebalanced may have been refused (librdkafka's mock
-        // broker refuses every commit until the rebalance completes), and nobody owned it in between (eager).
+        // broker refuses every commit until the rebalance completes), and nobody owned it in between (eager). What it
+        // finished above that offset (out of order) is not delivered again.
         let (resumed, handovers) = state.withLock { state in
             state.generation += 1
             state.commitsRefusedSince = nil
             let resumed = state.finishedAtRevoke.filter { partitions.contains($0.key) }
             state.finishedAtRevoke.removeAll()
-            let (carried, handovers) = state.handovers.assigned(partitions, resuming: Set(resumed.keys))
+            let (carried, handovers) = state.handovers.assigned(partitions, resuming: resumed)
             for partition in partitions {
                 var entry = PartitionState(generation: state.generation)
                 entry.lastCommit = carried[partition]
+                entry.finishedBeforeResume = resumed[partition]?.finishedAbove[...] ?? []
                 state.partitions[partition] = entry
             }
-            return (resumed, handovers)
+            return (resumed.mapValues(\.offset), handovers)
         }
         report(handovers)
         let assignment = RDKafkaTopicPartitionList(capacity: partitions.count)
@@ -96,7 +98,8 @@ extension KafkaConsumer {
             storeOffsets(only: revoked)
             state.withLock { state in
                 for partition in partitions {
-                    if let finished = state.partitions[partition]?.tracker.committableOffset { state.finishedAtRevoke[partition] = finished }
+                    guard let tracker = state.partitions[partition]?.tracker, let offset = tracker.committableOffset else { continue }
+                    state.finishedAtRevoke[partition] = ResumePoint(offset: offset, finishedAbove: tracker.completedAboveCommittable)
                 }
             }
         }

@@ -259,6 +259,9 @@ extension KafkaConsumer {
         /// the first offset read in this assignment. What lies between it and the highest offset read is what a
         /// next owner reads again (``KafkaHandoverLedger``).
         var lastCommit: Int64?
+        /// Offsets this member finished before a revoke, above where it resumed (ascending, consumed from the front):
+        /// they are not delivered again.
+        var finishedBeforeResume: ArraySlice<Int64> = []
         /// The high watermark from the first fetch after the assignment (see ``KafkaMessage/highWatermarkAtAssignment``).
         var highWatermarkAtAssignment: Int64?
         var pausedForBackPressure = false
@@ -287,6 +290,13 @@ extension KafkaConsumer {
         var revoked = false
     }
 
+    /// Where a revoked partition resumes should this member get it back: its committable offset, and the offsets
+    /// above it that were finished (out of order) by then.
+    struct ResumePoint: Sendable {
+        let offset: Int64
+        let finishedAbove: [Int64]
+    }
+
     struct State: Sendable {
         var phase: Phase = .running
         var partitions: [KafkaTopicPartition: PartitionState] = [:]
@@ -300,9 +310,9 @@ extension KafkaConsumer {
         /// rebalance is done (what would be finished now could not be committed, and the next owner would repeat
         /// it), a commit succeeds, or a session timeout passes.
         var commitsRefusedSince: ContinuousClock.Instant?
-        /// The committable offset of each partition given back by the last (not lost) revoke, for the assignment
-        /// that follows it.
-        var finishedAtRevoke: [KafkaTopicPartition: Int64] = [:]
+        /// Where each partition given back by the last (not lost) revoke resumes if the assignment that follows
+        /// gives it back.
+        var finishedAtRevoke: [KafkaTopicPartition: ResumePoint] = [:]
         /// Partitions given away and not assigned again yet: what their next owner reads again.
         var handovers = KafkaHandoverLedger()
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]

@@ -1,8 +1,9 @@
 /// Counts what a partition's next owner reads again: the messages this consumer read from a partition it gave away,
 /// past the partition's last commit that succeeded. The next owner starts at that commit, so these are the
 /// at-least-once repeats a rebalance causes. A revoked partition waits here until the next assignment (eager
-/// rebalancing: it may come back to this member, which then resumes where it finished and nothing is repeated) or the
-/// consumer's end; meanwhile the outcome of the final commit librdkafka makes on revoke moves its start.
+/// rebalancing: it may come back to this member, which then resumes where it finished and reads again only what it
+/// had not finished) or the consumer's end; meanwhile the outcome of the final commit librdkafka makes on revoke moves
+/// its start.
 ///
 /// On a real broker that final commit normally succeeds and only messages still unfinished at the revoke count;
 /// librdkafka's mock broker refuses every commit from a member's join until the group has a leader, so there a
@@ -40,16 +41,21 @@ struct KafkaHandoverLedger: Sendable {
     }
 
     /// The next assignment: `partitions`, of which `resuming` continue where this member finished (nobody else read
-    /// them). Every other pending partition went to another member, or starts again at the group's committed offset:
-    /// counted. Returns the resumed partitions' starts, to carry into the new ownership, and the hand-overs.
+    /// them): counted are only the messages it reads again from there, those it had not finished. Every other
+    /// pending partition went to another member, or starts again at the group's committed offset: counted whole.
+    /// Returns the resumed partitions' starts, to carry into the new ownership, and the hand-overs.
     mutating func assigned(
-        _ partitions: [KafkaTopicPartition], resuming: Set<KafkaTopicPartition>
+        _ partitions: [KafkaTopicPartition], resuming: [KafkaTopicPartition: KafkaConsumer.ResumePoint]
     ) -> (carried: [KafkaTopicPartition: Int64], handovers: [Handover]) {
         var carried: [KafkaTopicPartition: Int64] = [:]
-        for partition in partitions where resuming.contains(partition) {
-            carried[partition] = pending.removeValue(forKey: partition)?.committed
+        var handovers: [Handover] = []
+        for partition in partitions {
+            guard let point = resuming[partition], let entry = pending.removeValue(forKey: partition) else { continue }
+            carried[partition] = entry.committed
+            let unfinished = Pending(committed: point.offset, end: entry.end).messages - point.finishedAbove.count
+            if unfinished > 0 { handovers.append(Handover(partition: partition, messages: unfinished)) }
         }
-        return (carried, resolve())
+        return (carried, handovers + resolve())
     }
 
     /// Counts every pending partition (the consumer ends, or after an assignment).
