@@ -239,10 +239,14 @@ place([
     (6, series("Retries by tier",
                [target(f'sum by (tier) (rate(callpush_retries_total{{{SEL}}}[{RI}]))', "{{tier}}")], "reqps",
                "Events sent to each retry tier topic.", stack=True)),
-    (6, series("Rings after a hang-up prevented",
-               [target(f'sum by (reason) (increase(callpush_cancellations_total{{{SEL}}}[$__interval]))', "{{reason}}")], "short",
+    (6, series("Rings after a hang-up prevented, and read-ahead cut short",
+               [target(f'sum by (reason) (increase(callpush_cancellations_total{{{SEL}}}[$__interval]))', "{{reason}}", "A"),
+                target(f'sum by (reason) (increase(callpush_read_ahead_released_early_total{{{SEL}}}[$__interval]))',
+                       "let go early: {{reason}}", "B")], "short",
                "Incoming events not sent because their call had ended: look_ahead (found later in the log or the replay), "
-               "after_stop, queued, retry_after_stop.", stack=True)),
+               "after_stop, queued, retry_after_stop. Let go early: incoming calls the read-ahead sent before it had read "
+               "through their partition's backlog (limit, timeout); a hang-up further on no longer stops them (alert "
+               "CallpushReadAheadCutShort).", stack=True)),
 ], 7)
 place([
     (8, series("Dead letters by reason",

@@ -60,6 +60,7 @@ final class ScaleOutBed {
     /// The last log lines of every worker stopped or killed so far, in that order.
     private var retiredLogs: [String] = []
     private var retiredHandedOver = 0
+    private var retiredReleasedEarly = 0
     /// Every event produced: event id → (call id, type).
     private(set) var produced: [String: (callID: String, type: String)] = [:]
     private var nextCall = 0
@@ -154,6 +155,7 @@ final class ScaleOutBed {
     /// SIGTERM; returns the exit status.
     @discardableResult
     func stopWorker(_ name: String) -> Int32 {
+        retiredReleasedEarly += releasedEarly(name)
         guard let worker = workers.removeValue(forKey: name) else { return -1 }
         let status = worker.process.terminate()
         retire(name, worker.process, "stopped, exit status \(status)")
@@ -178,6 +180,19 @@ final class ScaleOutBed {
     /// included. A running worker counts a partition at its next assignment or when it stops.
     var handedOverMessages: Int {
         workers.values.reduce(retiredHandedOver) { $0 + Self.handedOver(inLog: $1.process.log) }
+    }
+
+    /// Incoming calls the workers' read-ahead let go before reading through their partition's backlog
+    /// (`callpush_read_ahead_released_early_total`, both reasons), read before each SIGTERM and from the running
+    /// workers (a killed worker's are lost): where "never ring after the hang-up" is not guaranteed (README).
+    var readAheadReleasedEarly: Int {
+        workers.keys.reduce(retiredReleasedEarly) { $0 + releasedEarly($1) }
+    }
+
+    private func releasedEarly(_ name: String) -> Int {
+        ["limit", "timeout"].reduce(0) { sum, reason in
+            sum + Int(metric(name, "callpush_read_ahead_released_early_total{reason=\"\(reason)\"}") ?? 0)
+        }
     }
 
     private static func handedOver(inLog log: String) -> Int {

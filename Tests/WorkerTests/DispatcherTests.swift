@@ -277,6 +277,48 @@ final class Outcomes: Sendable {
         #expect(outcomes["c-4"] == [.delivered], "after the backlog nothing waits")
     }
 
+    /// A backlog with more incoming calls than the read-ahead may hold lets them go before its end, counted in
+    /// `callpush_read_ahead_released_early_total{reason="limit"}`: a stop event further on no longer cancels them.
+    @Test func aReadAheadCutShortByItsLimitIsCounted() {
+        let sender = ScriptedSender()
+        let outcomes = Outcomes()
+        let registry = MetricsRegistry()
+        var configuration = DispatcherConfiguration()
+        configuration.readAhead.maxHeldPerPartition = 2
+        let dispatcher = Dispatcher(configuration: configuration, sender: sender, producer: RecordingProducer(),
+                                    metrics: WorkerMetrics(registry: registry), clock: clock)
+        dispatcher.assigned(lanes: [0])
+        for (offset, call) in ["c-1", "c-2", "c-1"].enumerated() {
+            var event = record(Fixtures.eventJSON(type: offset == 2 ? "hangup" : "incoming", eventID: "e-\(offset)", callID: call),
+                               offset: Int64(offset))
+            event.highWatermarkAtAssignment = 100
+            dispatcher.handle(event, done: outcomes.callback("\(call) \(offset)"))
+        }
+        #expect(outcomes["c-1 0"] == [.delivered], "let go at the limit, before its hang-up was read")
+        let early = ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"limit\"}", in: registry.exposition())
+        #expect(early == 2)
+        #expect(ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"timeout\"}", in: registry.exposition()) == 0)
+    }
+
+    /// A backlog whose partition delivers nothing for the read-ahead's timeout lets its held calls go, counted in
+    /// `callpush_read_ahead_released_early_total{reason="timeout"}`.
+    @Test func aReadAheadCutShortByItsTimeoutIsCounted() async {
+        let outcomes = Outcomes()
+        let registry = MetricsRegistry()
+        var configuration = DispatcherConfiguration()
+        configuration.readAhead.timeout = .milliseconds(50)
+        let dispatcher = Dispatcher(configuration: configuration, sender: ScriptedSender(), producer: RecordingProducer(),
+                                    metrics: WorkerMetrics(registry: registry), clock: clock)
+        dispatcher.assigned(lanes: [0])
+        var event = record(Fixtures.eventJSON(eventID: "e-1", callID: "c-1"))
+        event.highWatermarkAtAssignment = 100
+        dispatcher.handle(event, done: outcomes.callback("c-1"))
+        #expect(outcomes["c-1"].isEmpty)
+        let released = await Eventually.waitUntil(timeout: .seconds(5)) { outcomes["c-1"] == [.delivered] }
+        #expect(released)
+        #expect(ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"timeout\"}", in: registry.exposition()) == 1)
+    }
+
     /// A revoked partition's held events are given back unprocessed (the next owner reads ahead through them): never
     /// sent, no outcome, not in flight any more.
     @Test func aRevokedPartitionGivesItsHeldEventsBack() {

@@ -32,6 +32,9 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         /// Set when the offered event is the lane's first held one: call ``expire(lane:epoch:)`` with it after
         /// ``Configuration/timeout``.
         var timerEpoch: UInt64?
+        /// ``released`` are let go early: a lane (or all lanes together) held as many as the limits allow before
+        /// the lane had read through its backlog.
+        var releasedAtLimit = false
     }
 
     private struct Lane {
@@ -131,12 +134,12 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
             }
             state.lanes[lane] = current
             if count >= configuration.maxHeldPerPartition {
-                return Verdict(released: Self.takeHeld(lane, in: &state), passes: false)
+                return Verdict(released: Self.takeHeld(lane, in: &state), passes: false, releasedAtLimit: true)
             }
             if state.heldTotal >= configuration.maxHeld {
                 var released: [Item] = []
                 for other in state.held.keys.sorted() { released += Self.takeHeld(other, in: &state) }
-                return Verdict(released: released, passes: false)
+                return Verdict(released: released, passes: false, releasedAtLimit: true)
             }
             return Verdict(passes: false, timerEpoch: timerEpoch)
         }

@@ -322,6 +322,7 @@ final class Dispatcher: Sendable {
             isCallsTopic: !retryTopics.contains(pending.record.topic),
             highWatermark: pending.record.highWatermarkAtAssignment, isIncoming: isIncoming
         )
+        if verdict.releasedAtLimit { metrics.readAheadReleasedEarly[.limit]?.increment(by: verdict.released.count) }
         admitReleased(verdict.released, outbox: outbox)
         if verdict.passes { admit(pending, outbox: outbox) }
         if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
@@ -343,7 +344,9 @@ final class Dispatcher: Sendable {
             switch gate.expire(lane: lane, epoch: epoch) {
             case .nothing: break
             case .later(let remaining): scheduleExpiry(lane: lane, epoch: epoch, after: remaining)
-            case .released(let held): admitReleased(held)
+            case .released(let held):
+                metrics.readAheadReleasedEarly[.timeout]?.increment(by: held.count)
+                admitReleased(held)
             }
         }
     }

@@ -32,6 +32,15 @@ public struct WorkerMetrics: Sendable {
     private let outcomes: CaseCounters<Outcome>
     /// `callpush_cancellations_total{reason}` (see ``CancelReason``), looked up once.
     private let cancellations: [String: Counter]
+    /// Why the read-ahead let incoming calls go before it had read through a newly assigned partition's backlog.
+    enum ReadAheadCutShort: String, CaseIterable, Sendable {
+        /// A lane, or all lanes together, held as many as ``ReadAheadConfiguration`` allows.
+        case limit
+        /// The calls partition delivered nothing for ``ReadAheadConfiguration/timeout``.
+        case timeout
+    }
+    /// `callpush_read_ahead_released_early_total{reason}`.
+    let readAheadReleasedEarly: [ReadAheadCutShort: Counter]
     /// `callpush_key_mismatches_total`: events whose Kafka key is not their call id (sent all the same).
     let keyMismatches: Counter
     /// `callpush_events_created_ahead_total`: events whose `created_at` was more than 1 s ahead of the worker's clock.
@@ -70,6 +79,13 @@ public struct WorkerMetrics: Sendable {
             registry.counter("callpush_outcomes_total", help: "Final outcome of each consumed event.",
                              labels: ["outcome": outcome.rawValue])
         }
+        readAheadReleasedEarly = Dictionary(uniqueKeysWithValues: ReadAheadCutShort.allCases.map { reason in
+            (reason, registry.counter(
+                "callpush_read_ahead_released_early_total",
+                help: "Incoming calls the read-ahead let go before it had read through their partition's backlog (a stop "
+                    + "event further on is not known before they ring), by reason: limit (held events), timeout (no progress).",
+                labels: ["reason": reason.rawValue]))
+        })
         cancellations = Dictionary(uniqueKeysWithValues: CancelReason.all.map { reason in
             (reason, registry.counter(
                 "callpush_cancellations_total",
