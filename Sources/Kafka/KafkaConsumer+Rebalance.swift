@@ -37,8 +37,8 @@ extension KafkaConsumer {
         let (resumed, handovers) = state.withLock { state in
             state.generation += 1
             state.commitsRefusedSince = nil
-            let resumed = state.finishedAtRevoke.filter { partitions.contains($0.key) }
-            state.finishedAtRevoke.removeAll()
+            let resumed = state.resumePoints.filter { partitions.contains($0.key) }
+            state.resumePoints.removeAll()
             let (carried, handovers) = state.handovers.assigned(partitions, resuming: resumed)
             for partition in partitions {
                 var entry = PartitionState(generation: state.generation)
@@ -99,7 +99,7 @@ extension KafkaConsumer {
             state.withLock { state in
                 for partition in partitions {
                     guard let tracker = state.partitions[partition]?.tracker, let offset = tracker.committableOffset else { continue }
-                    state.finishedAtRevoke[partition] = ResumePoint(offset: offset, finishedAbove: tracker.completedAboveCommittable)
+                    state.resumePoints[partition] = ResumePoint(offset: offset, finishedAbove: tracker.completedAboveCommittable)
                 }
             }
         }

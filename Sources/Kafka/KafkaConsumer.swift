@@ -312,7 +312,7 @@ extension KafkaConsumer {
         var commitsRefusedSince: ContinuousClock.Instant?
         /// Where each partition given back by the last (not lost) revoke resumes if the assignment that follows
         /// gives it back.
-        var finishedAtRevoke: [KafkaTopicPartition: ResumePoint] = [:]
+        var resumePoints: [KafkaTopicPartition: ResumePoint] = [:]
         /// Partitions given away and not assigned again yet: what their next owner reads again.
         var handovers = KafkaHandoverLedger()
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]

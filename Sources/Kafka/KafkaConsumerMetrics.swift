@@ -37,14 +37,12 @@ final class KafkaConsumerMetrics: Sendable {
             "callpush_kafka_rebalances_total",
             help: "Partition assignments and revocations seen by this consumer."
         )
-        paused = Dictionary(uniqueKeysWithValues: Self.pauseReasons.map { reason in
-            (reason, registry.gauge("callpush_kafka_paused_partitions", help: "Partitions this consumer has paused, by reason.",
-                                    labels: ["reason": reason]))
-        })
-        pauses = Dictionary(uniqueKeysWithValues: Self.pauseReasons.map { reason in
-            (reason, registry.counter("callpush_kafka_partition_pauses_total", help: "Times this consumer paused a partition, by reason.",
-                                      labels: ["reason": reason]))
-        })
+        paused = registry.gauges(
+            "callpush_kafka_paused_partitions", help: "Partitions this consumer has paused, by reason.", label: "reason",
+            keys: Self.pauseReasons) { $0 }
+        pauses = registry.counters(
+            "callpush_kafka_partition_pauses_total", help: "Times this consumer paused a partition, by reason.",
+            label: "reason", keys: Self.pauseReasons) { $0 }
         offsetStoreFailures = registry.counter(
             "callpush_kafka_offset_store_failures_total",
             help: "Partitions whose rd_kafka_offsets_store entry failed."
@@ -58,19 +56,15 @@ final class KafkaConsumerMetrics: Sendable {
             help: "Messages this consumer read from partitions it gave away (revoked, or closed) past their last commit "
                 + "that succeeded: their next owner reads them again (at-least-once repeats caused by rebalances)."
         )
-        fetchWakeups = Dictionary(uniqueKeysWithValues: FetchWakeupReason.allCases.map { reason in
-            (reason, registry.counter(
-                "callpush_kafka_fetch_wakeups_total",
-                help: "Requests the consumer sent to wake librdkafka's fetcher, by reason: it drained a full local queue "
-                    + "(librdkafka before 2.3.0), or it resumed partitions (librdkafka 2.0.2 does not wake their broker).",
-                labels: ["reason": reason.rawValue]))
-        })
-        assigned = Dictionary(uniqueKeysWithValues: topics.map { topic in
-            (topic, registry.gauge(
-                "callpush_kafka_assigned_partitions",
-                help: "Partitions of the topic assigned to this consumer (how the group spreads them over its members).",
-                labels: ["topic": topic]))
-        })
+        fetchWakeups = registry.counters(
+            "callpush_kafka_fetch_wakeups_total",
+            help: "Requests the consumer sent to wake librdkafka's fetcher, by reason: it drained a full local queue "
+                + "(librdkafka before 2.3.0), or it resumed partitions (librdkafka 2.0.2 does not wake their broker).",
+            label: "reason", keys: FetchWakeupReason.allCases, value: \.rawValue)
+        assigned = registry.gauges(
+            "callpush_kafka_assigned_partitions",
+            help: "Partitions of the topic assigned to this consumer (how the group spreads them over its members).",
+            label: "topic", keys: topics) { $0 }
         for topic in topics { _ = offsetResets(topic: topic) }
     }
 

@@ -48,6 +48,21 @@ public final class MetricsRegistry: Sendable {
         return gauge
     }
 
+    /// One counter of `name` per key, labelled `label` = `value(key)`: the series of a closed set of label values,
+    /// registered at once (so each shows 0 before it first counts) and looked up by key afterwards.
+    public func counters<Key: Hashable>(
+        _ name: String, help: String, label: String, keys: some Sequence<Key>, value: (Key) -> String
+    ) -> [Key: Counter] {
+        Dictionary(uniqueKeysWithValues: keys.map { ($0, counter(name, help: help, labels: [label: value($0)])) })
+    }
+
+    /// One gauge of `name` per key, as ``counters(_:help:label:keys:value:)``.
+    public func gauges<Key: Hashable>(
+        _ name: String, help: String, label: String, keys: some Sequence<Key>, value: (Key) -> String
+    ) -> [Key: Gauge] {
+        Dictionary(uniqueKeysWithValues: keys.map { ($0, gauge(name, help: help, labels: [label: value($0)])) })
+    }
+
     public func histogram(
         _ name: String,
         help: String,

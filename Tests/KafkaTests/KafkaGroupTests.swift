@@ -16,12 +16,9 @@ import Testing
     /// over. Every message is processed at least once and duplicates stay bounded.
     @Test(arguments: Departure.allCases)
     func twoMembersSplitAndTakeOver(_ departure: Departure) async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        defer { cluster.close() }
-        let topic = KafkaTestSupport.uniqueName("calls")
         let partitions: Int32 = 8
-        try cluster.createTopic(topic, partitions: Int(partitions))
-        let group = KafkaTestSupport.uniqueName("g")
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: partitions)
+        defer { cluster.close() }
         let batch = 4000
 
         // Member 1 completes only even values at once; odd ones stay in flight until it leaves (so an abandon
@@ -135,12 +132,9 @@ import Testing
     /// (as the worker gives back what it has not sent): a partition that comes back to member 1 resumes there, and
     /// the rest of batch 2, finished above it, is not delivered again — only the given-back message is read again.
     @Test func handedOverCountsWhatTheNextOwnerReadsAgain() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        defer { cluster.close() }
-        let topic = KafkaTestSupport.uniqueName("calls")
         let partitions: Int32 = 4
-        try cluster.createTopic(topic, partitions: Int(partitions))
-        let group = KafkaTestSupport.uniqueName("g")
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: partitions)
+        defer { cluster.close() }
         let batch = 400
         let givenBack = batch..<(batch + Int(partitions))  // values go round-robin: one per partition
         let heldBack = Mutex<(held: [KafkaMessage], seen: Set<Int>)>(([], []))

@@ -11,6 +11,14 @@ enum KafkaTestSupport {
         "\(prefix)-\(UUID().uuidString.prefix(8))"
     }
 
+    /// A one-broker mock cluster with a new topic of `partitions` partitions, and a new group id; the caller closes it.
+    static func groupCluster(partitions: Int32) throws -> (cluster: KafkaMockCluster, topic: String, group: String) {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        let topic = uniqueName("calls")
+        try cluster.createTopic(topic, partitions: Int(partitions))
+        return (cluster, topic, uniqueName("g"))
+    }
+
     static func consumerConfiguration(_ cluster: KafkaMockCluster, group: String) -> KafkaConsumerConfiguration {
         var configuration = KafkaConsumerConfiguration()
         configuration.bootstrapServers = cluster.bootstrapServers

@@ -79,19 +79,15 @@ public struct WorkerMetrics: Sendable {
             registry.counter("callpush_outcomes_total", help: "Final outcome of each consumed event.",
                              labels: ["outcome": outcome.rawValue])
         }
-        readAheadReleasedEarly = Dictionary(uniqueKeysWithValues: ReadAheadCutShort.allCases.map { reason in
-            (reason, registry.counter(
-                "callpush_read_ahead_released_early_total",
-                help: "Incoming calls the read-ahead let go before it had read through their partition's backlog (a stop "
-                    + "event further on is not known before they ring), by reason: limit (held events), timeout (no progress).",
-                labels: ["reason": reason.rawValue]))
-        })
-        cancellations = Dictionary(uniqueKeysWithValues: CancelReason.all.map { reason in
-            (reason, registry.counter(
-                "callpush_cancellations_total",
-                help: "Incoming events not sent because their call had ended (rings after a hang-up prevented), by reason.",
-                labels: ["reason": reason]))
-        })
+        readAheadReleasedEarly = registry.counters(
+            "callpush_read_ahead_released_early_total",
+            help: "Incoming calls the read-ahead let go before it had read through their partition's backlog (a stop "
+                + "event further on is not known before they ring), by reason: limit (held events), timeout (no progress).",
+            label: "reason", keys: ReadAheadCutShort.allCases, value: \.rawValue)
+        cancellations = registry.counters(
+            "callpush_cancellations_total",
+            help: "Incoming events not sent because their call had ended (rings after a hang-up prevented), by reason.",
+            label: "reason", keys: CancelReason.all) { $0 }
     }
 
     /// `callpush_events_consumed_total{topic}` (the dispatcher looks it up once per run of one topic in a batch).
