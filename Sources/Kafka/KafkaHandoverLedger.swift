@@ -10,7 +10,7 @@
 /// partition that moves repeats everything read since its last commit before the join.
 struct KafkaHandoverLedger: Sendable {
     /// A revoked partition not yet assigned again.
-    struct Pending: Sendable, Equatable {
+    struct Pending: Sendable {
         /// Where the next owner starts unless a later commit succeeds: the last commit that succeeded, or where this
         /// member's reading began.
         var committed: Int64
@@ -21,7 +21,7 @@ struct KafkaHandoverLedger: Sendable {
     }
 
     /// A partition given away and how many of its messages its next owner reads again (> 0 only).
-    struct Handover: Sendable, Equatable {
+    struct Handover: Sendable {
         let partition: KafkaTopicPartition
         let messages: Int
     }

@@ -190,9 +190,7 @@ final class ScaleOutBed {
     }
 
     private func releasedEarly(_ name: String) -> Int {
-        ["limit", "timeout"].reduce(0) { sum, reason in
-            sum + Int(metric(name, "callpush_read_ahead_released_early_total{reason=\"\(reason)\"}") ?? 0)
-        }
+        Int(ExpositionSeries.sum("callpush_read_ahead_released_early_total", in: metricsText(name) ?? ""))
     }
 
     private static func handedOver(inLog log: String) -> Int {

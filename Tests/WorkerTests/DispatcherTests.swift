@@ -106,11 +106,13 @@ final class Outcomes: Sendable {
                       headers: headers, timestampMilliseconds: 1_764_489_600_123)
     }
 
-    func dispatcher(_ sender: any PushSender, _ producer: any RecordProducer, registry: MetricsRegistry = MetricsRegistry())
-        -> Dispatcher
-    {
+    func dispatcher(
+        _ sender: any PushSender, _ producer: any RecordProducer, registry: MetricsRegistry = MetricsRegistry(),
+        configure: (inout DispatcherConfiguration) -> Void = { _ in }
+    ) -> Dispatcher {
         var configuration = DispatcherConfiguration()
         configuration.produceRetryInitial = .milliseconds(10)
+        configure(&configuration)
         return Dispatcher(configuration: configuration, sender: sender, producer: producer,
                           metrics: WorkerMetrics(registry: registry), clock: clock)
     }
@@ -283,10 +285,7 @@ final class Outcomes: Sendable {
         let sender = ScriptedSender()
         let outcomes = Outcomes()
         let registry = MetricsRegistry()
-        var configuration = DispatcherConfiguration()
-        configuration.readAhead.maxHeldPerPartition = 2
-        let dispatcher = Dispatcher(configuration: configuration, sender: sender, producer: RecordingProducer(),
-                                    metrics: WorkerMetrics(registry: registry), clock: clock)
+        let dispatcher = dispatcher(sender, RecordingProducer(), registry: registry) { $0.readAhead.maxHeldPerPartition = 2 }
         dispatcher.assigned(lanes: [0])
         for (offset, call) in ["c-1", "c-2", "c-1"].enumerated() {
             var event = record(Fixtures.eventJSON(type: offset == 2 ? "hangup" : "incoming", eventID: "e-\(offset)", callID: call),
@@ -305,10 +304,7 @@ final class Outcomes: Sendable {
     @Test func aReadAheadCutShortByItsTimeoutIsCounted() async {
         let outcomes = Outcomes()
         let registry = MetricsRegistry()
-        var configuration = DispatcherConfiguration()
-        configuration.readAhead.timeout = .milliseconds(50)
-        let dispatcher = Dispatcher(configuration: configuration, sender: ScriptedSender(), producer: RecordingProducer(),
-                                    metrics: WorkerMetrics(registry: registry), clock: clock)
+        let dispatcher = dispatcher(ScriptedSender(), RecordingProducer(), registry: registry) { $0.readAhead.timeout = .milliseconds(50) }
         dispatcher.assigned(lanes: [0])
         var event = record(Fixtures.eventJSON(eventID: "e-1", callID: "c-1"))
         event.highWatermarkAtAssignment = 100
