@@ -564,7 +564,7 @@ extension KafkaConsumer {
         report(state.withLock { state in
             // Abandoned: what is still owned goes to its next owner as it stands.
             for (partition, entry) in state.partitions {
-                state.handovers.revoked(partition, committed: entry.lastCommit, highestRead: entry.tracker.highestDelivered)
+                state.handovers.revoked(partition, committed: entry.lastCommit, highestRead: entry.highestRead)
             }
             return state.handovers.resolve()
         })

@@ -42,8 +42,11 @@ extension KafkaConsumer {
             let (carried, handovers) = state.handovers.assigned(partitions, resuming: resumed)
             for partition in partitions {
                 var entry = PartitionState(generation: state.generation)
-                entry.lastCommit = carried[partition]
-                entry.finishedBeforeResume = resumed[partition]?.finishedAbove[...] ?? []
+                entry.lastCommit = carried[partition]?.committed
+                if let point = resumed[partition] {
+                    entry.finishedBeforeResume = point.finishedAbove[...]
+                    entry.resumedFrom = carried[partition].map { (point, $0.end) }
+                }
                 state.partitions[partition] = entry
             }
             return (resumed.mapValues(\.offset), handovers)
@@ -98,8 +101,15 @@ extension KafkaConsumer {
             storeOffsets(only: revoked)
             state.withLock { state in
                 for partition in partitions {
-                    guard let tracker = state.partitions[partition]?.tracker, let offset = tracker.committableOffset else { continue }
-                    state.resumePoints[partition] = ResumePoint(offset: offset, finishedAbove: tracker.completedAboveCommittable)
+                    guard let entry = state.partitions[partition] else { continue }
+                    if let offset = entry.tracker.committableOffset {
+                        // What was finished before the resume and not reached again stays finished.
+                        let finishedAbove = entry.tracker.completedAboveCommittable + entry.finishedBeforeResume
+                        state.resumePoints[partition] = ResumePoint(offset: offset, finishedAbove: finishedAbove)
+                    } else if let resumed = entry.resumedFrom {
+                        // Revoked again before anything was read: it resumes where it would have.
+                        state.resumePoints[partition] = resumed.point
+                    }
                 }
             }
         }
@@ -107,7 +117,7 @@ extension KafkaConsumer {
             var paused: [KafkaTopicPartition] = []
             for partition in partitions {
                 guard let entry = state.partitions.removeValue(forKey: partition) else { continue }
-                state.handovers.revoked(partition, committed: entry.lastCommit, highestRead: entry.tracker.highestDelivered)
+                state.handovers.revoked(partition, committed: entry.lastCommit, highestRead: entry.highestRead)
                 state.totalInFlight -= entry.tracker.inFlightCount
                 state.heldCount -= entry.held.count
                 if entry.libraryPaused { paused.append(partition) }

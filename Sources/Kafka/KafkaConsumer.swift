@@ -262,6 +262,13 @@ extension KafkaConsumer {
         /// Offsets this member finished before a revoke, above where it resumed (ascending, consumed from the front):
         /// they are not delivered again.
         var finishedBeforeResume: ArraySlice<Int64> = []
+        /// Where this assignment resumed and how far the one before it had read: a revoke hands both on (to the next
+        /// resume and to ``KafkaHandoverLedger``) as far as this assignment has not read past them.
+        var resumedFrom: (point: ResumePoint, end: Int64)?
+        /// The highest offset this member has read of the partition, in this assignment or the one it resumed.
+        var highestRead: Int64? {
+            [tracker.highestDelivered, resumedFrom.map { $0.end - 1 }].compactMap { $0 }.max()
+        }
         /// The high watermark from the first fetch after the assignment (see ``KafkaMessage/highWatermarkAtAssignment``).
         var highWatermarkAtAssignment: Int64?
         var pausedForBackPressure = false

@@ -43,15 +43,15 @@ struct KafkaHandoverLedger: Sendable {
     /// The next assignment: `partitions`, of which `resuming` continue where this member finished (nobody else read
     /// them): counted are only the messages it reads again from there, those it had not finished. Every other
     /// pending partition went to another member, or starts again at the group's committed offset: counted whole.
-    /// Returns the resumed partitions' starts, to carry into the new ownership, and the hand-overs.
+    /// Returns the resumed partitions' pending entries, to carry into the new ownership, and the hand-overs.
     mutating func assigned(
         _ partitions: [KafkaTopicPartition], resuming: [KafkaTopicPartition: KafkaConsumer.ResumePoint]
-    ) -> (carried: [KafkaTopicPartition: Int64], handovers: [Handover]) {
-        var carried: [KafkaTopicPartition: Int64] = [:]
+    ) -> (carried: [KafkaTopicPartition: Pending], handovers: [Handover]) {
+        var carried: [KafkaTopicPartition: Pending] = [:]
         var handovers: [Handover] = []
         for partition in partitions {
             guard let point = resuming[partition], let entry = pending.removeValue(forKey: partition) else { continue }
-            carried[partition] = entry.committed
+            carried[partition] = entry
             let unfinished = Pending(committed: point.offset, end: entry.end).messages - point.finishedAbove.count
             if unfinished > 0 { handovers.append(Handover(partition: partition, messages: unfinished)) }
         }
