@@ -183,7 +183,7 @@ extension KafkaConsumer {
             let verdict = Self.admit(&message, to: &state.partitions.values[index], perPartitionLimit: limits.maxInFlightPerPartition) {
                 cachedHighWatermark(incoming.topicPartition)
             }
-            guard verdict != .refused, verdict != .alreadyFinished else { return nil }
+            guard verdict != .refused else { return nil }
             state.totalInFlight += 1
             if verdict == .passesAndPausesPartition || verdict == .heldAndPausesPartition {
                 state.reconcileNeeded = true
@@ -208,8 +208,6 @@ extension KafkaConsumer {
     private enum AdmitVerdict {
         /// Revoked partition or duplicate: dropped.
         case refused
-        /// Finished by this member before a revoke it resumed from: completed at once, not delivered.
-        case alreadyFinished
         case passes
         case passesAndPausesPartition
         /// Kept behind the partition's held messages.
@@ -225,10 +223,6 @@ extension KafkaConsumer {
     ) -> AdmitVerdict {
         guard !entry.revoked, entry.tracker.delivered(message.offset) else { return .refused }
         if entry.lastCommit == nil { entry.lastCommit = message.offset }
-        if !entry.finishedBeforeResume.isEmpty, entry.finishedBeforeResume.skipPast(message.offset) {
-            entry.tracker.completed(message.offset)
-            return .alreadyFinished
-        }
         message.generation = entry.generation
         if entry.highWatermarkAtAssignment == nil { entry.highWatermarkAtAssignment = highWatermark() }
         message.highWatermarkAtAssignment = entry.highWatermarkAtAssignment
@@ -587,15 +581,5 @@ extension KafkaConsumer {
         }
         delegateBox.withLock { $0 = nil }
         for waiter in waiters { waiter.resume() }
-    }
-}
-
-extension ArraySlice where Element == Int64 {
-    /// Drops the offsets below `offset`, and `offset` itself when it is next; whether it was.
-    fileprivate mutating func skipPast(_ offset: Int64) -> Bool {
-        while let first, first < offset { removeFirst() }
-        guard first == offset else { return false }
-        removeFirst()
-        return true
     }
 }

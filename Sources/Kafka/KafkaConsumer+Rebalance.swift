@@ -33,7 +33,8 @@ extension KafkaConsumer {
         // A partition this member just gave back and now gets again starts where this member had finished, not at
         // the committed offset: commits made while the group rebalanced may have been refused (librdkafka's mock
         // broker refuses every commit until the rebalance completes), and nobody owned it in between (eager). What it
-        // finished above that offset (out of order) is not delivered again.
+        // finished above that offset (out of order) is delivered again: skipping it would hide a stop event from the
+        // read-ahead, whose incoming call, given back unsent at the revoke, would then ring after its hang-up.
         let (resumed, handovers) = state.withLock { state in
             state.generation += 1
             state.commitsRefusedSince = nil
@@ -43,13 +44,10 @@ extension KafkaConsumer {
             for partition in partitions {
                 var entry = PartitionState(generation: state.generation)
                 entry.lastCommit = carried[partition]?.committed
-                if let point = resumed[partition] {
-                    entry.finishedBeforeResume = point.finishedAbove[...]
-                    entry.resumedFrom = carried[partition].map { (point, $0.end) }
-                }
+                if let offset = resumed[partition] { entry.resumedFrom = carried[partition].map { (offset, $0.end) } }
                 state.partitions[partition] = entry
             }
-            return (resumed.mapValues(\.offset), handovers)
+            return (resumed, handovers)
         }
         report(handovers)
         let assignment = RDKafkaTopicPartitionList(capacity: partitions.count)
@@ -102,13 +100,9 @@ extension KafkaConsumer {
             state.withLock { state in
                 for partition in partitions {
                     guard let entry = state.partitions[partition] else { continue }
-                    if let offset = entry.tracker.committableOffset {
-                        // What was finished before the resume and not reached again stays finished.
-                        let finishedAbove = entry.tracker.completedAboveCommittable + entry.finishedBeforeResume
-                        state.resumePoints[partition] = ResumePoint(offset: offset, finishedAbove: finishedAbove)
-                    } else if let resumed = entry.resumedFrom {
-                        // Revoked again before anything was read: it resumes where it would have.
-                        state.resumePoints[partition] = resumed.point
+                    // Revoked again before anything was read: it resumes where it would have.
+                    if let offset = entry.tracker.committableOffset ?? entry.resumedFrom?.offset {
+                        state.resumePoints[partition] = offset
                     }
                 }
             }

@@ -259,12 +259,9 @@ extension KafkaConsumer {
         /// the first offset read in this assignment. What lies between it and the highest offset read is what a
         /// next owner reads again (``KafkaHandoverLedger``).
         var lastCommit: Int64?
-        /// Offsets this member finished before a revoke, above where it resumed (ascending, consumed from the front):
-        /// they are not delivered again.
-        var finishedBeforeResume: ArraySlice<Int64> = []
         /// Where this assignment resumed and how far the one before it had read: a revoke hands both on (to the next
         /// resume and to ``KafkaHandoverLedger``) as far as this assignment has not read past them.
-        var resumedFrom: (point: ResumePoint, end: Int64)?
+        var resumedFrom: (offset: Int64, end: Int64)?
         /// The highest offset this member has read of the partition, in this assignment or the one it resumed.
         var highestRead: Int64? {
             [tracker.highestDelivered, resumedFrom.map { $0.end - 1 }].compactMap { $0 }.max()
@@ -297,13 +294,6 @@ extension KafkaConsumer {
         var revoked = false
     }
 
-    /// Where a revoked partition resumes should this member get it back: its committable offset, and the offsets
-    /// above it that were finished (out of order) by then.
-    struct ResumePoint: Sendable {
-        let offset: Int64
-        let finishedAbove: [Int64]
-    }
-
     struct State: Sendable {
         var phase: Phase = .running
         var partitions: [KafkaTopicPartition: PartitionState] = [:]
@@ -319,7 +309,7 @@ extension KafkaConsumer {
         var commitsRefusedSince: ContinuousClock.Instant?
         /// Where each partition given back by the last (not lost) revoke resumes if the assignment that follows
         /// gives it back.
-        var resumePoints: [KafkaTopicPartition: ResumePoint] = [:]
+        var resumePoints: [KafkaTopicPartition: Int64] = [:]
         /// Partitions given away and not assigned again yet: what their next owner reads again.
         var handovers = KafkaHandoverLedger()
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]

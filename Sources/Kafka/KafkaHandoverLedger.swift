@@ -1,8 +1,8 @@
 /// Counts what a partition's next owner reads again: the messages this consumer read from a partition it gave away,
 /// past the partition's last commit that succeeded. The next owner starts at that commit, so these are the
 /// at-least-once repeats a rebalance causes. A revoked partition waits here until the next assignment (eager
-/// rebalancing: it may come back to this member, which then resumes where it finished and reads again only what it
-/// had not finished) or the consumer's end; meanwhile the outcome of the final commit librdkafka makes on revoke moves
+/// rebalancing: it may come back to this member, which then resumes where it finished and reads again only what lies
+/// above that) or the consumer's end; meanwhile the outcome of the final commit librdkafka makes on revoke moves
 /// its start.
 ///
 /// On a real broker that final commit normally succeeds and only messages still unfinished at the revoke count;
@@ -41,19 +41,20 @@ struct KafkaHandoverLedger: Sendable {
     }
 
     /// The next assignment: `partitions`, of which `resuming` continue where this member finished (nobody else read
-    /// them): counted are only the messages it reads again from there, those it had not finished. Every other
-    /// pending partition went to another member, or starts again at the group's committed offset: counted whole.
+    /// them): counted are only the messages it reads again from there (finished out of order above it, or given
+    /// back). Every other pending partition went to another member, or starts again at the group's committed offset:
+    /// counted whole.
     /// Returns the resumed partitions' pending entries, to carry into the new ownership, and the hand-overs.
     mutating func assigned(
-        _ partitions: [KafkaTopicPartition], resuming: [KafkaTopicPartition: KafkaConsumer.ResumePoint]
+        _ partitions: [KafkaTopicPartition], resuming: [KafkaTopicPartition: Int64]
     ) -> (carried: [KafkaTopicPartition: Pending], handovers: [Handover]) {
         var carried: [KafkaTopicPartition: Pending] = [:]
         var handovers: [Handover] = []
         for partition in partitions {
-            guard let point = resuming[partition], let entry = pending.removeValue(forKey: partition) else { continue }
+            guard let offset = resuming[partition], let entry = pending.removeValue(forKey: partition) else { continue }
             carried[partition] = entry
-            let unfinished = Pending(committed: point.offset, end: entry.end).messages - point.finishedAbove.count
-            if unfinished > 0 { handovers.append(Handover(partition: partition, messages: unfinished)) }
+            let again = Pending(committed: offset, end: entry.end).messages
+            if again > 0 { handovers.append(Handover(partition: partition, messages: again)) }
         }
         return (carried, handovers + resolve())
     }

@@ -27,12 +27,6 @@ struct KafkaOffsetTracker: Sendable {
 
     var lowestInFlight: Int64? { head < pending.count ? pending[head] : nil }
 
-    /// The offsets above the committable one that completed, ascending: what reading again from the committable
-    /// offset would repeat.
-    var completedAboveCommittable: [Int64] {
-        pending.indices[head...].filter { finished[$0] }.map { pending[$0] }
-    }
-
     /// Records a delivered offset. Returns `false` (and changes nothing) if it is already in flight or completed
     /// below the committable position.
     @discardableResult

@@ -101,8 +101,8 @@ import Testing
     /// librdkafka's mock broker refused a commit.
     ///
     /// Every worker drains, stores and commits what it finished before it gives a partition up, and a partition
-    /// that comes back to the same worker resumes where that worker finished (skipping what it finished above); against
-    /// a real broker that repeats only what was finished above an event given back unsent. The 2.0.2 mock broker, though, refuses every offset commit from the moment a member joins until it
+    /// that comes back to the same worker resumes where that worker finished; against a real broker that repeats only
+    /// what was finished above an event given back unsent. The 2.0.2 mock broker, though, refuses every offset commit from the moment a member joins until it
     /// elects a leader (session timeout − 1 s later), so a partition that moves to another worker during a scale-out
     /// or a restart is repeated from the last commit before the join (the worker stops taking events at the first
     /// refused commit): those duplicates are the mock's, and each is among the events the workers say they handed

@@ -129,8 +129,8 @@ import Testing
     /// commit it makes on the revoke comes while the group rebalances, and the mock refuses it: the partitions that
     /// move are read again from batch 2 on by member 2, and member 1's `callpush_kafka_uncommitted_handed_over_total`
     /// says exactly how many messages that is. The first message of batch 2 in each partition it gives back instead
-    /// (as the worker gives back what it has not sent): a partition that comes back to member 1 resumes there, and
-    /// the rest of batch 2, finished above it, is not delivered again — only the given-back message is read again.
+    /// (as the worker gives back what it has not sent): a partition that comes back to member 1 resumes there and reads
+    /// the rest of batch 2 again too (delivered again, so the read-ahead sees any stop event among it), and counts it.
     @Test func handedOverCountsWhatTheNextOwnerReadsAgain() async throws {
         let partitions: Int32 = 4
         let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: partitions)
@@ -187,7 +187,7 @@ import Testing
         print("hand-over after a refused commit: read again \(readAgain) (by member 1 after resuming \(resumedReadAgain)), "
               + "member 1 counted \(handedOver)")
         #expect(readAgain > resumedReadAgain, "member 2 read nothing again: the commit on the revoke was not refused")
-        #expect(resumedReadAgain == 2, "member 1 resumed 2 partitions and reads again only their given-back messages")
+        #expect(resumedReadAgain == 200, "member 1 resumed 2 partitions at their given-back messages")
         #expect(handedOver == readAgain)
     }
 
