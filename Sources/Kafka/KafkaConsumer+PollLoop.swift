@@ -68,7 +68,7 @@ extension KafkaConsumer {
                 continue
             }
             takenBytes += raw.pointee.len + raw.pointee.key_len
-            let message = copyMessage(raw)
+            let message = KafkaMessage(copying: raw)
             rd_kafka_message_destroy(raw)
             // A partition (or all) reached its in-flight limit: hand over what we have and pause before taking more.
             if accept(message) { break }
@@ -130,41 +130,6 @@ extension KafkaConsumer {
         guard !batch.isEmpty else { return }
         delegate?.consumer(self, didReceive: batch)
         if state.withLock({ $0.reconcileNeeded }) { reconcilePauses() }
-    }
-
-    private func copyMessage(_ raw: UnsafeMutablePointer<rd_kafka_message_t>) -> KafkaMessage {
-        let topic = raw.pointee.rkt.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
-        let key: [UInt8]? = raw.pointee.key.map { pointer in
-            Array(UnsafeRawBufferPointer(start: pointer, count: raw.pointee.key_len))
-        }
-        let value: [UInt8] = raw.pointee.payload.map { pointer in
-            Array(UnsafeRawBufferPointer(start: pointer, count: raw.pointee.len))
-        } ?? []
-        var headers: [KafkaHeader] = []
-        var headerList: OpaquePointer?
-        if rd_kafka_message_headers(raw, &headerList) == RD_KAFKA_RESP_ERR_NO_ERROR, let headerList {
-            var index = 0
-            var name: UnsafePointer<CChar>?
-            var bytes: UnsafeRawPointer?
-            var size = 0
-            while rd_kafka_header_get_all(headerList, index, &name, &bytes, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
-                let headerValue = bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
-                headers.append(KafkaHeader(name: name.map { String(cString: $0) } ?? "", value: headerValue))
-                index += 1
-            }
-        }
-        var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
-        let timestamp = rd_kafka_message_timestamp(raw, &timestampType)
-        return KafkaMessage(
-            topic: topic,
-            partition: raw.pointee.partition,
-            offset: raw.pointee.offset,
-            key: key,
-            value: value,
-            headers: headers,
-            timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp,
-            generation: 0
-        )
     }
 
     /// Tracks a polled message and queues it for the delegate, unless its partition is gone, it is a duplicate, or

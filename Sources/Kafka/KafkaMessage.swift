@@ -1,3 +1,5 @@
+internal import CRdKafka
+
 /// A message handed out by a ``KafkaConsumer``. Complete it with ``KafkaConsumer/complete(_:)`` once processed
 /// (from any thread), or hand it back with ``KafkaConsumer/hold(_:until:)`` when it is not due yet.
 public struct KafkaMessage: Sendable {
@@ -65,6 +67,43 @@ public struct KafkaMessage: Sendable {
         self.timestampMilliseconds = timestampMilliseconds
         self.highWatermarkAtAssignment = nil
         self.generation = generation
+    }
+
+    /// Copies a librdkafka message (topic, partition, offset, key, value, headers, timestamp); `raw` stays the
+    /// caller's to destroy. Its generation is 0 until a consumer stamps it.
+    init(copying raw: UnsafeMutablePointer<rd_kafka_message_t>) {
+        let topic = raw.pointee.rkt.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
+        let key: [UInt8]? = raw.pointee.key.map { pointer in
+            Array(UnsafeRawBufferPointer(start: pointer, count: raw.pointee.key_len))
+        }
+        let value: [UInt8] = raw.pointee.payload.map { pointer in
+            Array(UnsafeRawBufferPointer(start: pointer, count: raw.pointee.len))
+        } ?? []
+        var headers: [KafkaHeader] = []
+        var headerList: OpaquePointer?
+        if rd_kafka_message_headers(raw, &headerList) == RD_KAFKA_RESP_ERR_NO_ERROR, let headerList {
+            var index = 0
+            var name: UnsafePointer<CChar>?
+            var bytes: UnsafeRawPointer?
+            var size = 0
+            while rd_kafka_header_get_all(headerList, index, &name, &bytes, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+                let headerValue = bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
+                headers.append(KafkaHeader(name: name.map { String(cString: $0) } ?? "", value: headerValue))
+                index += 1
+            }
+        }
+        var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
+        let timestamp = rd_kafka_message_timestamp(raw, &timestampType)
+        self.init(
+            topic: topic,
+            partition: raw.pointee.partition,
+            offset: raw.pointee.offset,
+            key: key,
+            value: value,
+            headers: headers,
+            timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp,
+            generation: 0
+        )
     }
 
     public var topicPartition: KafkaTopicPartition { KafkaTopicPartition(topic: topic, partition: partition) }

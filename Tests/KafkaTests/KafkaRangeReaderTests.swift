@@ -1,0 +1,178 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Kafka
+
+/// `KafkaRangeReader` against librdkafka's mock cluster: exact ranges of several partitions at once, the end of the
+/// log, stopping and replacing, a partition that does not exist, closing with the broker down, and the idle thread
+/// going away and coming back.
+@Suite struct KafkaRangeReaderTests {
+    /// What one range handed over and how it ended.
+    final class Recording: Sendable {
+        private let state = Mutex<(values: [String], offsets: [Int64], outcome: KafkaRangeReader.Outcome?)>(([], [], nil))
+
+        func each(stopAfter limit: Int = .max) -> @Sendable (KafkaMessage) -> Bool {
+            { [self] message in
+                state.withLock { state in
+                    guard state.offsets.count < limit else { return false }
+                    state.values.append(String(decoding: message.value, as: UTF8.self))
+                    state.offsets.append(message.offset)
+                    return true
+                }
+            }
+        }
+
+        var finished: @Sendable (KafkaRangeReader.Outcome) -> Void { { [self] outcome in state.withLock { $0.outcome = outcome } } }
+        var values: [String] { state.withLock { $0.values } }
+        var offsets: [Int64] { state.withLock { $0.offsets } }
+        var outcome: KafkaRangeReader.Outcome? { state.withLock { $0.outcome } }
+
+        /// The outcome, once there is one (waits up to 20 s).
+        func ended() async -> KafkaRangeReader.Outcome? {
+            await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { outcome != nil }
+            return outcome
+        }
+    }
+
+    static func reader(_ cluster: KafkaMockCluster, group: String, _ adjust: (inout KafkaRangeReaderConfiguration) -> Void = { _ in })
+        -> KafkaRangeReader
+    {
+        var configuration = KafkaRangeReaderConfiguration(
+            consumer: KafkaTestSupport.consumerConfiguration(cluster, group: group))
+        adjust(&configuration)
+        return KafkaRangeReader(configuration: configuration, logger: KafkaTestSupport.logger)
+    }
+
+    @Test func readsExactRangesOfSeveralPartitionsAtOnce() async throws {
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 2)
+        defer { cluster.close() }
+        // Partition 0 holds "0", "2", "4", … at offsets 0, 1, 2, …; partition 1 holds "1", "3", ….
+        #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 600, partitions: 2) == 0)
+        let reader = Self.reader(cluster, group: group)
+        defer { reader.close() }
+        let first = Recording(), second = Recording()
+        reader.read(KafkaTopicPartition(topic: topic, partition: 0), from: 50, to: 250, each: first.each(), finished: first.finished)
+        reader.read(KafkaTopicPartition(topic: topic, partition: 1), from: 0, to: 300, each: second.each(), finished: second.finished)
+        guard case .completed(let firstCount)? = await first.ended(), case .completed(let secondCount)? = await second.ended() else {
+            Issue.record("ranges did not complete: \(String(describing: first.outcome)), \(String(describing: second.outcome))")
+            return
+        }
+        #expect(firstCount == 200 && secondCount == 300)
+        #expect(first.offsets == Array(50..<250))
+        let firstValues: [String] = (50..<250).map { (offset: Int) in String(offset * 2) }
+        let secondValues: [String] = (0..<300).map { (offset: Int) in String(offset * 2 + 1) }
+        #expect(first.values == firstValues)
+        #expect(second.values == secondValues)
+        // The group was never joined: nothing was committed for it.
+        let consumer = RecordingDelegate.completingImmediately()
+        let check = try KafkaConsumer(topics: [topic], configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
+                                      delegate: consumer, logger: KafkaTestSupport.logger)
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { consumer.receivedCount == 600 })
+        #expect(consumer.received.first { $0.partition == 0 }?.offset == 0)
+        await check.close()
+    }
+
+    @Test func aRangePastTheLogEndsAtTheEndOfTheLog() async throws {
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 1)
+        defer { cluster.close() }
+        #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 100, partitions: 1) == 0)
+        let reader = Self.reader(cluster, group: group)
+        defer { reader.close() }
+        let range = Recording()
+        reader.read(KafkaTopicPartition(topic: topic, partition: 0), from: 90, to: 1_000, each: range.each(), finished: range.finished)
+        guard case .completed(let count)? = await range.ended() else {
+            Issue.record("did not complete: \(String(describing: range.outcome))")
+            return
+        }
+        #expect(count == 10 && range.offsets == Array(90..<100))
+    }
+
+    @Test func eachStopsARangeAndANewerRangeReplacesAnOlderOne() async throws {
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 1)
+        defer { cluster.close() }
+        #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 300, partitions: 1) == 0)
+        let reader = Self.reader(cluster, group: group)
+        defer { reader.close() }
+        let partition = KafkaTopicPartition(topic: topic, partition: 0)
+        let stopped = Recording()
+        reader.read(partition, from: 0, to: 300, each: stopped.each(stopAfter: 10), finished: stopped.finished)
+        guard case .stopped? = await stopped.ended() else {
+            Issue.record("not stopped: \(String(describing: stopped.outcome))")
+            return
+        }
+        #expect(stopped.offsets == Array(0..<10))
+
+        // A range that never ends on its own (its `each` blocks the first time until the second range is submitted).
+        let gate = DispatchSemaphore(value: 0)
+        let older = Recording(), newer = Recording()
+        let olderEach = older.each()
+        reader.read(partition, from: 0, to: 300, each: { message in
+            if message.offset == 0 { gate.wait() }
+            return olderEach(message)
+        }, finished: older.finished)
+        reader.read(partition, from: 200, to: 300, each: newer.each(), finished: newer.finished)
+        gate.signal()
+        guard case .stopped? = await older.ended(), case .completed(100)? = await newer.ended() else {
+            Issue.record("older \(String(describing: older.outcome)), newer \(String(describing: newer.outcome))")
+            return
+        }
+        #expect(newer.offsets == Array(200..<300))
+    }
+
+    @Test func aMissingPartitionFails() async throws {
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 1)
+        defer { cluster.close() }
+        let reader = Self.reader(cluster, group: group) { $0.stallTimeout = .seconds(1) }
+        defer { reader.close() }
+        let missing = Recording()
+        reader.read(KafkaTopicPartition(topic: topic, partition: 7), from: 0, to: 10, each: missing.each(), finished: missing.finished)
+        guard case .failed? = await missing.ended() else {
+            Issue.record("missing partition: \(String(describing: missing.outcome))")
+            return
+        }
+    }
+
+    @Test func closingFailsTheOpenRangesAndEveryLaterOne() async throws {
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 1)
+        defer { cluster.close() }
+        #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 10, partitions: 1) == 0)
+        // The broker is down: the range gets nothing and waits (up to its 5 s stall timeout) until the reader closes.
+        try cluster.setBrokerDown(1)
+        let reader = Self.reader(cluster, group: group)
+        let waiting = Recording()
+        reader.read(KafkaTopicPartition(topic: topic, partition: 0), from: 0, to: 10, each: waiting.each(), finished: waiting.finished)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(waiting.outcome == nil)
+        reader.close()
+        guard case .failed(let error)? = waiting.outcome, error.code == .closed else {
+            Issue.record("open range at close: \(String(describing: waiting.outcome))")
+            return
+        }
+        let late = Recording()
+        reader.read(KafkaTopicPartition(topic: topic, partition: 0), from: 0, to: 10, each: late.each(), finished: late.finished)
+        guard case .failed(let lateError)? = late.outcome, lateError.code == .closed else {
+            Issue.record("range after close: \(String(describing: late.outcome))")
+            return
+        }
+    }
+
+    @Test func anIdleReaderStopsItsThreadAndStartsItAgain() async throws {
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 1)
+        defer { cluster.close() }
+        #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 20, partitions: 1) == 0)
+        let reader = Self.reader(cluster, group: group) { $0.idleTimeout = .milliseconds(300) }
+        defer { reader.close() }
+        let partition = KafkaTopicPartition(topic: topic, partition: 0)
+        for round in 0..<2 {
+            let range = Recording()
+            reader.read(partition, from: 0, to: 20, each: range.each(), finished: range.finished)
+            guard case .completed(20)? = await range.ended() else {
+                Issue.record("round \(round): \(String(describing: range.outcome))")
+                return
+            }
+            #expect(reader.hasThread)
+            #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(10)) { !reader.hasThread }, "round \(round)")
+        }
+    }
+}
