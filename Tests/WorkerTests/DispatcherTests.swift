@@ -82,6 +82,48 @@ final class HoldingProducer: RecordProducer {
     }
 }
 
+/// A backlog scanner whose scans the test runs: it records each request and, when told, reads them from `log`.
+final class ScriptedScanner: BacklogScanner {
+    struct Request: Sendable {
+        let partition: Int32
+        let range: Range<Int64>
+        let each: @Sendable ([UInt8]) -> Bool
+        let finished: @Sendable (BacklogScanOutcome) -> Void
+    }
+
+    private let requests = Mutex<[Request]>([])
+
+    func scan(
+        topic: String, partition: Int32, from: Int64, to: Int64, each: @escaping @Sendable ([UInt8]) -> Bool,
+        finished: @escaping @Sendable (BacklogScanOutcome) -> Void
+    ) {
+        requests.withLock { $0.append(Request(partition: partition, range: from..<to, each: each, finished: finished)) }
+    }
+
+    var ranges: [Range<Int64>] { requests.withLock { $0.map(\.range) } }
+
+    /// Runs the oldest request over `log` (values by offset): hands its range's values to `each` until it says stop,
+    /// then finishes it (failed instead when `fail`). Returns how many values `each` took.
+    @discardableResult
+    func runNext(over log: [Int64: String], fail: Bool = false) -> Int {
+        let request = requests.withLock { $0.removeFirst() }
+        guard !fail else {
+            request.finished(BacklogScanOutcome(.failed, failure: "broker down"))
+            return 0
+        }
+        var taken = 0
+        for offset in request.range {
+            guard request.each(Array((log[offset] ?? "").utf8)) else {
+                request.finished(BacklogScanOutcome(.stopped))
+                return taken
+            }
+            taken += 1
+        }
+        request.finished(BacklogScanOutcome(.completed))
+        return taken
+    }
+}
+
 extension APNsResult {
     static let ok = APNsResult(disposition: .delivered, status: 200, reason: nil)
     static let unavailable = APNsResult(disposition: .retryLater, status: 503, reason: "ServiceUnavailable")
@@ -108,12 +150,12 @@ final class Outcomes: Sendable {
 
     func dispatcher(
         _ sender: any PushSender, _ producer: any RecordProducer, registry: MetricsRegistry = MetricsRegistry(),
-        configure: (inout DispatcherConfiguration) -> Void = { _ in }
+        scanner: (any BacklogScanner)? = nil, configure: (inout DispatcherConfiguration) -> Void = { _ in }
     ) -> Dispatcher {
         var configuration = DispatcherConfiguration()
         configuration.produceRetryInitial = .milliseconds(10)
         configure(&configuration)
-        return Dispatcher(configuration: configuration, sender: sender, producer: producer,
+        return Dispatcher(configuration: configuration, sender: sender, producer: producer, scanner: scanner,
                           metrics: WorkerMetrics(registry: registry), clock: clock)
     }
 
@@ -313,6 +355,89 @@ final class Outcomes: Sendable {
         let released = await Eventually.waitUntil(timeout: .seconds(5)) { outcomes["c-1"] == [.delivered] }
         #expect(released)
         #expect(ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"timeout\"}", in: registry.exposition()) == 1)
+    }
+
+    /// A backlog of 100 records whose first incoming calls exceed the read-ahead's limit (2), with the hang-up of
+    /// the first one far behind them: the backlog scan marks that call ended before anything of the partition rings,
+    /// so the limit lets nothing go early and the call never rings (`look_ahead`); the others go once the scan is
+    /// complete, and the hang-up itself goes when the consumer reaches it.
+    @Test func aBacklogScanEndsCallsBeyondTheReadAheadsLimitBeforeTheyRing() {
+        let sender = ScriptedSender()
+        let outcomes = Outcomes()
+        let registry = MetricsRegistry()
+        let scanner = ScriptedScanner()
+        let dispatcher = dispatcher(sender, RecordingProducer(), registry: registry, scanner: scanner) {
+            $0.readAhead.maxHeldPerPartition = 2
+        }
+        var log: [Int64: String] = [:]
+        for offset in Int64(0)..<100 { log[offset] = Fixtures.eventJSON(eventID: "e-\(offset)", callID: "c-\(offset)") }
+        log[60] = Fixtures.eventJSON(type: "hangup", eventID: "e-hangup", callID: "c-0")
+        dispatcher.assigned(lanes: [0])
+        func consume(_ offset: Int64) {
+            var event = record(log[offset]!, offset: offset)
+            event.highWatermarkAtAssignment = 100
+            dispatcher.handle(event, done: outcomes.callback("\(offset)"))
+        }
+        for offset in Int64(0)..<5 { consume(offset) }
+        #expect(scanner.ranges == [0..<100], "one scan, from the first record to the high watermark at assignment")
+        #expect(sender.sent.isEmpty, "the limit lets nothing go while the scan runs")
+        #expect(scanner.runNext(over: log) == 100)
+        #expect(outcomes["0"] == [.cancelled], "its hang-up is at offset 60")
+        #expect((1..<5).allSatisfy { outcomes["\($0)"] == [.delivered] })
+        consume(5)
+        #expect(outcomes["5"] == [.delivered], "nothing waits after a complete scan")
+        consume(60)
+        #expect(outcomes["60"] == [.delivered], "the hang-up goes")
+        let exposition = registry.exposition()
+        #expect(ExpositionSeries.value("callpush_cancellations_total{reason=\"look_ahead\"}", in: exposition) == 1)
+        #expect(ExpositionSeries.value("callpush_read_ahead_scans_total{result=\"completed\"}", in: exposition) == 1)
+        #expect(ExpositionSeries.value("callpush_read_ahead_scan_ended_calls_total", in: exposition) == 1)
+        #expect(ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"limit\"}", in: exposition) == 0)
+    }
+
+    /// A scan that fails turns the lane back into the bounded read-ahead: held past its limit, it lets them go
+    /// early (counted), and the failure is counted.
+    @Test func aFailedBacklogScanFallsBackToTheBoundedReadAhead() {
+        let sender = ScriptedSender()
+        let outcomes = Outcomes()
+        let registry = MetricsRegistry()
+        let scanner = ScriptedScanner()
+        let dispatcher = dispatcher(sender, RecordingProducer(), registry: registry, scanner: scanner) {
+            $0.readAhead.maxHeldPerPartition = 2
+        }
+        dispatcher.assigned(lanes: [0])
+        for offset in Int64(0)..<3 {
+            var event = record(Fixtures.eventJSON(eventID: "e-\(offset)", callID: "c-\(offset)"), offset: offset)
+            event.highWatermarkAtAssignment = 100
+            dispatcher.handle(event, done: outcomes.callback("\(offset)"))
+        }
+        #expect(sender.sent.isEmpty)
+        scanner.runNext(over: [:], fail: true)
+        #expect((0..<3).allSatisfy { outcomes["\($0)"] == [.delivered] })
+        let exposition = registry.exposition()
+        #expect(ExpositionSeries.value("callpush_read_ahead_scans_total{result=\"failed\"}", in: exposition) == 1)
+        #expect(ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"limit\"}", in: exposition) == 3)
+    }
+
+    /// A scan still running when the consumer has read through the backlog, or when the partition is revoked, is
+    /// told to stop at its next record.
+    @Test func aBacklogScanStopsOnceItIsNoLongerNeeded() {
+        let scanner = ScriptedScanner()
+        let outcomes = Outcomes()
+        let dispatcher = dispatcher(ScriptedSender(), RecordingProducer(), scanner: scanner)
+        let log = Dictionary(uniqueKeysWithValues: (Int64(0)..<3).map { ($0, Fixtures.eventJSON(eventID: "e-\($0)", callID: "c-\($0)")) })
+        dispatcher.assigned(lanes: [0, 1])
+        for (lane, offset) in [(Int32(0), Int64(0)), (0, 1), (0, 2), (1, 0)] {
+            var event = record(log[offset]!, offset: offset)
+            event.partition = lane
+            event.highWatermarkAtAssignment = 3
+            dispatcher.handle(event, done: outcomes.callback("\(lane)-\(offset)"))
+        }
+        #expect(scanner.ranges == [0..<3, 0..<3])
+        #expect((0..<3).allSatisfy { outcomes["0-\($0)"] == [.delivered] }, "read through: the last record ends it")
+        #expect(scanner.runNext(over: log) == 0)
+        dispatcher.revoked(lanes: [1])
+        #expect(scanner.runNext(over: log) == 0)
     }
 
     /// A revoked partition's held events are given back unprocessed (the next owner reads ahead through them): never

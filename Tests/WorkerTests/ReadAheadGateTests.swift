@@ -4,11 +4,13 @@ import Testing
 @testable import Worker
 
 @Suite struct ReadAheadGateTests {
-    func gate(perPartition: Int = 500, total: Int = 5_000, timeout: Duration = .seconds(5)) -> ReadAheadGate<Int> {
+    /// A gate without backlog scans (the bounded read-ahead) unless `scans`.
+    func gate(perPartition: Int = 500, total: Int = 5_000, timeout: Duration = .seconds(5), scans: Bool = false) -> ReadAheadGate<Int> {
         var configuration = ReadAheadGate<Int>.Configuration()
         configuration.maxHeldPerPartition = perPartition
         configuration.maxHeld = total
         configuration.timeout = timeout
+        configuration.scansBacklog = scans
         return ReadAheadGate(configuration: configuration)
     }
 
@@ -70,5 +72,55 @@ import Testing
         #expect(gate.revoke(lanes: [0]) == [1])
         #expect(gate.releaseAll() == [2])
         #expect(gate.heldCount == 0)
+    }
+
+    /// With scans, a lane's first record asks for one over its backlog (none without a backlog); while it runs the
+    /// limits let nothing of that lane go (other lanes are bounded as before) and the timer waits for it.
+    @Test func aScanIsAskedForOnceAndHoldsBeyondTheLimits() throws {
+        let gate = gate(perPartition: 2, total: 3, timeout: .milliseconds(1), scans: true)
+        _ = gate.assign(lanes: [0, 1, 2])
+        #expect(gate.offer(1, lane: 2, offset: 9, isCallsTopic: true, highWatermark: 10, isIncoming: true).scan == nil,
+                "no backlog, no scan")
+        let retry = gate.offer(2, lane: 0, offset: 3, isCallsTopic: false, highWatermark: 7, isIncoming: true)
+        #expect(retry.scan == nil && !retry.passes, "a retry tier record does not measure the backlog")
+        let first = gate.offer(3, lane: 0, offset: 40, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+        let scan = try #require(first.scan)
+        #expect(scan.from == 40 && scan.to == 100 && !first.passes)
+        for item in 4...6 {
+            let verdict = gate.offer(item, lane: 0, offset: Int64(37 + item), isCallsTopic: true, highWatermark: 100, isIncoming: true)
+            #expect(!verdict.passes && verdict.released.isEmpty && verdict.scan == nil, "held while scanning: \(item)")
+        }
+        // Lane 1 holds a retry tier's record before its calls partition delivered anything: not scanning.
+        let other = gate.offer(7, lane: 1, offset: 0, isCallsTopic: false, highWatermark: 100, isIncoming: true)
+        #expect(other.released == [7] && other.releasedAtLimit, "all lanes' bound lets go only the lane not scanning")
+        #expect(gate.isScanning(lane: 0, generation: scan.generation))
+        Thread.sleep(forTimeInterval: 0.01)
+        guard case .later = gate.expire(lane: 0, epoch: try #require(retry.timerEpoch)) else {
+            Issue.record("the timer must wait for the scan")
+            return
+        }
+        let done = gate.scanFinished(lane: 0, generation: scan.generation, completed: true)
+        #expect(done.released == [2, 3, 4, 5, 6] && !done.releasedAtLimit)
+        #expect(!gate.isScanning(lane: 0, generation: scan.generation))
+        #expect(gate.offer(8, lane: 0, offset: 44, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes)
+    }
+
+    /// A failed scan leaves a bounded read-ahead (letting go at once what exceeds the limit); results for another
+    /// assignment of the lane, or after the lane read through its backlog, change nothing.
+    @Test func aFailedOrStaleScanResult() throws {
+        let gate = gate(perPartition: 2, scans: true)
+        _ = gate.assign(lanes: [0])
+        let old = try #require(gate.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 10, isIncoming: true).scan)
+        #expect(gate.revoke(lanes: [0]) == [1])
+        _ = gate.assign(lanes: [0])
+        let scan = try #require(gate.offer(2, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 10, isIncoming: true).scan)
+        #expect(scan.generation != old.generation && !gate.isScanning(lane: 0, generation: old.generation))
+        #expect(gate.scanFinished(lane: 0, generation: old.generation, completed: true).released.isEmpty, "stale")
+        _ = gate.offer(3, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 10, isIncoming: true)
+        let failed = gate.scanFinished(lane: 0, generation: scan.generation, completed: false)
+        #expect(failed.released == [2, 3] && failed.releasedAtLimit)
+        #expect(!gate.offer(4, lane: 0, offset: 2, isCallsTopic: true, highWatermark: 10, isIncoming: true).passes, "still reading ahead")
+        #expect(gate.offer(5, lane: 0, offset: 9, isCallsTopic: true, highWatermark: 10, isIncoming: true).released == [4])
+        #expect(gate.scanFinished(lane: 0, generation: scan.generation, completed: true).released.isEmpty, "read through")
     }
 }

@@ -11,6 +11,9 @@ struct ReadAheadConfiguration: Sendable, Hashable {
     /// ahead and lets them go. Reading ahead normally ends in milliseconds (when the backlog is read); this bounds
     /// the delay when it cannot (a stalled broker, a paused partition). Default: 5 s.
     var timeout: Duration = .seconds(5)
+    /// Scan a newly assigned partition's backlog for stop events beside the consumer (when the worker has a scanner),
+    /// so the limits above do not decide whether a call in a long backlog rings after its hang-up. Default: true.
+    var scansBacklog = true
 
     init() {}
 }

@@ -12,10 +12,18 @@ import Synchronization
 ///   event of the lane (calls topic or retry tier) is held while the calls partition has not delivered the record
 ///   just below that end; every other event passes at once.
 /// - Once that record arrives, the held events are released in order, before it, and nothing is held again.
+/// - Scanning (when ``Configuration/scansBacklog``): the verdict of a lane's first record asks the caller to scan
+///   the calls partition's backlog, `[that record's offset, end)`, for stop events (``Verdict/scan``) beside the
+///   consumer. Once the caller has marked those calls ended and reports the scan complete
+///   (``scanFinished(lane:generation:completed:)``), the held events are released and nothing is held again; they and
+///   every later event meet the marks, whatever the backlog's length. Reading through the backlog first ends the
+///   read-ahead as before.
 /// - Bounds: a lane holding ``Configuration/maxHeldPerPartition`` events, or all lanes together
-///   ``Configuration/maxHeld``, release what they hold (and keep reading ahead); a lane whose calls partition
-///   delivers nothing for ``Configuration/timeout`` while it holds events releases them and stops holding (the
-///   caller asks with ``expire(lane:epoch:)``).
+///   ``Configuration/maxHeld``, release what they hold (and keep reading ahead) — except lanes whose scan is under
+///   way, which hold on (the consumer pauses their partitions at its in-flight limits; the scan does not need them);
+///   a lane whose calls partition delivers nothing for ``Configuration/timeout`` while it holds events, and no scan
+///   is under way, releases them and stops holding (the caller asks with ``expire(lane:epoch:)``). A scan that fails
+///   turns its lane back into a bounded read-ahead.
 /// - A revoked lane returns what it holds: the caller gives those events back unprocessed, so the partition's
 ///   next owner reads ahead through them itself.
 ///
@@ -35,6 +43,17 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         /// ``released`` are let go early: a lane (or all lanes together) held as many as the limits allow before
         /// the lane had read through its backlog.
         var releasedAtLimit = false
+        /// Set on a lane's first record when it has a backlog: scan it for stop events, then call
+        /// ``ReadAheadGate/scanFinished(lane:generation:completed:)``.
+        var scan: Scan?
+    }
+
+    /// A calls partition's backlog to scan for stop events: offsets `from ..< to` of the lane's assignment
+    /// `generation`.
+    struct Scan: Sendable, Hashable {
+        var from: Int64
+        var to: Int64
+        var generation: UInt64
     }
 
     private struct Lane {
@@ -45,6 +64,10 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         var lastProgress = ContinuousClock.now
         /// Changes whenever the held events are let go, so a stale timer finds nothing to do.
         var epoch: UInt64 = 0
+        /// Tells this assignment of the lane from earlier and later ones (a late scan result finds nothing to do).
+        var generation: UInt64
+        /// A backlog scan is under way: the limits do not let the held events go.
+        var scanning = false
     }
 
     private struct State {
@@ -69,7 +92,8 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
             var released: [Item] = []
             for lane in lanes {
                 released += Self.takeHeld(lane, in: &state)
-                state.lanes[lane] = Lane()
+                state.lanes[lane] = Lane(generation: state.nextEpoch)
+                state.nextEpoch += 1
             }
             return released
         }
@@ -94,6 +118,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
             for lane in state.lanes.keys.sorted() {
                 released += Self.takeHeld(lane, in: &state)
                 state.lanes[lane]?.caughtUp = true
+                state.lanes[lane]?.scanning = false
             }
             return released
         }
@@ -110,18 +135,27 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
     ) -> Verdict {
         state.withLock { state in
             guard var current = state.lanes[lane], !current.caughtUp else { return Verdict(passes: true) }
+            var scan: Scan?
             if isCallsTopic {
                 current.lastProgress = .now
-                if current.end == nil { current.end = highWatermark ?? 0 }
+                if current.end == nil {
+                    let end = highWatermark ?? 0
+                    current.end = end
+                    if configuration.scansBacklog && offset + 1 < end {
+                        current.scanning = true
+                        scan = Scan(from: offset, to: end, generation: current.generation)
+                    }
+                }
                 if offset + 1 >= current.end! {
                     current.caughtUp = true
+                    current.scanning = false
                     state.lanes[lane] = current
                     return Verdict(released: Self.takeHeld(lane, in: &state), passes: true)
                 }
             }
             guard isIncoming else {
                 state.lanes[lane] = current
-                return Verdict(passes: true)
+                return Verdict(passes: true, scan: scan)
             }
             state.held[lane, default: []].append(item)
             state.heldTotal += 1
@@ -133,15 +167,21 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
                 timerEpoch = current.epoch
             }
             state.lanes[lane] = current
-            if count >= configuration.maxHeldPerPartition {
-                return Verdict(released: Self.takeHeld(lane, in: &state), passes: false, releasedAtLimit: true)
+            if count >= configuration.maxHeldPerPartition && !current.scanning {
+                return Verdict(released: Self.takeHeld(lane, in: &state), passes: false, releasedAtLimit: true, scan: scan)
             }
             if state.heldTotal >= configuration.maxHeld {
                 var released: [Item] = []
-                for other in state.held.keys.sorted() { released += Self.takeHeld(other, in: &state) }
-                return Verdict(released: released, passes: false, releasedAtLimit: true)
+                for other in state.held.keys.sorted() where state.lanes[other]?.scanning != true {
+                    released += Self.takeHeld(other, in: &state)
+                }
+                if !released.isEmpty {
+                    let stillHeld = state.held[lane] != nil
+                    return Verdict(released: released, passes: false, timerEpoch: stillHeld ? timerEpoch : nil,
+                                   releasedAtLimit: true, scan: scan)
+                }
             }
-            return Verdict(passes: false, timerEpoch: timerEpoch)
+            return Verdict(passes: false, timerEpoch: timerEpoch, scan: scan)
         }
     }
 
@@ -160,10 +200,39 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
     func expire(lane: Int32, epoch: UInt64) -> Expiry {
         state.withLock { state in
             guard let current = state.lanes[lane], current.epoch == epoch, state.held[lane] != nil else { return .nothing }
+            // The scan decides (and fails after its own stall timeout); its partition may be paused meanwhile.
+            if current.scanning { return .later(configuration.timeout) }
             let idle = ContinuousClock.now - current.lastProgress
             if idle < configuration.timeout { return .later(configuration.timeout - idle) }
             state.lanes[lane]?.caughtUp = true
             return .released(Self.takeHeld(lane, in: &state))
+        }
+    }
+
+    /// Whether the scan of `lane`'s assignment `generation` is still wanted (the lane has not read through its
+    /// backlog, nor been revoked or assigned again).
+    func isScanning(lane: Int32, generation: UInt64) -> Bool {
+        state.withLock { state in
+            guard let current = state.lanes[lane] else { return false }
+            return current.generation == generation && current.scanning
+        }
+    }
+
+    /// The scan of `lane`'s backlog ended. `completed`: every stop event in it is known (the caller marked those
+    /// calls ended), so the lane stops reading ahead and its held events are released. Otherwise the lane goes on as
+    /// a bounded read-ahead (``Verdict/releasedAtLimit`` if it already holds as many as its limit allows). A result
+    /// for an earlier assignment, or after the lane read through its backlog, finds nothing to do.
+    func scanFinished(lane: Int32, generation: UInt64, completed: Bool) -> Verdict {
+        state.withLock { state in
+            guard var current = state.lanes[lane], current.generation == generation, current.scanning else {
+                return Verdict(passes: false)
+            }
+            current.scanning = false
+            if completed { current.caughtUp = true }
+            state.lanes[lane] = current
+            if completed { return Verdict(released: Self.takeHeld(lane, in: &state), passes: false) }
+            guard (state.held[lane]?.count ?? 0) >= configuration.maxHeldPerPartition else { return Verdict(passes: false) }
+            return Verdict(released: Self.takeHeld(lane, in: &state), passes: false, releasedAtLimit: true)
         }
     }
 

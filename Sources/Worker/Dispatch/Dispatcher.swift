@@ -82,6 +82,8 @@ final class Dispatcher: Sendable {
     private let router: OutcomeRouter
     private let tracker: CallTracker<Pending>
     private let gate: ReadAheadGate<Pending>
+    /// Reads newly assigned partitions' backlogs for stop events (nil: the read-ahead is bounded by its limits).
+    private let scanner: (any BacklogScanner)?
     private let ledger = InFlightLedger()
     /// Finished events, until the consumer's thread frees them (``releaseFinished()``).
     private let finished = HomeThreadReleaser<Pending>()
@@ -106,6 +108,7 @@ final class Dispatcher: Sendable {
         configuration: DispatcherConfiguration = DispatcherConfiguration(),
         sender: any PushSender,
         producer: any RecordProducer,
+        scanner: (any BacklogScanner)? = nil,
         metrics: WorkerMetrics,
         clock: any WallClock = SystemWallClock(),
         logger: Logger = .disabled
@@ -115,7 +118,10 @@ final class Dispatcher: Sendable {
         self.mapper = Mutex(PushMapper(configuration: configuration.mapping))
         self.router = OutcomeRouter(configuration: configuration.routing)
         self.tracker = CallTracker(configuration: configuration.calls, clock: clock)
-        self.gate = ReadAheadGate(configuration: configuration.readAhead)
+        var readAhead = configuration.readAhead
+        if scanner == nil { readAhead.scansBacklog = false }
+        self.gate = ReadAheadGate(configuration: readAhead)
+        self.scanner = scanner
         self.sender = sender
         self.batchSender = sender as? any BatchPushSender
         self.producer = producer
@@ -326,6 +332,54 @@ final class Dispatcher: Sendable {
         admitReleased(verdict.released, outbox: outbox)
         if verdict.passes { admit(pending, outbox: outbox) }
         if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
+        if let scan = verdict.scan { scanBacklog(scan, of: pending.record) }
+    }
+
+    /// Scans the backlog of the calls partition `first` (its first record since the assignment) comes from: each stop
+    /// event in it marks its call ended in the tracker; once the scan is complete the read-ahead lets the partition's
+    /// held incoming calls go, and they (and every later one) meet those marks, however long the backlog.
+    private func scanBacklog(_ scan: ReadAheadGate<Pending>.Scan, of first: InboundRecord) {
+        guard let scanner else { return }
+        let lane = first.partition
+        let started = ContinuousClock.now
+        let tally = ScanTally()
+        scanner.scan(topic: first.topic, partition: lane, from: scan.from, to: scan.to) { [weak self] value in
+            guard let self, gate.isScanning(lane: lane, generation: scan.generation) else { return false }
+            tally.records.add(1, ordering: .relaxed)
+            if let event = try? decoder.decode(value), event.type.stopsRinging {
+                tracker.markEnded(callID: event.callID)
+                tally.endedCalls.add(1, ordering: .relaxed)
+            }
+            return true
+        } finished: { [weak self] outcome in
+            guard let self else { return }
+            let verdict = gate.scanFinished(lane: lane, generation: scan.generation, completed: outcome.result == .completed)
+            let seconds = (ContinuousClock.now - started).inSeconds
+            let records = tally.records.load(ordering: .relaxed), endedCalls = tally.endedCalls.load(ordering: .relaxed)
+            metrics.readAheadScans[outcome.result]?.increment()
+            metrics.readAheadScanDuration.observe(seconds)
+            metrics.readAheadScanEndedCalls.increment(by: endedCalls)
+            if verdict.releasedAtLimit { metrics.readAheadReleasedEarly[.limit]?.increment(by: verdict.released.count) }
+            var metadata: Logger.Metadata = [
+                "kafka.topic": first.topic, "kafka.partition": String(lane), "kafka.offsets": "\(scan.from)..<\(scan.to)",
+                "read_ahead.scanned": String(records), "read_ahead.ended_calls": String(endedCalls),
+                "read_ahead.held": String(verdict.released.count), "read_ahead.ms": String(Int(seconds * 1000)),
+            ]
+            switch outcome.result {
+            case .completed: logger.info("backlog scanned for hang-ups", metadata: metadata)
+            case .stopped: logger.debug("backlog scan stopped: read through or revoked first", metadata: metadata)
+            case .failed:
+                metadata["error"] = outcome.failure ?? "unknown"
+                logger.warning("backlog scan failed; the read-ahead is bounded by its limits", metadata: metadata)
+            }
+            admitReleased(verdict.released)
+        }
+    }
+
+    /// What one backlog scan read.
+    private final class ScanTally: Sendable {
+        let records = Atomic<Int>(0)
+        let endedCalls = Atomic<Int>(0)
     }
 
     /// Admits events the read-ahead held: a cancellation of one of them is the look-ahead's doing.

@@ -41,6 +41,12 @@ public struct WorkerMetrics: Sendable {
     }
     /// `callpush_read_ahead_released_early_total{reason}`.
     let readAheadReleasedEarly: [ReadAheadCutShort: Counter]
+    /// `callpush_read_ahead_scans_total{result}`: backlog scans of newly assigned partitions, by how they ended.
+    let readAheadScans: [BacklogScanOutcome.Result: Counter]
+    /// `callpush_read_ahead_scan_seconds`: how long each backlog scan took, from the partition's first record.
+    let readAheadScanDuration: Histogram
+    /// `callpush_read_ahead_scan_ended_calls_total`: stop events the backlog scans found (their calls marked ended).
+    let readAheadScanEndedCalls: Counter
     /// `callpush_key_mismatches_total`: events whose Kafka key is not their call id (sent all the same).
     let keyMismatches: Counter
     /// `callpush_events_created_ahead_total`: events whose `created_at` was more than 1 s ahead of the worker's clock.
@@ -84,6 +90,18 @@ public struct WorkerMetrics: Sendable {
             help: "Incoming calls the read-ahead let go before it had read through their partition's backlog (a stop "
                 + "event further on is not known before they ring), by reason: limit (held events), timeout (no progress).",
             label: "reason", keys: ReadAheadCutShort.allCases, value: \.rawValue)
+        readAheadScans = registry.counters(
+            "callpush_read_ahead_scans_total",
+            help: "Scans of a newly assigned partition's backlog for stop events, by result: completed (its incoming calls "
+                + "then go, meeting those hang-ups), stopped (read through or revoked first), failed (a bounded read-ahead instead).",
+            label: "result", keys: BacklogScanOutcome.Result.allCases, value: \.rawValue)
+        readAheadScanDuration = registry.histogram(
+            "callpush_read_ahead_scan_seconds",
+            help: "Time each backlog scan took, from the partition's first record to its end; its incoming calls wait meanwhile.",
+            buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
+        readAheadScanEndedCalls = registry.counter(
+            "callpush_read_ahead_scan_ended_calls_total",
+            help: "Stop events found by backlog scans: their calls are marked ended before their incoming events are read.")
         cancellations = registry.counters(
             "callpush_cancellations_total",
             help: "Incoming events not sent because their call had ended (rings after a hang-up prevented), by reason.",

@@ -14,6 +14,8 @@ public final class WorkerService: KafkaConsumerDelegate {
     public let configuration: WorkerConfiguration
     let dispatcher: Dispatcher
     private let producer: KafkaProducer
+    /// Reads newly assigned partitions' backlogs for the read-ahead (its librdkafka consumer only while it reads).
+    private let rangeReader: KafkaRangeReader
     private let consumerBox = Mutex<KafkaConsumer?>(nil)
     private let clock: any WallClock
     private let logger: Logger
@@ -50,9 +52,12 @@ public final class WorkerService: KafkaConsumerDelegate {
         let limits = configuration.consumer.backPressure
         dispatching.readAhead.maxHeldPerPartition = max(1, min(dispatching.readAhead.maxHeldPerPartition, limits.maxInFlightPerPartition / 2))
         dispatching.readAhead.maxHeld = max(1, min(dispatching.readAhead.maxHeld, limits.maxInFlight / 2))
+        let rangeReader = KafkaRangeReader(configuration: KafkaRangeReaderConfiguration(consumer: configuration.consumer), logger: logger)
+        self.rangeReader = rangeReader
         let dispatcher = Dispatcher(
             configuration: dispatching, sender: sender, producer: KafkaRecordProducer(producer: producer),
-            metrics: WorkerMetrics(registry: registry), clock: clock, logger: logger
+            scanner: KafkaBacklogScanner(reader: rangeReader), metrics: WorkerMetrics(registry: registry), clock: clock,
+            logger: logger
         )
         self.dispatcher = dispatcher
         let oldest = registry.gauge(
@@ -98,6 +103,7 @@ public final class WorkerService: KafkaConsumerDelegate {
         let consumer = consumerBox.withLock { $0 }
         logger.info("worker draining", metadata: ["worker.in_flight": String(dispatcher.inFlightCount)])
         dispatcher.giveBackHeld()
+        rangeReader.close()
         await consumer?.close()
         dispatcher.stop()
         _ = await producer.flush(timeout: configuration.producerFlushTimeout)
