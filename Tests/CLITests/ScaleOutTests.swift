@@ -95,6 +95,30 @@ import Testing
         #expect(verdict.ringsAfterHangUp == 0)
     }
 
+    /// (e) A backlog far longer than the read-ahead may hold (a worker joining after a long rebalance or outage):
+    /// 600 calls on 2 partitions, each hung up 300 calls later, are in the log when the only worker starts with
+    /// `--worker-max-in-flight 60` (the read-ahead holds 30 per partition). Its backlog scans find the hang-ups
+    /// before any incoming call of the partition goes: none of the 300 hung-up calls rings, the other 300 do, and
+    /// the read-ahead lets nothing go early. (Without the scans it let thousands go at 800 calls/s, see (d).)
+    @Test func aBacklogBeyondTheReadAheadsLimitNeverRingsItsEndedCalls() async throws {
+        let bed = try ScaleOutBed(partitions: 2, latencyMilliseconds: 5, extraWorkerArguments: ["--worker-max-in-flight", "60"])
+        try bed.produceCalls(600, hangUpLag: 300)
+        try bed.startWorker("a")
+        let verdict = try await bed.verdict()
+        let rang = Set(bed.deliveries().filter { $0.pushType == 1 }.map(\.callID))
+        let ended = (0..<300).filter { rang.contains("call-\($0)") }.count
+        let ringing = (300..<600).filter { rang.contains("call-\($0)") }.count
+        let scans = bed.metric("a", "callpush_read_ahead_scans_total{result=\"completed\"}") ?? 0
+        let releasedEarly = bed.readAheadReleasedEarly
+        print("backlog of 600 calls, 300 hung up: \(verdict); ended calls rang \(ended), live ones \(ringing); "
+              + "scans \(Int(scans)), let go early \(releasedEarly)")
+        #expect(verdict.lost == 0, "\(bed.logs)")
+        #expect(ended == 0, "\(bed.logs)")
+        #expect(ringing == 300)
+        #expect(scans >= 2, "one scan per partition")
+        #expect(releasedEarly == 0)
+    }
+
     /// (d) Scale out 1 → 3 and in 3 → 1 with SIGTERM during traffic, then a rolling restart one worker at a time
     /// (each step waits, traffic flowing, until the group has settled, as a rollout waits for readiness): nothing
     /// lost, nothing rings after its hang-up, all three workers share the calls; pushes sent twice only where

@@ -161,7 +161,7 @@ import Testing
         let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 1)
         defer { cluster.close() }
         #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 20, partitions: 1) == 0)
-        let reader = Self.reader(cluster, group: group) { $0.idleTimeout = .milliseconds(300) }
+        let reader = Self.reader(cluster, group: group) { $0.idleTimeout = .seconds(2) }
         defer { reader.close() }
         let partition = KafkaTopicPartition(topic: topic, partition: 0)
         for round in 0..<2 {
