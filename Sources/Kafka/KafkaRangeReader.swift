@@ -6,6 +6,12 @@ public import Telemetry
 /// Reads given offset ranges of partitions, outside any consumer group and beside it: a worker reads the backlog of
 /// a partition it was just assigned ahead of its own consumer, which must not wait for it.
 ///
+/// It uses librdkafka's simple consumer (`rd_kafka_consume_start_queue` / `rd_kafka_consume_stop`, one queue per
+/// range), not `rd_kafka_assign`: no group id, no coordinator, and no assignment state machine. (A first version
+/// assigned and unassigned partitions as ranges came and went, and librdkafka 2.0.2 aborted a worker in
+/// `rd_kafka_assignment_partition_stopped` — an assignment changed again while a removal's stop was pending,
+/// librdkafka #5573, fixed in 2.15.)
+///
 /// Each ``read(_:from:to:each:finished:)`` hands the records of `[from, to)` to `each`, in offset order, on the
 /// reader's thread, then calls `finished` once: ``Outcome/completed(records:)`` at `to` (or at the end of the log,
 /// when the range's last offsets do not exist), ``Outcome/stopped`` when `each` returned false, or
@@ -39,6 +45,8 @@ public final class KafkaRangeReader: Sendable {
         let finished: @Sendable (Outcome) -> Void
         var records = 0
         var lastProgress = ContinuousClock.now
+        /// The queue its partition's messages arrive on, while it is being read.
+        var queue: RDKafkaQueue?
     }
 
     private struct State {
@@ -104,13 +112,12 @@ public final class KafkaRangeReader: Sendable {
 
     // MARK: - The reader's thread
 
-    /// What the thread owns: the librdkafka consumer while it has one, and the ranges it reads.
+    /// What the thread owns: the librdkafka consumer while it has one, its topic handles, and the ranges it reads.
     private struct Session {
         var handle: RDKafkaHandle?
         var mainQueue: RDKafkaQueue?
+        var topics: [String: RDKafkaTopic] = [:]
         var ranges: [KafkaTopicPartition: Range] = [:]
-        /// The ranges changed since the last `rd_kafka_assign`.
-        var assignmentChanged = false
         var idleSince = ContinuousClock.now
     }
 
@@ -123,30 +130,26 @@ public final class KafkaRangeReader: Sendable {
                 return (state.submitted, state.closed)
             }
             if closed {
-                for range in session.ranges.values + submitted {
-                    range.finished(.failed(KafkaError(code: .closed, reason: "the range reader is closed")))
-                }
-                session.ranges.removeAll()
+                let error = KafkaError(code: .closed, reason: "the range reader is closed")
+                for range in submitted { range.finished(.failed(error)) }
+                for partition in Array(session.ranges.keys) { end(partition, .failed(error), in: &session) }
                 break
             }
-            for range in submitted { take(range, into: &session) }
+            for range in submitted { start(range, in: &session) }
             if session.ranges.isEmpty {
                 if ContinuousClock.now - session.idleSince >= configuration.idleTimeout, stopIfNothingSubmitted() { break }
                 drainEvents(session)
                 _ = wakeUp.wait(timeout: .now() + .milliseconds(100))
                 continue
             }
-            guard prepare(&session) else { continue }
             pollOnce(&session)
             failStalled(&session)
             drainEvents(session)
             if session.ranges.isEmpty { session.idleSince = .now }
         }
-        if let handle = session.handle {
-            session.mainQueue?.destroy()
-            // Never joined a group: nothing to leave or commit.
-            handle.destroy(flags: CRdKafka_DESTROY_F_NO_CONSUMER_CLOSE())
-        }
+        for topic in session.topics.values { topic.destroy() }
+        session.mainQueue?.destroy()
+        session.handle?.destroy()
     }
 
     /// The thread stops when nothing was submitted meanwhile (decided under the lock `read` starts threads under).
@@ -158,104 +161,116 @@ public final class KafkaRangeReader: Sendable {
         }
     }
 
-    private func take(_ range: Range, into session: inout Session) {
+    /// Starts reading `range` on a queue of its own (replacing a range of the same partition).
+    private func start(_ range: Range, in session: inout Session) {
+        end(range.partition, .stopped, in: &session)
         guard range.next < range.end else {
             range.finished(.completed(records: 0))
             return
         }
-        if let replaced = session.ranges.updateValue(range, forKey: range.partition) { replaced.finished(.stopped) }
-        session.assignmentChanged = true
-    }
-
-    /// Creates the librdkafka consumer if there is none and assigns the ranges' partitions at their next offsets;
-    /// false (the ranges failed) when it cannot.
-    private func prepare(_ session: inout Session) -> Bool {
         do throws(KafkaError) {
-            if session.handle == nil {
-                let config = try RDKafkaConfig(configuration.dictionary)
-                config.enableEvents(CRdKafka_EVENT_LOG() | CRdKafka_EVENT_ERROR())
-                let handle = try RDKafkaHandle(kind: .consumer, config: config)
-                guard let main = rd_kafka_queue_get_main(handle.pointer) else {
-                    throw KafkaError(code: .creation, reason: "could not get the range reader's main queue")
-                }
-                session.mainQueue = RDKafkaQueue(main)
-                rd_kafka_set_log_queue(handle.pointer, main)
-                session.handle = handle
+            let (handle, topic) = try prepare(range.partition.topic, in: &session)
+            guard let raw = rd_kafka_queue_new(handle.pointer) else {
+                throw KafkaError(code: .creation, reason: "could not create a queue for \(range.partition)")
             }
-            guard session.assignmentChanged else { return true }
-            try assign(session)
-            session.assignmentChanged = false
-            return true
+            let queue = RDKafkaQueue(raw)
+            guard rd_kafka_consume_start_queue(topic.pointer, range.partition.partition, range.next, raw) == 0 else {
+                let error = KafkaError.rdKafka(rd_kafka_last_error())
+                queue.destroy()
+                throw error
+            }
+            var started = range
+            started.queue = queue
+            started.lastProgress = .now
+            session.ranges[range.partition] = started
         } catch {
-            logger.warning("kafka range reader cannot read", metadata: [KafkaLoggingKeys.error: error.description])
-            for range in session.ranges.values { range.finished(.failed(error)) }
-            session.ranges.removeAll()
-            return false
+            logger.warning("kafka range reader cannot read", metadata: [
+                KafkaLoggingKeys.topic: range.partition.topic, KafkaLoggingKeys.partition: String(range.partition.partition),
+                KafkaLoggingKeys.error: error.description,
+            ])
+            range.finished(.failed(error))
         }
     }
 
-    private func assign(_ session: Session) throws(KafkaError) {
-        let list = RDKafkaTopicPartitionList(capacity: max(1, session.ranges.count))
-        for range in session.ranges.values { list.add(range.partition, offset: range.next) }
-        let err = rd_kafka_assign(session.handle?.pointer, session.ranges.isEmpty ? nil : list.pointer)
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError.rdKafka(err) }
-    }
-
-    /// Polls one message, waiting up to 100 ms, then takes what is already fetched (up to 500).
-    private func pollOnce(_ session: inout Session) {
-        var wait: Int32 = 100
-        var taken = 0
-        while taken < 500, let handle = session.handle?.pointer, let raw = rd_kafka_consumer_poll(handle, wait) {
-            wait = 0
-            taken += 1
-            deliver(raw, in: &session)
-            rd_kafka_message_destroy(raw)
-        }
-        if session.assignmentChanged {
-            // Ranges ended: the partitions they read are unassigned (the rest keep their positions).
-            do throws(KafkaError) {
-                try assign(session)
-                session.assignmentChanged = false
-            } catch {
-                logger.debug("kafka range reader could not unassign", metadata: [KafkaLoggingKeys.error: error.description])
+    /// The librdkafka consumer (created if there is none) and `name`'s topic handle in it.
+    private func prepare(_ name: String, in session: inout Session) throws(KafkaError) -> (RDKafkaHandle, RDKafkaTopic) {
+        if session.handle == nil {
+            let config = try RDKafkaConfig(configuration.dictionary)
+            config.enableEvents(CRdKafka_EVENT_LOG() | CRdKafka_EVENT_ERROR())
+            let handle = try RDKafkaHandle(kind: .consumer, config: config)
+            guard let main = rd_kafka_queue_get_main(handle.pointer) else {
+                throw KafkaError(code: .creation, reason: "could not get the range reader's main queue")
             }
+            session.mainQueue = RDKafkaQueue(main)
+            rd_kafka_set_log_queue(handle.pointer, main)
+            session.handle = handle
         }
+        guard let handle = session.handle else { throw KafkaError(code: .creation, reason: "no range reader client") }
+        if let topic = session.topics[name] { return (handle, topic) }
+        guard let topic = RDKafkaTopic(handle: handle, name: name) else {
+            throw KafkaError.rdKafka(rd_kafka_last_error(), reason: "topic \(name)")
+        }
+        session.topics[name] = topic
+        return (handle, topic)
     }
 
-    private func deliver(_ raw: UnsafeMutablePointer<rd_kafka_message_t>, in session: inout Session) {
-        let topic = raw.pointee.rkt.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
-        let partition = KafkaTopicPartition(topic: topic, partition: raw.pointee.partition)
+    /// Takes what the ranges' queues hold (up to 500 each); when none held anything, waits up to 10 ms on one.
+    private func pollOnce(_ session: inout Session) {
+        var taken = 0
+        for partition in Array(session.ranges.keys) {
+            var turn = 0
+            while turn < 500, let queue = session.ranges[partition]?.queue?.pointer, let raw = rd_kafka_consume_queue(queue, 0) {
+                turn += 1
+                take(raw, of: partition, in: &session)
+            }
+            taken += turn
+        }
+        guard taken == 0, let (partition, range) = session.ranges.first, let queue = range.queue?.pointer,
+            let raw = rd_kafka_consume_queue(queue, 10)
+        else { return }
+        take(raw, of: partition, in: &session)
+    }
+
+    /// Hands one message of `partition`'s range over (destroying it first), or ends the range at the log's end or
+    /// an error that will not pass.
+    private func take(_ raw: UnsafeMutablePointer<rd_kafka_message_t>, of partition: KafkaTopicPartition, in session: inout Session) {
+        let err = raw.pointee.err
+        let offset = raw.pointee.offset
+        let message = err == RD_KAFKA_RESP_ERR_NO_ERROR ? KafkaMessage(copying: raw) : nil
+        rd_kafka_message_destroy(raw)
         guard var range = session.ranges[partition] else { return }
-        switch raw.pointee.err {
+        switch err {
         case RD_KAFKA_RESP_ERR_NO_ERROR:
-            guard raw.pointee.offset >= range.next else { return }
+            guard let message, offset >= range.next else { return }
             range.lastProgress = .now
-            guard range.each(KafkaMessage(copying: raw)) else {
+            guard range.each(message) else {
                 end(partition, .stopped, in: &session)
                 return
             }
             range.records += 1
-            range.next = raw.pointee.offset + 1
+            range.next = offset + 1
             session.ranges[partition] = range
             if range.next >= range.end { end(partition, .completed(records: range.records), in: &session) }
         case RD_KAFKA_RESP_ERR__PARTITION_EOF:
             // The end of the log: nothing more to read in this range (its last offsets do not exist).
-            if raw.pointee.offset >= range.next { end(partition, .completed(records: range.records), in: &session) }
-        case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION, RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC,
-            RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
-            end(partition, .failed(KafkaError.rdKafka(raw.pointee.err)), in: &session)
+            if offset >= range.next { end(partition, .completed(records: range.records), in: &session) }
+        case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION, RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
+            end(partition, .failed(KafkaError.rdKafka(err)), in: &session)
         default:
             // Transient (a broker down, a leader moving): librdkafka retries; a range that stays silent fails as stalled.
             logger.debug("kafka range reader fetch error", metadata: [
-                KafkaLoggingKeys.topic: topic, KafkaLoggingKeys.partition: String(partition.partition),
-                KafkaLoggingKeys.error: KafkaError.rdKafka(raw.pointee.err).description,
+                KafkaLoggingKeys.topic: partition.topic, KafkaLoggingKeys.partition: String(partition.partition),
+                KafkaLoggingKeys.error: KafkaError.rdKafka(err).description,
             ])
         }
     }
 
+    /// Stops reading `partition`'s range, if one is read (`rd_kafka_consume_stop` waits for its fetcher), and
+    /// calls its `finished`.
     private func end(_ partition: KafkaTopicPartition, _ outcome: Outcome, in session: inout Session) {
         guard let range = session.ranges.removeValue(forKey: partition) else { return }
-        session.assignmentChanged = true
+        if let topic = session.topics[partition.topic]?.pointer { rd_kafka_consume_stop(topic, partition.partition) }
+        range.queue?.destroy()
         range.finished(outcome)
     }
 

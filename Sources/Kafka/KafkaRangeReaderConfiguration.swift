@@ -2,10 +2,6 @@
 public struct KafkaRangeReaderConfiguration: Sendable {
     /// Comma-separated `host:port` list. Default: `"localhost:9092"`.
     public var bootstrapServers: String = "localhost:9092"
-    /// The group id librdkafka requires before it assigns partitions. The reader never joins that group (it
-    /// assigns, it does not subscribe) and never commits to it; the consumer's own group keeps the access rights of
-    /// a cluster with ACLs the same. Default: `"callpush"`.
-    public var groupID: String = "callpush"
     /// Client id. Default: `"callpush-range-reader"`.
     public var clientID: String = "callpush-range-reader"
     /// A range whose partition delivers nothing for this long fails (a stalled or unreachable broker). Default:
@@ -21,32 +17,33 @@ public struct KafkaRangeReaderConfiguration: Sendable {
 
     public init() {}
 
-    /// Reads from the brokers a consumer with `consumer`'s settings reads from: its servers, group and extra
-    /// properties (security, tuning) but `group.instance.id`, its fetch wait, and its client id with `-range` appended.
+    /// Reads from the brokers a consumer with `consumer`'s settings reads from: its servers and extra properties
+    /// (security, tuning) but those of group membership, its fetch wait, and its client id with `-range` appended.
     public init(consumer: KafkaConsumerConfiguration) {
         bootstrapServers = consumer.bootstrapServers
-        groupID = consumer.groupID
         clientID = consumer.clientID + "-range"
         fetchWaitMax = consumer.fetchWaitMax
-        additionalProperties = consumer.additionalProperties
-        // A static member id is the consumer's alone (the reader never joins, and must not look like that member).
-        additionalProperties["group.instance.id"] = nil
+        // The reader belongs to no group: a group or static member id in the extra properties is the consumer's alone.
+        additionalProperties = consumer.additionalProperties.filter { !$0.key.hasPrefix("group.") }
     }
 
     /// The librdkafka configuration keys and values.
     var dictionary: [String: String] {
         var result: [String: String] = [
             "bootstrap.servers": bootstrapServers,
-            "group.id": groupID,
             "client.id": clientID,
             "socket.nagle.disable": "true",
             "fetch.wait.max.ms": String(fetchWaitMax.inMilliseconds),
             // A range starting below the log's start (retention deleted it) reads from the oldest record kept.
             "auto.offset.reset": "earliest",
-            "enable.auto.commit": "false",
-            "enable.auto.offset.store": "false",
+            // No group, nothing to commit (the simple consumer's own offset commits).
+            "auto.commit.enable": "false",
             // The end of the log ends a range whose last offsets do not exist (compaction, transaction markers).
             "enable.partition.eof": "true",
+            // A scan reads each record once, as fast as it is handed over: a small prefetch (librdkafka's defaults
+            // are 100 000 messages and 64 MB) keeps a long backlog's scan from adding tens of MB to the worker.
+            "queued.min.messages": "10000",
+            "queued.max.messages.kbytes": "4096",
             "log.queue": "true",
         ]
         for (key, value) in additionalProperties { result[key] = value }

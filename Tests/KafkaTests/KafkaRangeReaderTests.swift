@@ -10,7 +10,7 @@ import Testing
 @Suite struct KafkaRangeReaderTests {
     /// What one range handed over and how it ended.
     final class Recording: Sendable {
-        private let state = Mutex<(values: [String], offsets: [Int64], outcome: KafkaRangeReader.Outcome?)>(([], [], nil))
+        private let state = Mutex<(values: [String], offsets: [Int64], outcome: KafkaRangeReader.Outcome?, finishes: Int)>(([], [], nil, 0))
 
         func each(stopAfter limit: Int = .max) -> @Sendable (KafkaMessage) -> Bool {
             { [self] message in
@@ -23,7 +23,16 @@ import Testing
             }
         }
 
-        var finished: @Sendable (KafkaRangeReader.Outcome) -> Void { { [self] outcome in state.withLock { $0.outcome = outcome } } }
+        var finished: @Sendable (KafkaRangeReader.Outcome) -> Void {
+            { [self] outcome in
+                state.withLock { state in
+                    state.outcome = outcome
+                    state.finishes += 1
+                }
+            }
+        }
+        /// How often `finished` ran.
+        var finishes: Int { state.withLock { $0.finishes } }
         var values: [String] { state.withLock { $0.values } }
         var offsets: [Int64] { state.withLock { $0.offsets } }
         var outcome: KafkaRangeReader.Outcome? { state.withLock { $0.outcome } }
@@ -118,6 +127,40 @@ import Testing
             return
         }
         #expect(newer.offsets == Array(200..<300))
+    }
+
+    /// Rebalance churn: many short ranges of three partitions in quick succession, most replacing one still being
+    /// read. Every range ends exactly once, each completed one with exactly its records. (The reader's first version,
+    /// over `rd_kafka_assign`, aborted the process in librdkafka 2.0.2 under such churn.)
+    @Test func rangesInQuickSuccessionEachEndOnceWithTheirRecords() async throws {
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 3)
+        defer { cluster.close() }
+        #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 900, partitions: 3) == 0)
+        let reader = Self.reader(cluster, group: group)
+        defer { reader.close() }
+        var ranges: [(Recording, Range<Int64>)] = []
+        for index in 0..<150 {
+            let range = Recording()
+            let from = Int64(index * 7 % 250)
+            ranges.append((range, from..<(from + 50)))
+            reader.read(KafkaTopicPartition(topic: topic, partition: Int32(index % 3)), from: from, to: from + 50,
+                        each: range.each(), finished: range.finished)
+            if index % 10 == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        var completed = 0
+        for (index, (range, offsets)) in ranges.enumerated() {
+            defer { #expect(range.finishes == 1, "range \(index)") }
+            switch await range.ended() {
+            case .completed(let count)?:
+                completed += 1
+                #expect(count == 50 && range.offsets == Array(offsets), "range \(index)")
+            case .stopped?:
+                break
+            case let other:
+                Issue.record("range \(index): \(String(describing: other))")
+            }
+        }
+        #expect(completed >= 3, "the last range of each partition completes")
     }
 
     @Test func aMissingPartitionFails() async throws {
