@@ -346,7 +346,7 @@ final class Dispatcher: Sendable {
         scanner.scan(topic: first.topic, partition: lane, from: scan.from, to: scan.to) { [weak self] value in
             guard let self, gate.isScanning(lane: lane, generation: scan.generation) else { return false }
             tally.records.add(1, ordering: .relaxed)
-            if let event = try? decoder.decode(value), event.type.stopsRinging {
+            if StopTypeProbe.mayStopRinging(value), let event = try? decoder.decode(value), event.type.stopsRinging {
                 tracker.markEnded(callID: event.callID)
                 tally.endedCalls.add(1, ordering: .relaxed)
             }
