@@ -14,7 +14,7 @@ import Testing
     /// incoming push after its call's hang-up was delivered, and the pushes sent again bounded by the killed
     /// worker's in-flight window plus about a second of its traffic.
     @Test func crashReplayNeverRingsAnEndedCall() async throws {
-        let window = 400  // the read-ahead holds up to half of it: the replay a kill leaves must fit
+        let window = 400  // bounds what a kill leaves to repeat
         let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 100, extraWorkerArguments: ["--worker-max-in-flight", String(window)])
         for name in ["a", "b", "c"] { try bed.startWorker(name) }
         #expect(await bed.waitUntilSettled(), "\(bed.logs)")

@@ -357,18 +357,23 @@ final class Outcomes: Sendable {
         #expect(ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"timeout\"}", in: registry.exposition()) == 1)
     }
 
+    /// A dispatcher whose backlog scans the test runs, with a read-ahead that holds 2 events per partition.
+    func scanningDispatcher() -> (Dispatcher, ScriptedSender, ScriptedScanner, Outcomes, MetricsRegistry) {
+        let sender = ScriptedSender()
+        let scanner = ScriptedScanner()
+        let registry = MetricsRegistry()
+        let dispatcher = dispatcher(sender, RecordingProducer(), registry: registry, scanner: scanner) {
+            $0.readAhead.maxHeldPerPartition = 2
+        }
+        return (dispatcher, sender, scanner, Outcomes(), registry)
+    }
+
     /// A backlog of 100 records whose first incoming calls exceed the read-ahead's limit (2), with the hang-up of
     /// the first one far behind them: the backlog scan marks that call ended before anything of the partition rings,
     /// so the limit lets nothing go early and the call never rings (`look_ahead`); the others go once the scan is
     /// complete, and the hang-up itself goes when the consumer reaches it.
     @Test func aBacklogScanEndsCallsBeyondTheReadAheadsLimitBeforeTheyRing() {
-        let sender = ScriptedSender()
-        let outcomes = Outcomes()
-        let registry = MetricsRegistry()
-        let scanner = ScriptedScanner()
-        let dispatcher = dispatcher(sender, RecordingProducer(), registry: registry, scanner: scanner) {
-            $0.readAhead.maxHeldPerPartition = 2
-        }
+        let (dispatcher, sender, scanner, outcomes, registry) = scanningDispatcher()
         var log: [Int64: String] = [:]
         for offset in Int64(0)..<100 { log[offset] = Fixtures.eventJSON(eventID: "e-\(offset)", callID: "c-\(offset)") }
         log[60] = Fixtures.eventJSON(type: "hangup", eventID: "e-hangup", callID: "c-0")
@@ -398,13 +403,7 @@ final class Outcomes: Sendable {
     /// A scan that fails turns the lane back into the bounded read-ahead: held past its limit, it lets them go
     /// early (counted), and the failure is counted.
     @Test func aFailedBacklogScanFallsBackToTheBoundedReadAhead() {
-        let sender = ScriptedSender()
-        let outcomes = Outcomes()
-        let registry = MetricsRegistry()
-        let scanner = ScriptedScanner()
-        let dispatcher = dispatcher(sender, RecordingProducer(), registry: registry, scanner: scanner) {
-            $0.readAhead.maxHeldPerPartition = 2
-        }
+        let (dispatcher, sender, scanner, outcomes, registry) = scanningDispatcher()
         dispatcher.assigned(lanes: [0])
         for offset in Int64(0)..<3 {
             var event = record(Fixtures.eventJSON(eventID: "e-\(offset)", callID: "c-\(offset)"), offset: offset)
