@@ -60,6 +60,7 @@ final class ScaleOutBed {
     /// The last log lines of every worker stopped or killed so far, in that order.
     private var retiredLogs: [String] = []
     private var retiredHandedOver = 0
+    private var retiredScanMilliseconds: [Int] = []
     private var retiredReleasedEarly = 0
     /// Every event produced: event id → (call id, type).
     private(set) var produced: [String: (callID: String, type: String)] = [:]
@@ -172,14 +173,20 @@ final class ScaleOutBed {
     /// Keeps the last lines of a worker that ended, for ``logs``, and what it handed over.
     private func retire(_ name: String, _ process: BackgroundProcess, _ how: String) {
         retiredLogs.append("\(name) (\(how)):\n\(process.logTail)")
-        retiredHandedOver += Self.handedOver(inLog: process.log)
+        retiredHandedOver += Self.loggedValues("kafka.uncommitted_messages", in: process.log).reduce(0, +)
+        retiredScanMilliseconds += Self.loggedValues("read_ahead.ms", in: process.log)
     }
 
     /// Messages the workers read from partitions they gave away, past those partitions' last successful commits:
     /// what the next owners read again, from the workers' logs (`kafka.uncommitted_messages`), those that ended
     /// included. A running worker counts a partition at its next assignment or when it stops.
     var handedOverMessages: Int {
-        workers.values.reduce(retiredHandedOver) { $0 + Self.handedOver(inLog: $1.process.log) }
+        workers.values.reduce(retiredHandedOver) { $0 + Self.loggedValues("kafka.uncommitted_messages", in: $1.process.log).reduce(0, +) }
+    }
+
+    /// How long each backlog scan of every worker took, in ms (their `backlog scanned for hang-ups` log lines).
+    var scanMilliseconds: [Int] {
+        workers.values.reduce(retiredScanMilliseconds) { $0 + Self.loggedValues("read_ahead.ms", in: $1.process.log) }
     }
 
     /// Incoming calls the workers' read-ahead let go before reading through their partition's backlog
@@ -193,11 +200,12 @@ final class ScaleOutBed {
         Int(ExpositionSeries.sum("callpush_read_ahead_released_early_total", in: metricsText(name) ?? ""))
     }
 
-    private static func handedOver(inLog log: String) -> Int {
-        let key = "\"kafka.uncommitted_messages\":\""
-        return log.split(separator: "\n").reduce(0) { sum, line in
-            guard let range = line.range(of: key) else { return sum }
-            return sum + (Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0)
+    /// The numbers logged under `key` (a JSON log field holding a number as a string), in log order.
+    private static func loggedValues(_ key: String, in log: String) -> [Int] {
+        let field = "\"\(key)\":\""
+        return log.split(separator: "\n").compactMap { line in
+            guard let range = line.range(of: field) else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
         }
     }
 

@@ -23,6 +23,10 @@ public struct WorkerConfiguration: Sendable {
     }()
     /// Decoding, mapping, retry tiers, output topics. Default: ``DispatcherConfiguration/init()``.
     public var dispatcher = DispatcherConfiguration()
+    /// Scan each newly assigned calls partition's backlog for stop events before its incoming calls ring, with a Kafka
+    /// client of its own (``KafkaRangeReader``); false: the read-ahead alone, bounded by half the in-flight limits.
+    /// Default: true.
+    public var backlogScans = true
     /// How long shutdown waits for the producer to deliver what is queued. Default: 10 s.
     var producerFlushTimeout: Duration = .seconds(10)
     /// How long the topic check at start (and after each assignment) waits for the cluster's metadata. Default: 10 s.

@@ -56,7 +56,7 @@ public final class WorkerService: KafkaConsumerDelegate {
         self.rangeReader = rangeReader
         let dispatcher = Dispatcher(
             configuration: dispatching, sender: sender, producer: KafkaRecordProducer(producer: producer),
-            scanner: KafkaBacklogScanner(reader: rangeReader), metrics: WorkerMetrics(registry: registry), clock: clock,
+            scanner: configuration.backlogScans ? KafkaBacklogScanner(reader: rangeReader) : nil, metrics: WorkerMetrics(registry: registry), clock: clock,
             logger: logger
         )
         self.dispatcher = dispatcher
