@@ -17,7 +17,8 @@ public import Telemetry
 /// when the range's last offsets do not exist), ``Outcome/stopped`` when `each` returned false, or
 /// ``Outcome/failed(_:)`` (the partition delivered nothing for ``KafkaRangeReaderConfiguration/stallTimeout``, an
 /// unknown partition, the reader closed). A new range of a partition that is still being read replaces the old one,
-/// which ends `stopped`. Ranges of several partitions are read together over one librdkafka consumer.
+/// which ends `stopped`. Ranges of several partitions are read together over one librdkafka consumer, at most
+/// ``KafkaRangeReaderConfiguration/maxConcurrentRanges`` at a time (the others wait their turn, in order).
 ///
 /// The librdkafka consumer and the thread exist only while there is something to read, and for
 /// ``KafkaRangeReaderConfiguration/idleTimeout`` after: a reader costs nothing between rebalances.
@@ -118,6 +119,8 @@ public final class KafkaRangeReader: Sendable {
         var mainQueue: RDKafkaQueue?
         var topics: [String: RDKafkaTopic] = [:]
         var ranges: [KafkaTopicPartition: Range] = [:]
+        /// Ranges waiting for one of ``ranges`` to end, in submission order.
+        var waiting: [Range] = []
         var idleSince = ContinuousClock.now
     }
 
@@ -131,11 +134,11 @@ public final class KafkaRangeReader: Sendable {
             }
             if closed {
                 let error = KafkaError(code: .closed, reason: "the range reader is closed")
-                for range in submitted { range.finished(.failed(error)) }
+                for range in submitted + session.waiting { range.finished(.failed(error)) }
                 for partition in Array(session.ranges.keys) { end(partition, .failed(error), in: &session) }
                 break
             }
-            for range in submitted { start(range, in: &session) }
+            for range in submitted { admit(range, into: &session) }
             if session.ranges.isEmpty {
                 if ContinuousClock.now - session.idleSince >= configuration.idleTimeout, stopIfNothingSubmitted() { break }
                 drainEvents(session)
@@ -144,6 +147,9 @@ public final class KafkaRangeReader: Sendable {
             }
             pollOnce(&session)
             failStalled(&session)
+            while session.ranges.count < configuration.maxConcurrentRanges, !session.waiting.isEmpty {
+                start(session.waiting.removeFirst(), in: &session)
+            }
             drainEvents(session)
             if session.ranges.isEmpty { session.idleSince = .now }
         }
@@ -158,6 +164,19 @@ public final class KafkaRangeReader: Sendable {
             guard state.submitted.isEmpty else { return false }
             state.threadRunning = false
             return true
+        }
+    }
+
+    /// Starts `range` now, or queues it behind the ranges being read; either way it replaces a range of the same
+    /// partition (being read or waiting).
+    private func admit(_ range: Range, into session: inout Session) {
+        if let index = session.waiting.firstIndex(where: { $0.partition == range.partition }) {
+            session.waiting.remove(at: index).finished(.stopped)
+        }
+        if session.ranges[range.partition] == nil && session.ranges.count >= configuration.maxConcurrentRanges {
+            session.waiting.append(range)
+        } else {
+            start(range, in: &session)
         }
     }
 

@@ -10,6 +10,9 @@ public struct KafkaRangeReaderConfiguration: Sendable {
     /// With no range to read for this long the reader destroys its librdkafka client and stops its thread, so a
     /// worker pays for neither between rebalances; the next range creates them again. Default: `.seconds(30)`.
     public var idleTimeout: Duration = .seconds(30)
+    /// Ranges read at the same time; more wait their turn. Each costs a fetch of its own and up to 1 MB of
+    /// prefetched records. Default: 8.
+    public var maxConcurrentRanges = 8
     /// Longest time a broker holds a fetch waiting for data (`fetch.wait.max.ms`). Default: `.milliseconds(10)`.
     public var fetchWaitMax: Duration = .milliseconds(10)
     /// Extra librdkafka properties (security settings), applied last. Default: `[:]`.
@@ -40,10 +43,11 @@ public struct KafkaRangeReaderConfiguration: Sendable {
             "auto.commit.enable": "false",
             // The end of the log ends a range whose last offsets do not exist (compaction, transaction markers).
             "enable.partition.eof": "true",
-            // A scan reads each record once, as fast as it is handed over: a small prefetch (librdkafka's defaults
-            // are 100 000 messages and 64 MB) keeps a long backlog's scan from adding tens of MB to the worker.
-            "queued.min.messages": "10000",
-            "queued.max.messages.kbytes": "4096",
+            // A scan reads each record once, as fast as it is handed over: a small prefetch per partition (the simple
+            // consumer's limits are per partition; librdkafka's defaults are 100 000 messages and 64 MB) keeps the
+            // scans of a large assignment from adding hundreds of MB to the worker.
+            "queued.min.messages": "2000",
+            "queued.max.messages.kbytes": "1024",
             "log.queue": "true",
         ]
         for (key, value) in additionalProperties { result[key] = value }

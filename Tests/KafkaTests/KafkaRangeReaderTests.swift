@@ -163,6 +163,39 @@ import Testing
         #expect(completed >= 3, "the last range of each partition completes")
     }
 
+    /// Ranges beyond `maxConcurrentRanges` wait their turn and are read like the others.
+    @Test func rangesBeyondTheConcurrencyLimitWaitTheirTurn() async throws {
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 6)
+        defer { cluster.close() }
+        #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 1_200, partitions: 6) == 0)
+        let reader = Self.reader(cluster, group: group) { $0.maxConcurrentRanges = 2 }
+        defer { reader.close() }
+        let ranges = (0..<6).map { _ in Recording() }
+        // Ranges that have handed over a record and not ended yet, and the most there ever were.
+        let reading = Mutex<(now: Set<Int>, most: Int)>(([], 0))
+        for (partition, range) in ranges.enumerated() {
+            let each = range.each(), finished = range.finished
+            reader.read(KafkaTopicPartition(topic: topic, partition: Int32(partition)), from: 10, to: 200, each: { message in
+                reading.withLock { reading in
+                    reading.now.insert(partition)
+                    reading.most = max(reading.most, reading.now.count)
+                }
+                return each(message)
+            }, finished: { outcome in
+                reading.withLock { _ = $0.now.remove(partition) }
+                finished(outcome)
+            })
+        }
+        for (partition, range) in ranges.enumerated() {
+            guard case .completed(190)? = await range.ended() else {
+                Issue.record("partition \(partition): \(String(describing: range.outcome))")
+                continue
+            }
+            #expect(range.values == (10..<200).map { String($0 * 6 + partition) })
+        }
+        #expect(reading.withLock { $0.most } == 2)
+    }
+
     @Test func aMissingPartitionFails() async throws {
         let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 1)
         defer { cluster.close() }
