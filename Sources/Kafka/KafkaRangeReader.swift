@@ -55,6 +55,8 @@ public final class KafkaRangeReader: Sendable {
         var submitted: [Range] = []
         var threadRunning = false
         var closed = false
+        /// The most ranges read at the same time so far.
+        var mostAtOnce = 0
     }
 
     public let configuration: Configuration
@@ -110,6 +112,9 @@ public final class KafkaRangeReader: Sendable {
 
     /// Whether the reader has a thread (and a librdkafka consumer) now.
     var hasThread: Bool { state.withLock { $0.threadRunning } }
+
+    /// The most ranges it has read at the same time.
+    var mostRangesAtOnce: Int { state.withLock { $0.mostAtOnce } }
 
     // MARK: - The reader's thread
 
@@ -202,6 +207,8 @@ public final class KafkaRangeReader: Sendable {
             started.queue = queue
             started.lastProgress = .now
             session.ranges[range.partition] = started
+            let reading = session.ranges.count
+            state.withLock { $0.mostAtOnce = max($0.mostAtOnce, reading) }
         } catch {
             logger.warning("kafka range reader cannot read", metadata: [
                 KafkaLoggingKeys.topic: range.partition.topic, KafkaLoggingKeys.partition: String(range.partition.partition),

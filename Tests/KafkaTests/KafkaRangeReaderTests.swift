@@ -171,20 +171,9 @@ import Testing
         let reader = Self.reader(cluster, group: group) { $0.maxConcurrentRanges = 2 }
         defer { reader.close() }
         let ranges = (0..<6).map { _ in Recording() }
-        // Ranges that have handed over a record and not ended yet, and the most there ever were.
-        let reading = Mutex<(now: Set<Int>, most: Int)>(([], 0))
         for (partition, range) in ranges.enumerated() {
-            let each = range.each(), finished = range.finished
-            reader.read(KafkaTopicPartition(topic: topic, partition: Int32(partition)), from: 10, to: 200, each: { message in
-                reading.withLock { reading in
-                    reading.now.insert(partition)
-                    reading.most = max(reading.most, reading.now.count)
-                }
-                return each(message)
-            }, finished: { outcome in
-                reading.withLock { _ = $0.now.remove(partition) }
-                finished(outcome)
-            })
+            reader.read(KafkaTopicPartition(topic: topic, partition: Int32(partition)), from: 10, to: 200,
+                        each: range.each(), finished: range.finished)
         }
         for (partition, range) in ranges.enumerated() {
             guard case .completed(190)? = await range.ended() else {
@@ -193,7 +182,7 @@ import Testing
             }
             #expect(range.values == (10..<200).map { String($0 * 6 + partition) })
         }
-        #expect(reading.withLock { $0.most } == 2)
+        #expect(reader.mostRangesAtOnce == 2)
     }
 
     @Test func aMissingPartitionFails() async throws {
