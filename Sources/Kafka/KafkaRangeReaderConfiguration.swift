@@ -46,7 +46,7 @@ public struct KafkaRangeReaderConfiguration: Sendable {
             // A scan reads each record once, as fast as it is handed over: a small prefetch per partition (the simple
             // consumer's limits are per partition; librdkafka's defaults are 100 000 messages and 64 MB) keeps the
             // scans of a large assignment from adding hundreds of MB to the worker.
-            "queued.min.messages": "2000",
+            "queued.min.messages": String(KafkaRangeReader.prefetchMessages),
             "queued.max.messages.kbytes": "1024",
             "log.queue": "true",
         ]
