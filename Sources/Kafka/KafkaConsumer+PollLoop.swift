@@ -93,10 +93,7 @@ extension KafkaConsumer {
     /// and after it resumed partitions (``reconcilePauses()``).
     private func wakeFetcher(_ partitions: [KafkaTopicPartition], reason: KafkaConsumerMetrics.FetchWakeupReason) {
         guard !partitions.isEmpty else { return }
-        let list = RDKafkaTopicPartitionList(capacity: partitions.count)
-        // The offset field carries the timestamp to look up; -1 is "latest".
-        for partition in partitions { list.add(partition, offset: -1) }
-        _ = rd_kafka_offsets_for_times(handle.pointer, list.pointer, 0)
+        handle.wakeFetchers(partitions)
         metrics.fetchWakeups[reason]?.increment()
     }
 

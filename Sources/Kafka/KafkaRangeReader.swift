@@ -273,11 +273,8 @@ public final class KafkaRangeReader: Sendable {
             }
             session.ranges[partition] = range
         }
-        if !drained.isEmpty, let handle = session.handle?.pointer {
-            let list = RDKafkaTopicPartitionList(capacity: drained.count)
-            // The offset field carries the timestamp to look up; -1 is "latest". The answer does not matter.
-            for partition in drained { list.add(partition, offset: -1) }
-            _ = rd_kafka_offsets_for_times(handle, list.pointer, 0)
+        if !drained.isEmpty, let handle = session.handle {
+            handle.wakeFetchers(drained)
             state.withLock { $0.wakeUps += drained.count }
         }
         guard taken == 0, let (partition, range) = session.ranges.first, let queue = range.queue?.pointer,

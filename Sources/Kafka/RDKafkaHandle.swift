@@ -37,6 +37,17 @@ final class RDKafkaHandle: @unchecked Sendable {
         }
     }
 
+    /// Wakes the broker threads that fetch `partitions`: sends their leaders a ListOffsets request (for the latest
+    /// offset; the answer does not matter) without waiting. librdkafka before 2.3.0 looks at a partition whose local
+    /// queue was full again only when its broker thread wakes, on its own up to 1 s later; a request wakes it now.
+    func wakeFetchers(_ partitions: [KafkaTopicPartition]) {
+        guard !partitions.isEmpty else { return }
+        let list = RDKafkaTopicPartitionList(capacity: partitions.count)
+        // The offset field carries the timestamp to look up; -1 is "latest".
+        for partition in partitions { list.add(partition, offset: -1) }
+        _ = rd_kafka_offsets_for_times(pointer, list.pointer, 0)
+    }
+
     /// The fatal error that put the handle in the fatal state, if any.
     func fatalError() -> KafkaError? {
         var text = [CChar](repeating: 0, count: 512)
