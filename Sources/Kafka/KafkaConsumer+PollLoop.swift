@@ -391,11 +391,7 @@ extension KafkaConsumer {
                                  metadata: [KafkaLoggingKeys.facility: facility, "kafka.reset": message])
                     continue
                 }
-                logger.log(
-                    Self.logLevel(syslog: level),
-                    "librdkafka: \(message)",
-                    metadata: [KafkaLoggingKeys.facility: facility]
-                )
+                logger.librdkafka(level: level, facility: facility, message: message)
             case .error(let error):
                 report(error)
             case .statistics(let json):
@@ -482,14 +478,6 @@ extension KafkaConsumer {
             delegate?.consumer(self, didFail: fatal)
         } else {
             delegate?.consumer(self, didFail: error)
-        }
-    }
-
-    static func logLevel(syslog: Int32) -> LogLevel {
-        switch syslog {
-        case ...4: return .info
-        case 5, 6: return .debug
-        default: return .trace
         }
     }
 

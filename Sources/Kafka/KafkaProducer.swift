@@ -404,11 +404,7 @@ public final class KafkaProducer: Sendable {
             rd_kafka_event_destroy(event)
             switch converted {
             case .log(let level, let facility, let message):
-                logger.log(
-                    KafkaConsumer.logLevel(syslog: level),
-                    "librdkafka: \(message)",
-                    metadata: [KafkaLoggingKeys.facility: facility]
-                )
+                logger.librdkafka(level: level, facility: facility, message: message)
             case .error(let error):
                 logger.info("kafka producer error", metadata: [KafkaLoggingKeys.error: error.description])
                 if error.isFatal {

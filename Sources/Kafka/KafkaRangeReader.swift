@@ -66,6 +66,8 @@ public final class KafkaRangeReader: Sendable {
     public let configuration: Configuration
     /// Messages prefetched per partition (`queued.min.messages`).
     static let prefetchMessages = 2_000
+    /// How every range ends that the reader's close cut short or that came after it.
+    private static let closedError = KafkaError(code: .closed, reason: "the range reader is closed")
     private let logger: Logger
     private let state = Mutex(State())
     /// Wakes an idle thread when a range is submitted or the reader closes.
@@ -96,7 +98,7 @@ public final class KafkaRangeReader: Sendable {
         }
         switch start {
         case nil:
-            finished(.failed(KafkaError(code: .closed, reason: "the range reader is closed")))
+            finished(.failed(Self.closedError))
         case true?:
             running.enter()
             Thread { [self] in
@@ -147,9 +149,8 @@ public final class KafkaRangeReader: Sendable {
                 return (state.submitted, state.closed)
             }
             if closed {
-                let error = KafkaError(code: .closed, reason: "the range reader is closed")
-                for range in submitted + session.waiting { range.finished(.failed(error)) }
-                for partition in Array(session.ranges.keys) { end(partition, .failed(error), in: &session) }
+                for range in submitted + session.waiting { range.finished(.failed(Self.closedError)) }
+                for partition in Array(session.ranges.keys) { end(partition, .failed(Self.closedError), in: &session) }
                 break
             }
             for range in submitted { admit(range, into: &session) }
@@ -288,7 +289,9 @@ public final class KafkaRangeReader: Sendable {
     private func take(_ raw: UnsafeMutablePointer<rd_kafka_message_t>, of partition: KafkaTopicPartition, in session: inout Session) {
         let err = raw.pointee.err
         let offset = raw.pointee.offset
-        let message = err == RD_KAFKA_RESP_ERR_NO_ERROR ? KafkaMessage(copying: raw) : nil
+        // Copied only when it will be handed over (not a duplicate below the range's next offset, nor an error).
+        let wanted = err == RD_KAFKA_RESP_ERR_NO_ERROR && offset >= (session.ranges[partition]?.next ?? .max)
+        let message = wanted ? KafkaMessage(copying: raw) : nil
         rd_kafka_message_destroy(raw)
         guard var range = session.ranges[partition] else { return }
         switch err {
@@ -342,8 +345,7 @@ public final class KafkaRangeReader: Sendable {
             budget -= 1
             switch event {
             case .log(let level, let facility, let message)?:
-                logger.log(KafkaConsumer.logLevel(syslog: level), "librdkafka: \(message)",
-                           metadata: [KafkaLoggingKeys.facility: facility])
+                logger.librdkafka(level: level, facility: facility, message: message)
             case .error(let error)?:
                 logger.debug("kafka range reader error", metadata: [KafkaLoggingKeys.error: error.description])
             default:

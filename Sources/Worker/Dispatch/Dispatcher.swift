@@ -328,8 +328,7 @@ final class Dispatcher: Sendable {
             isCallsTopic: !retryTopics.contains(pending.record.topic),
             highWatermark: pending.record.highWatermarkAtAssignment, isIncoming: isIncoming
         )
-        if verdict.releasedAtLimit { metrics.readAheadReleasedEarly[.limit]?.increment(by: verdict.released.count) }
-        admitReleased(verdict.released, outbox: outbox)
+        admitReleased(verdict, outbox: outbox)
         if verdict.passes { admit(pending, outbox: outbox) }
         if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
         if let scan = verdict.scan { scanBacklog(scan, of: pending.record) }
@@ -359,7 +358,6 @@ final class Dispatcher: Sendable {
             metrics.readAheadScans[outcome.result]?.increment()
             metrics.readAheadScanDuration.observe(seconds)
             metrics.readAheadScanEndedCalls.increment(by: endedCalls)
-            if verdict.releasedAtLimit { metrics.readAheadReleasedEarly[.limit]?.increment(by: verdict.released.count) }
             var metadata: Logger.Metadata = [
                 "kafka.topic": first.topic, "kafka.partition": String(lane), "kafka.offsets": "\(scan.from)..<\(scan.to)",
                 "read_ahead.scanned": String(records), "read_ahead.ended_calls": String(endedCalls),
@@ -372,7 +370,7 @@ final class Dispatcher: Sendable {
                 metadata["error"] = outcome.failure ?? "unknown"
                 logger.warning("backlog scan failed; the read-ahead is bounded by its limits", metadata: metadata)
             }
-            admitReleased(verdict.released)
+            admitReleased(verdict)
         }
     }
 
@@ -380,6 +378,12 @@ final class Dispatcher: Sendable {
     private final class ScanTally: Sendable {
         let records = Atomic<Int>(0)
         let endedCalls = Atomic<Int>(0)
+    }
+
+    /// Admits what a verdict of the read-ahead released, counting them when the limits let them go early.
+    private func admitReleased(_ verdict: ReadAheadGate<Pending>.Verdict, outbox: Outbox? = nil) {
+        if verdict.releasedAtLimit { metrics.readAheadReleasedEarly[.limit]?.increment(by: verdict.released.count) }
+        admitReleased(verdict.released, outbox: outbox)
     }
 
     /// Admits events the read-ahead held: a cancellation of one of them is the look-ahead's doing.
