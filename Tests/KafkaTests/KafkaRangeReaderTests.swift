@@ -178,10 +178,21 @@ import Testing
         let reader = Self.reader(cluster, group: group) { $0.maxConcurrentRanges = 2 }
         defer { reader.close() }
         let ranges = (0..<6).map { _ in Recording() }
+        // The first range holds the reader's thread at its first record until the other five are submitted, so they
+        // arrive together whatever the load, and the reader must queue all but one of them.
+        let reached = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
         for (partition, range) in ranges.enumerated() {
-            reader.read(KafkaTopicPartition(topic: topic, partition: Int32(partition)), from: 10, to: 200,
-                        each: range.each(), finished: range.finished)
+            let each = range.each()
+            reader.read(KafkaTopicPartition(topic: topic, partition: Int32(partition)), from: 10, to: 200, each: { message in
+                if partition == 0 && message.offset == 10 {
+                    reached.signal()
+                    proceed.wait()
+                }
+                return each(message)
+            }, finished: range.finished)
+            if partition == 0 { await Task.detached { reached.wait() }.value }
         }
+        proceed.signal()
         for (partition, range) in ranges.enumerated() {
             guard case .completed(190)? = await range.ended() else {
                 Issue.record("partition \(partition): \(String(describing: range.outcome))")
