@@ -143,7 +143,7 @@ extension KafkaConsumer {
             // One in-place access to the partition's entry: reading `values[index].field` copies the whole entry
             // (its tracker, held messages) each time, which was most of the poll thread's time per message.
             let verdict = Self.admit(&message, to: &state.partitions.values[index], perPartitionLimit: limits.maxInFlightPerPartition) {
-                cachedHighWatermark(incoming.topicPartition)
+                handle.cachedHighWatermark(of: incoming.topicPartition)
             }
             guard verdict != .refused else { return nil }
             state.totalInFlight += 1
@@ -214,15 +214,6 @@ extension KafkaConsumer {
             state.heldCount += 1
             return true
         }
-    }
-
-    /// The high watermark librdkafka learned from the partition's latest fetch response (no broker round trip);
-    /// nil while no fetch response has arrived.
-    private func cachedHighWatermark(_ partition: KafkaTopicPartition) -> Int64? {
-        var low: Int64 = -1
-        var high: Int64 = -1
-        let err = rd_kafka_get_watermark_offsets(handle.pointer, partition.topic, partition.partition, &low, &high)
-        return err == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 ? high : nil
     }
 
     /// Redelivers held messages whose due time has come.

@@ -14,7 +14,8 @@ public import Telemetry
 ///
 /// Each ``read(_:from:to:each:finished:)`` hands the records of `[from, to)` to `each`, in offset order, on the
 /// reader's thread, then calls `finished` once: ``Outcome/completed(records:)`` at `to` (or at the end of the log,
-/// when the range's last offsets do not exist), ``Outcome/stopped`` when `each` returned false, or
+/// when the range's last offsets do not exist; `to` nil: at the partition's high watermark as the range's first fetch
+/// found it, so a range of a partition still written to ends), ``Outcome/stopped`` when `each` returned false, or
 /// ``Outcome/failed(_:)`` (the partition delivered nothing for ``KafkaRangeReaderConfiguration/stallTimeout``, an
 /// unknown partition, the reader closed). A new range of a partition that is still being read replaces the old one,
 /// which ends `stopped`. Ranges of several partitions are read together over one librdkafka consumer, at most
@@ -41,7 +42,8 @@ public final class KafkaRangeReader: Sendable {
         let partition: KafkaTopicPartition
         /// The next offset to hand over.
         var next: Int64
-        let end: Int64
+        /// The first offset not to read; nil until the first fetch's high watermark sets it.
+        var end: Int64?
         let each: @Sendable (KafkaMessage) -> Bool
         let finished: @Sendable (Outcome) -> Void
         var records = 0
@@ -82,9 +84,10 @@ public final class KafkaRangeReader: Sendable {
         self.logger = logger
     }
 
-    /// Reads `[from, to)` of `partition`; see the type's rules. `each` and `finished` run on the reader's thread.
+    /// Reads `[from, to)` of `partition` (`to` nil: up to the high watermark its first fetch finds); see the type's
+    /// rules. `each` and `finished` run on the reader's thread.
     public func read(
-        _ partition: KafkaTopicPartition, from: Int64, to end: Int64,
+        _ partition: KafkaTopicPartition, from: Int64, to end: Int64?,
         each: @escaping @Sendable (KafkaMessage) -> Bool,
         finished: @escaping @Sendable (Outcome) -> Void
     ) {
@@ -198,7 +201,7 @@ public final class KafkaRangeReader: Sendable {
     /// Starts reading `range` on a queue of its own (replacing a range of the same partition).
     private func start(_ range: Range, in session: inout Session) {
         end(range.partition, .stopped, in: &session)
-        guard range.next < range.end else {
+        guard range.next < range.end ?? .max else {
             range.finished(.completed(records: 0))
             return
         }
@@ -298,6 +301,14 @@ public final class KafkaRangeReader: Sendable {
         case RD_KAFKA_RESP_ERR_NO_ERROR:
             guard let message, offset >= range.next else { return }
             range.lastProgress = .now
+            if range.end == nil {
+                // The fetch that brought this message set the cached high watermark.
+                guard let high = session.handle?.cachedHighWatermark(of: partition), high > offset else {
+                    end(partition, .failed(KafkaError(code: .fail, reason: "no high watermark for \(partition)")), in: &session)
+                    return
+                }
+                range.end = high
+            }
             guard range.each(message) else {
                 end(partition, .stopped, in: &session)
                 return
@@ -305,7 +316,7 @@ public final class KafkaRangeReader: Sendable {
             range.records += 1
             range.next = offset + 1
             session.ranges[partition] = range
-            if range.next >= range.end { end(partition, .completed(records: range.records), in: &session) }
+            if range.next >= range.end ?? .max { end(partition, .completed(records: range.records), in: &session) }
         case RD_KAFKA_RESP_ERR__PARTITION_EOF:
             // The end of the log: nothing more to read in this range (its last offsets do not exist).
             if offset >= range.next { end(partition, .completed(records: range.records), in: &session) }
@@ -332,7 +343,7 @@ public final class KafkaRangeReader: Sendable {
     private func failStalled(_ session: inout Session) {
         let now = ContinuousClock.now
         for (partition, range) in session.ranges where now - range.lastProgress >= configuration.stallTimeout {
-            let silent = "no record for \(configuration.stallTimeout) at offset \(range.next) of \(range.end)"
+            let silent = "no record for \(configuration.stallTimeout) at offset \(range.next) of \(range.end.map(String.init) ?? "the high watermark")"
             end(partition, .failed(KafkaError(code: .timedOut, reason: silent)), in: &session)
         }
     }

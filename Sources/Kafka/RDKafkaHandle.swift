@@ -48,6 +48,15 @@ final class RDKafkaHandle: @unchecked Sendable {
         _ = rd_kafka_offsets_for_times(pointer, list.pointer, 0)
     }
 
+    /// The high watermark librdkafka learned from the partition's latest fetch response (no broker round trip);
+    /// nil while no fetch response has arrived.
+    func cachedHighWatermark(of partition: KafkaTopicPartition) -> Int64? {
+        var low: Int64 = -1
+        var high: Int64 = -1
+        let err = rd_kafka_get_watermark_offsets(pointer, partition.topic, partition.partition, &low, &high)
+        return err == RD_KAFKA_RESP_ERR_NO_ERROR && high >= 0 ? high : nil
+    }
+
     /// The fatal error that put the handle in the fatal state, if any.
     func fatalError() -> KafkaError? {
         var text = [CChar](repeating: 0, count: 512)

@@ -110,7 +110,7 @@ import Testing
         let rang = Set(bed.deliveries().filter { $0.pushType == 1 }.map(\.callID))
         let ended = (0..<300).filter { rang.contains("call-\($0)") }.count
         let ringing = (300..<600).filter { rang.contains("call-\($0)") }.count
-        let completedScans = bed.metric("a", "callpush_read_ahead_scans_total{result=\"completed\"}") ?? 0
+        let completedScans = bed.metric("a", "callpush_read_ahead_scans_total{result=\"completed\",scan=\"backlog\"}") ?? 0
         let releasedEarly = bed.readAheadReleasedEarly
         print("backlog of 600 calls, 300 hung up, scans \(scans ? "on" : "off"): \(verdict); ended calls rang \(ended), "
               + "live ones \(ringing); scans \(Int(completedScans)), let go early \(releasedEarly)")

@@ -85,8 +85,11 @@ final class HoldingProducer: RecordProducer {
 /// A backlog scanner whose scans the test runs: it records each request and, when told, reads them from `log`.
 final class ScriptedScanner: BacklogScanner {
     struct Request: Sendable {
+        let topic: String
         let partition: Int32
-        let range: Range<Int64>
+        let from: Int64
+        /// nil: to the log's end.
+        let to: Int64?
         let each: @Sendable ([UInt8]) -> Bool
         let finished: @Sendable (BacklogScanOutcome) -> Void
     }
@@ -94,13 +97,19 @@ final class ScriptedScanner: BacklogScanner {
     private let requests = Mutex<[Request]>([])
 
     func scan(
-        topic: String, partition: Int32, from: Int64, to: Int64, each: @escaping @Sendable ([UInt8]) -> Bool,
+        topic: String, partition: Int32, from: Int64, to: Int64?, each: @escaping @Sendable ([UInt8]) -> Bool,
         finished: @escaping @Sendable (BacklogScanOutcome) -> Void
     ) {
-        requests.withLock { $0.append(Request(partition: partition, range: from..<to, each: each, finished: finished)) }
+        requests.withLock {
+            $0.append(Request(topic: topic, partition: partition, from: from, to: to, each: each, finished: finished))
+        }
     }
 
-    var ranges: [Range<Int64>] { requests.withLock { $0.map(\.range) } }
+    /// The ranges asked for and not run yet (`Int64.max`: to the log's end).
+    var ranges: [Range<Int64>] { requests.withLock { $0.map { $0.from..<($0.to ?? .max) } } }
+
+    /// The topics of the scans asked for and not run yet.
+    var topics: [String] { requests.withLock { $0.map(\.topic) } }
 
     /// Runs the oldest request over `log` (values by offset): hands its range's values to `each` until it says stop,
     /// then finishes it (failed instead when `fail`). Returns how many values `each` took.
@@ -112,7 +121,7 @@ final class ScriptedScanner: BacklogScanner {
             return 0
         }
         var taken = 0
-        for offset in request.range {
+        for offset in request.from..<(request.to ?? (log.keys.max() ?? -1) + 1) {
             guard request.each(Array((log[offset] ?? "").utf8)) else {
                 request.finished(BacklogScanOutcome(.stopped))
                 return taken
@@ -395,7 +404,7 @@ final class Outcomes: Sendable {
         #expect(outcomes["60"] == [.delivered], "the hang-up goes")
         let exposition = registry.exposition()
         #expect(ExpositionSeries.value("callpush_cancellations_total{reason=\"look_ahead\"}", in: exposition) == 1)
-        #expect(ExpositionSeries.value("callpush_read_ahead_scans_total{result=\"completed\"}", in: exposition) == 1)
+        #expect(ExpositionSeries.value("callpush_read_ahead_scans_total{result=\"completed\",scan=\"backlog\"}", in: exposition) == 1)
         #expect(ExpositionSeries.value("callpush_read_ahead_scan_ended_calls_total", in: exposition) == 1)
         #expect(ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"limit\"}", in: exposition) == 0)
     }
@@ -414,8 +423,58 @@ final class Outcomes: Sendable {
         scanner.runNext(over: [:], fail: true)
         #expect((0..<3).allSatisfy { outcomes["\($0)"] == [.delivered] })
         let exposition = registry.exposition()
-        #expect(ExpositionSeries.value("callpush_read_ahead_scans_total{result=\"failed\"}", in: exposition) == 1)
+        #expect(ExpositionSeries.value("callpush_read_ahead_scans_total{result=\"failed\",scan=\"backlog\"}", in: exposition) == 1)
         #expect(ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"limit\"}", in: exposition) == 3)
+    }
+
+    /// A retry-tier record of partition 0 whose event was first read at `origin` of the calls topic's partition 0.
+    func retryRecord(callID: String, origin: Int64, offset: Int64) -> InboundRecord {
+        record(Fixtures.eventJSON(eventID: "e-retry-\(callID)", callID: callID), topic: "calls.retry.30s", offset: offset, headers: [
+            RecordHeader(name: HeaderCodec.originalTopic, text: "calls"),
+            RecordHeader(name: HeaderCodec.originalPartition, integer: 0),
+            RecordHeader(name: HeaderCodec.originalOffset, integer: origin),
+        ])
+    }
+
+    /// The calls partition the history scans read: incoming calls c-0 … c-19 at offsets 0–19, and at 20 the hang-up
+    /// of c-7, which this worker never read (the partition's previous owner sent it and committed past it).
+    static let historyLog: [Int64: String] = {
+        var log: [Int64: String] = [:]
+        for offset in Int64(0)..<20 { log[offset] = Fixtures.eventJSON(eventID: "e-\(offset)", callID: "c-\(offset)") }
+        log[20] = Fixtures.eventJSON(type: "hangup", eventID: "e-hangup", callID: "c-7")
+        return log
+    }()
+
+    /// An incoming call's retry, reaching a worker newly assigned its partition whose calls partition delivered
+    /// nothing: a history scan of the calls partition from the retry's first hop finds the hang-up the previous owner
+    /// sent, and the retry never rings (`look_ahead`). A later retry from that hop on goes at once.
+    @Test func aRetryWhoseHangUpThePreviousOwnerSentNeverRings() {
+        let (dispatcher, sender, scanner, outcomes, registry) = scanningDispatcher()
+        dispatcher.assigned(lanes: [0])
+        dispatcher.handle(retryRecord(callID: "c-7", origin: 7, offset: 3), done: outcomes.callback("c-7"))
+        #expect(scanner.ranges == [7..<Int64.max] && scanner.topics == ["calls"], "from the first hop to the high watermark")
+        #expect(sender.sent.isEmpty && outcomes["c-7"].isEmpty, "it waits for the scan")
+        #expect(scanner.runNext(over: Self.historyLog) == 14)
+        #expect(outcomes["c-7"] == [.cancelled])
+        #expect(sender.sent.isEmpty)
+        dispatcher.handle(retryRecord(callID: "c-9", origin: 9, offset: 4), done: outcomes.callback("c-9"))
+        #expect(outcomes["c-9"] == [.delivered] && scanner.ranges.isEmpty, "known from offset 7 on")
+        let exposition = registry.exposition()
+        #expect(ExpositionSeries.value("callpush_cancellations_total{reason=\"look_ahead\"}", in: exposition) == 1)
+        #expect(ExpositionSeries.value("callpush_read_ahead_scans_total{result=\"completed\",scan=\"history\"}", in: exposition) == 1)
+        #expect(ExpositionSeries.value("callpush_read_ahead_scan_ended_calls_total", in: exposition) == 1)
+    }
+
+    /// A history scan that fails lets its retries go, counted as let go early (`history_scan_failed`).
+    @Test func aFailedHistoryScanLetsItsRetriesGoCounted() {
+        let (dispatcher, _, scanner, outcomes, registry) = scanningDispatcher()
+        dispatcher.assigned(lanes: [0])
+        dispatcher.handle(retryRecord(callID: "c-7", origin: 7, offset: 3), done: outcomes.callback("c-7"))
+        scanner.runNext(over: Self.historyLog, fail: true)
+        #expect(outcomes["c-7"] == [.delivered])
+        let exposition = registry.exposition()
+        #expect(ExpositionSeries.value("callpush_read_ahead_scans_total{result=\"failed\",scan=\"history\"}", in: exposition) == 1)
+        #expect(ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"history_scan_failed\"}", in: exposition) == 1)
     }
 
     /// A scan still running when the consumer has read through the backlog, or when the partition is revoked, is

@@ -93,15 +93,15 @@ import Testing
         // Lane 1 holds a retry tier's record before its calls partition delivered anything: not scanning.
         let other = gate.offer(7, lane: 1, offset: 0, isCallsTopic: false, highWatermark: 100, isIncoming: true)
         #expect(other.released == [7] && other.releasedAtLimit, "all lanes' bound lets go only the lane not scanning")
-        #expect(gate.isScanning(lane: 0, generation: scan.generation))
+        #expect(gate.isScanning(scan))
         Thread.sleep(forTimeInterval: 0.01)
         guard case .later = gate.expire(lane: 0, epoch: try #require(retry.timerEpoch)) else {
             Issue.record("the timer must wait for the scan")
             return
         }
-        let done = gate.scanFinished(lane: 0, generation: scan.generation, completed: true)
+        let done = gate.scanFinished(scan, completed: true)
         #expect(done.released == [2, 3, 4, 5, 6] && !done.releasedAtLimit)
-        #expect(!gate.isScanning(lane: 0, generation: scan.generation))
+        #expect(!gate.isScanning(scan))
         #expect(gate.offer(8, lane: 0, offset: 44, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes)
     }
 
@@ -114,13 +114,97 @@ import Testing
         #expect(gate.revoke(lanes: [0]) == [1])
         _ = gate.assign(lanes: [0])
         let scan = try #require(gate.offer(2, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 10, isIncoming: true).scan)
-        #expect(scan.generation != old.generation && !gate.isScanning(lane: 0, generation: old.generation))
-        #expect(gate.scanFinished(lane: 0, generation: old.generation, completed: true).released.isEmpty, "stale")
+        #expect(scan.generation != old.generation && !gate.isScanning(old))
+        #expect(gate.scanFinished(old, completed: true).released.isEmpty, "stale")
         _ = gate.offer(3, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 10, isIncoming: true)
-        let failed = gate.scanFinished(lane: 0, generation: scan.generation, completed: false)
+        let failed = gate.scanFinished(scan, completed: false)
         #expect(failed.released == [2, 3] && failed.releasedAtLimit)
         #expect(!gate.offer(4, lane: 0, offset: 2, isCallsTopic: true, highWatermark: 10, isIncoming: true).passes, "still reading ahead")
         #expect(gate.offer(5, lane: 0, offset: 9, isCallsTopic: true, highWatermark: 10, isIncoming: true).released == [4])
-        #expect(gate.scanFinished(lane: 0, generation: scan.generation, completed: true).released.isEmpty, "read through")
+        #expect(gate.scanFinished(scan, completed: true).released.isEmpty, "read through")
+    }
+
+    /// A retry-tier incoming record whose first hop lies before what the lane reads itself (here its calls partition
+    /// has delivered nothing) waits for a history scan from that hop to the high watermark. Once complete it goes,
+    /// and every later one from that hop on goes at once; an older one waits for a scan down to it.
+    @Test func aRetryFromBeforeTheLanesOwnReadingWaitsForAHistoryScan() throws {
+        let gate = gate(scans: true)
+        _ = gate.assign(lanes: [0])
+        let first = gate.offer(1, lane: 0, offset: 3, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 50)
+        let scan = try #require(first.scan)
+        #expect(!first.passes && scan.kind == .history && scan.lane == 0 && scan.from == 50 && scan.to == nil)
+        let older = gate.offer(2, lane: 0, offset: 4, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 40)
+        #expect(!older.passes && older.scan == nil, "one scan at a time")
+        #expect(gate.offer(3, lane: 0, offset: 5, isCallsTopic: false, highWatermark: 9, isIncoming: false, origin: 30).passes,
+                "a stop event goes")
+        #expect(gate.heldCount == 2 && gate.isScanning(scan))
+        let done = gate.scanFinished(scan, completed: true)
+        #expect(done.released == [1] && !done.releasedUnscanned)
+        let next = try #require(done.scan)
+        #expect(next.kind == .history && next.from == 40 && next.to == 50, "down to the older hop, up to what is known")
+        #expect(gate.offer(4, lane: 0, offset: 6, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 50).passes,
+                "known from 50 on")
+        #expect(gate.scanFinished(next, completed: true).released == [2])
+        #expect(gate.heldCount == 0 && !gate.isScanning(next))
+        #expect(gate.offer(5, lane: 0, offset: 7, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 40).passes)
+    }
+
+    /// A retry whose first hop is at or after the calls partition's first record since the assignment needs no
+    /// history: the consumer (and the backlog scan) read its hang-up. One from before that waits for a history scan;
+    /// records without a known first hop, and without scans, are the read-ahead's as before.
+    @Test func onlyARetryFromBeforeTheLanesFirstRecordNeedsHistory() throws {
+        let gate = gate(scans: true)
+        _ = gate.assign(lanes: [0])
+        #expect(gate.offer(1, lane: 0, offset: 100, isCallsTopic: true, highWatermark: 101, isIncoming: true).passes, "no backlog")
+        #expect(gate.offer(2, lane: 0, offset: 7, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 100).passes)
+        #expect(gate.offer(3, lane: 0, offset: 8, isCallsTopic: false, highWatermark: 9, isIncoming: true).passes, "first hop unknown")
+        let older = gate.offer(4, lane: 0, offset: 8, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 99)
+        #expect(!older.passes && older.scan?.kind == .history && older.scan?.from == 99)
+        let unscanned = self.gate(scans: false)
+        _ = unscanned.assign(lanes: [0])
+        _ = unscanned.offer(1, lane: 0, offset: 100, isCallsTopic: true, highWatermark: 101, isIncoming: true)
+        #expect(unscanned.offer(2, lane: 0, offset: 8, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 99).passes)
+    }
+
+    /// A lane runs one scan at a time: a backlog scan asked for during a history scan waits for it (the limits hold
+    /// the lane meanwhile), and a history scan waits for a running backlog scan.
+    @Test func backlogAndHistoryScansOfALaneTakeTurns() throws {
+        let gate = gate(perPartition: 2, scans: true)
+        _ = gate.assign(lanes: [0, 1])
+        let history = try #require(
+            gate.offer(1, lane: 0, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 5).scan)
+        let calls = gate.offer(2, lane: 0, offset: 20, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+        #expect(calls.scan == nil && !calls.passes, "the backlog scan waits")
+        let beyond = gate.offer(3, lane: 0, offset: 21, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+        #expect(!beyond.passes && beyond.released.isEmpty, "held beyond the limit: the lane is scanning")
+        let afterHistory = gate.scanFinished(history, completed: true)
+        #expect(afterHistory.released == [1])
+        let backlog = try #require(afterHistory.scan)
+        #expect(backlog.kind == .backlog && backlog.from == 20 && backlog.to == 100 && gate.isScanning(backlog))
+
+        let first = try #require(gate.offer(4, lane: 1, offset: 10, isCallsTopic: true, highWatermark: 50, isIncoming: true).scan)
+        let retry = gate.offer(5, lane: 1, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 3)
+        #expect(first.kind == .backlog && !retry.passes && retry.scan == nil, "the history scan waits")
+        let afterBacklog = gate.scanFinished(first, completed: true)
+        #expect(afterBacklog.released == [4])
+        #expect(afterBacklog.scan?.kind == .history && afterBacklog.scan?.from == 3)
+    }
+
+    /// A failed history scan lets its records go, marked as unscanned; a revoked lane returns what waits for history,
+    /// and a result for its earlier assignment changes nothing.
+    @Test func aFailedOrRevokedHistoryScan() throws {
+        let gate = gate(scans: true)
+        _ = gate.assign(lanes: [0])
+        let scan = try #require(gate.offer(1, lane: 0, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 5).scan)
+        _ = gate.offer(2, lane: 0, offset: 1, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 3)
+        let failed = gate.scanFinished(scan, completed: false)
+        #expect(failed.released == [1, 2] && failed.releasedUnscanned && failed.scan == nil)
+        let again = try #require(gate.offer(3, lane: 0, offset: 2, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 5).scan,
+                                 "nothing became known: the next record asks again")
+        #expect(gate.revoke(lanes: [0]) == [3] && gate.heldCount == 0)
+        _ = gate.assign(lanes: [0])
+        #expect(!gate.isScanning(again))
+        let stale = gate.scanFinished(again, completed: true)
+        #expect(stale.released.isEmpty && stale.scan == nil)
     }
 }

@@ -15,7 +15,7 @@ import Synchronization
 /// - Scanning (when ``Configuration/scansBacklog``): the verdict of a lane's first record asks the caller to scan
 ///   the calls partition's backlog, `[that record's offset, end)`, for stop events (``Verdict/scan``) beside the
 ///   consumer. Once the caller has marked those calls ended and reports the scan complete
-///   (``scanFinished(lane:generation:completed:)``), the held events are released and nothing is held again; they and
+///   (``scanFinished(_:completed:)``), the held events are released and nothing is held again; they and
 ///   every later event meet the marks, whatever the backlog's length. Reading through the backlog first ends the
 ///   read-ahead as before.
 /// - Bounds: a lane holding ``Configuration/maxHeldPerPartition`` events, or all lanes together
@@ -24,14 +24,28 @@ import Synchronization
 ///   a lane whose calls partition delivers nothing for ``Configuration/timeout`` while it holds events, and no scan
 ///   is under way, releases them and stops holding (the caller asks with ``expire(lane:epoch:)``). A scan that fails
 ///   turns its lane back into a bounded read-ahead.
+/// - History (when ``Configuration/scansBacklog``): an `incoming` retry-tier record whose first hop (`origin`, its
+///   calls-topic offset) lies before what the lane reads itself — below the calls partition's first record since the
+///   assignment, or any origin while the calls partition has delivered nothing — may belong to a call whose hang-up
+///   the partition's previous owner already sent: that hang-up is below the committed offset, where neither the
+///   consumer nor the backlog scan look. Such records are held apart, and the verdict asks for a scan of the calls
+///   partition from the oldest held origin up to what is already known (``Verdict/scan``, kind
+///   ``ReadAheadScan/Kind/history``): to the high watermark when it starts reading, for the lane's first. Once complete, the
+///   stop events from its start on are known (the caller marked those calls ended), and every held record, and every
+///   later one, whose origin is at or after that start goes at once: the history scan read past the high watermark at
+///   assignment, so a stop event later than it is one the consumer reads as it comes. One whose origin is older
+///   waits for the next scan, down to it. A failed history scan lets its records go (``Verdict/releasedUnscanned``).
+/// - One scan per lane at a time: a backlog scan asked for while a history scan runs waits for it (the lane counts as
+///   scanning meanwhile), and history scans wait for a backlog scan.
 /// - A revoked lane returns what it holds: the caller gives those events back unprocessed, so the partition's
 ///   next owner reads ahead through them itself.
 ///
 /// - Important: thread-safe; all state is behind one `Mutex`, and it never calls out.
 final class ReadAheadGate<Item: Sendable>: Sendable {
     typealias Configuration = ReadAheadConfiguration
+    typealias Scan = ReadAheadScan
 
-    /// What to do after ``offer(_:lane:offset:isCallsTopic:highWatermark:isIncoming:)``.
+    /// What to do after ``offer(_:lane:offset:isCallsTopic:highWatermark:isIncoming:origin:)``.
     struct Verdict: Sendable {
         /// Held events to admit now, in order, before the offered one (which may be among them).
         var released: [Item] = []
@@ -43,17 +57,12 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         /// ``released`` are let go early: a lane (or all lanes together) held as many as the limits allow before
         /// the lane had read through its backlog.
         var releasedAtLimit = false
-        /// Set on a lane's first record when it has a backlog: scan it for stop events, then call
-        /// ``ReadAheadGate/scanFinished(lane:generation:completed:)``.
+        /// ``released`` are retry-tier records whose history scan failed: a hang-up before the lane's own reading
+        /// that the partition's previous owner sent is not known.
+        var releasedUnscanned = false
+        /// A scan to start: scan the calls partition for stop events, mark those calls ended, then call
+        /// ``ReadAheadGate/scanFinished(_:completed:)``.
         var scan: Scan?
-    }
-
-    /// A calls partition's backlog to scan for stop events: offsets `from ..< to` of the lane's assignment
-    /// `generation`.
-    struct Scan: Sendable, Hashable {
-        var from: Int64
-        var to: Int64
-        var generation: UInt64
     }
 
     private struct Lane {
@@ -66,8 +75,24 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         var epoch: UInt64 = 0
         /// Tells this assignment of the lane from earlier and later ones (a late scan result finds nothing to do).
         var generation: UInt64
-        /// A backlog scan is under way: the limits do not let the held events go.
+        /// A backlog scan is under way or waiting for ``active``: the limits do not let the held events go.
         var scanning = false
+        /// The offset of the calls partition's first record since the assignment: the consumer (and the backlog
+        /// scan) read every stop event from it on.
+        var first: Int64?
+        /// Stop events of the calls partition from this offset on, up to past the high watermark at assignment, are
+        /// known (history scans).
+        var known: Int64?
+        /// The scan the caller runs for this lane (one at a time).
+        var active: Scan?
+        /// A backlog scan waiting for ``active`` to end.
+        var waitingBacklog: Scan?
+    }
+
+    /// A retry-tier `incoming` record waiting for a history scan down to `origin`.
+    private struct HeldRetry {
+        var item: Item
+        var origin: Int64
     }
 
     private struct State {
@@ -75,6 +100,9 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         /// Held events per lane, apart from the lanes so appending never copies them.
         var held: [Int32: [Item]] = [:]
         var heldTotal = 0
+        /// Retry-tier records held for a history scan, per lane (beside ``held``: the limits do not count them).
+        var heldForHistory: [Int32: [HeldRetry]] = [:]
+        var heldForHistoryTotal = 0
         var nextEpoch: UInt64 = 1
     }
 
@@ -91,7 +119,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         return state.withLock { state in
             var released: [Item] = []
             for lane in lanes {
-                released += Self.takeHeld(lane, in: &state)
+                released += Self.takeAll(lane, in: &state)
                 state.lanes[lane] = Lane(generation: state.nextEpoch)
                 state.nextEpoch += 1
             }
@@ -104,7 +132,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         state.withLock { state in
             var released: [Item] = []
             for lane in lanes {
-                released += Self.takeHeld(lane, in: &state)
+                released += Self.takeAll(lane, in: &state)
                 state.lanes[lane] = nil
             }
             return released
@@ -115,11 +143,8 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
     func releaseAll() -> [Item] {
         state.withLock { state in
             var released: [Item] = []
-            for lane in state.lanes.keys.sorted() {
-                released += Self.takeHeld(lane, in: &state)
-                state.lanes[lane]?.caughtUp = true
-                state.lanes[lane]?.scanning = false
-            }
+            for lane in state.lanes.keys.sorted() { released += Self.takeAll(lane, in: &state) }
+            state.lanes.removeAll()
             return released
         }
     }
@@ -130,25 +155,46 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
     ///   - isCallsTopic: the record comes from the calls topic (its offsets measure the read-ahead).
     ///   - highWatermark: the record's partition high watermark at assignment, if known.
     ///   - isIncoming: the event would make a phone ring.
+    ///   - origin: for a retry-tier record, the calls-topic offset of its first hop in this lane, if known.
     func offer(
-        _ item: Item, lane: Int32, offset: Int64, isCallsTopic: Bool, highWatermark: Int64?, isIncoming: Bool
+        _ item: Item, lane: Int32, offset: Int64, isCallsTopic: Bool, highWatermark: Int64?, isIncoming: Bool,
+        origin: Int64? = nil
     ) -> Verdict {
         state.withLock { state in
-            guard var current = state.lanes[lane], !current.caughtUp else { return Verdict(passes: true) }
+            guard var current = state.lanes[lane] else { return Verdict(passes: true) }
+            if let origin, isIncoming, !isCallsTopic, configuration.scansBacklog {
+                if let known = current.known, origin >= known { return Verdict(passes: true) }
+                if current.first.map({ origin < $0 }) ?? true {
+                    state.heldForHistory[lane, default: []].append(HeldRetry(item: item, origin: origin))
+                    state.heldForHistoryTotal += 1
+                    let scan = current.active == nil ? Self.nextHistoryScan(lane, for: &current, in: state) : nil
+                    state.lanes[lane] = current
+                    return Verdict(passes: false, scan: scan)
+                }
+            }
+            guard !current.caughtUp else { return Verdict(passes: true) }
             var scan: Scan?
             if isCallsTopic {
                 current.lastProgress = .now
                 if current.end == nil {
                     let end = highWatermark ?? 0
                     current.end = end
+                    current.first = offset
                     if configuration.scansBacklog && offset + 1 < end {
                         current.scanning = true
-                        scan = Scan(from: offset, to: end, generation: current.generation)
+                        let backlog = Scan(kind: .backlog, lane: lane, from: offset, to: end, generation: current.generation)
+                        if current.active == nil {
+                            current.active = backlog
+                            scan = backlog
+                        } else {
+                            current.waitingBacklog = backlog
+                        }
                     }
                 }
                 if offset + 1 >= current.end! {
                     current.caughtUp = true
                     current.scanning = false
+                    current.waitingBacklog = nil
                     state.lanes[lane] = current
                     return Verdict(released: Self.takeHeld(lane, in: &state), passes: true)
                 }
@@ -185,6 +231,15 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         }
     }
 
+    /// The history scan `lane` needs next (and makes it the lane's active one), if it holds retry records: from the
+    /// oldest held origin to what is already known, or to the high watermark for the lane's first.
+    private static func nextHistoryScan(_ number: Int32, for lane: inout Lane, in state: State) -> Scan? {
+        guard let oldest = state.heldForHistory[number]?.lazy.map(\.origin).min() else { return nil }
+        let scan = Scan(kind: .history, lane: number, from: oldest, to: lane.known, generation: lane.generation)
+        lane.active = scan
+        return scan
+    }
+
     /// What a lane's timer finds.
     enum Expiry: Sendable {
         /// Nothing to do (the events were let go meanwhile, or the lane is gone).
@@ -209,36 +264,78 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         }
     }
 
-    /// Whether the scan of `lane`'s assignment `generation` is still wanted (the lane has not read through its
-    /// backlog, nor been revoked or assigned again).
-    func isScanning(lane: Int32, generation: UInt64) -> Bool {
+    /// Whether `scan` is still wanted: its lane has not been revoked or assigned again, and for a backlog scan, has
+    /// not read through its backlog.
+    func isScanning(_ scan: Scan) -> Bool {
         state.withLock { state in
-            guard let current = state.lanes[lane] else { return false }
-            return current.generation == generation && current.scanning
+            guard let current = state.lanes[scan.lane], current.generation == scan.generation, current.active == scan
+            else { return false }
+            return scan.kind == .history || current.scanning
         }
     }
 
-    /// The scan of `lane`'s backlog ended. `completed`: every stop event in it is known (the caller marked those
-    /// calls ended), so the lane stops reading ahead and its held events are released. Otherwise the lane goes on as
-    /// a bounded read-ahead (``Verdict/releasedAtLimit`` if it already holds as many as its limit allows). A result
-    /// for an earlier assignment, or after the lane read through its backlog, finds nothing to do.
-    func scanFinished(lane: Int32, generation: UInt64, completed: Bool) -> Verdict {
+    /// `scan` ended; `completed`: every stop event in it is known (the caller marked those calls ended).
+    ///
+    /// A complete backlog scan ends the lane's read-ahead (its held events are released); an incomplete one turns the
+    /// lane into a bounded read-ahead (``Verdict/releasedAtLimit`` if it already holds as many as its limit allows).
+    /// A complete history scan releases the retry records whose origin it reached; a failed one releases all of them
+    /// (``Verdict/releasedUnscanned``). The verdict may ask for the lane's next scan. A result for an earlier
+    /// assignment finds nothing to do.
+    func scanFinished(_ scan: Scan, completed: Bool) -> Verdict {
         state.withLock { state in
-            guard var current = state.lanes[lane], current.generation == generation, current.scanning else {
+            guard var current = state.lanes[scan.lane], current.generation == scan.generation, current.active == scan else {
                 return Verdict(passes: false)
             }
-            current.scanning = false
-            if completed { current.caughtUp = true }
-            state.lanes[lane] = current
-            if completed { return Verdict(released: Self.takeHeld(lane, in: &state), passes: false) }
-            guard (state.held[lane]?.count ?? 0) >= configuration.maxHeldPerPartition else { return Verdict(passes: false) }
-            return Verdict(released: Self.takeHeld(lane, in: &state), passes: false, releasedAtLimit: true)
+            current.active = nil
+            var verdict = Verdict(passes: false)
+            switch scan.kind {
+            case .backlog where current.scanning:
+                current.scanning = false
+                if completed {
+                    current.caughtUp = true
+                    state.lanes[scan.lane] = current
+                    verdict.released = Self.takeHeld(scan.lane, in: &state)
+                } else if (state.held[scan.lane]?.count ?? 0) >= configuration.maxHeldPerPartition {
+                    state.lanes[scan.lane] = current
+                    verdict.released = Self.takeHeld(scan.lane, in: &state)
+                    verdict.releasedAtLimit = true
+                }
+            case .backlog:
+                break
+            case .history:
+                if completed { current.known = scan.from }
+                let held = state.heldForHistory.removeValue(forKey: scan.lane) ?? []
+                let going = completed ? held.filter { $0.origin >= scan.from } : held
+                let staying = completed ? held.filter { $0.origin < scan.from } : []
+                verdict.released = going.map(\.item)
+                verdict.releasedUnscanned = !completed && !going.isEmpty
+                state.heldForHistoryTotal -= going.count
+                if !staying.isEmpty { state.heldForHistory[scan.lane] = staying }
+            }
+            if let waiting = current.waitingBacklog {
+                current.waitingBacklog = nil
+                if current.scanning {
+                    current.active = waiting
+                    verdict.scan = waiting
+                }
+            }
+            if verdict.scan == nil { verdict.scan = Self.nextHistoryScan(scan.lane, for: &current, in: state) }
+            state.lanes[scan.lane] = current
+            return verdict
         }
     }
 
     /// Events held over all lanes (for gauges and tests).
-    var heldCount: Int { state.withLock { $0.heldTotal } }
+    var heldCount: Int { state.withLock { $0.heldTotal + $0.heldForHistoryTotal } }
 
+    /// Everything `lane` holds, for a history scan too (revoked, assigned again, shut down).
+    private static func takeAll(_ lane: Int32, in state: inout State) -> [Item] {
+        let retries = state.heldForHistory.removeValue(forKey: lane) ?? []
+        state.heldForHistoryTotal -= retries.count
+        return takeHeld(lane, in: &state) + retries.map(\.item)
+    }
+
+    /// What `lane` holds for its read-ahead.
     private static func takeHeld(_ lane: Int32, in state: inout State) -> [Item] {
         guard let held = state.held.removeValue(forKey: lane) else { return [] }
         state.lanes[lane]?.epoch = state.nextEpoch

@@ -323,27 +323,40 @@ final class Dispatcher: Sendable {
 
     /// Passes an event through the read-ahead gate, admitting whatever it lets go.
     private func offer(_ pending: Pending, isIncoming: Bool, outbox: Outbox) {
+        let record = pending.record
+        let isCallsTopic = !retryTopics.contains(record.topic)
         let verdict = gate.offer(
-            pending, lane: pending.record.partition, offset: pending.record.offset,
-            isCallsTopic: !retryTopics.contains(pending.record.topic),
-            highWatermark: pending.record.highWatermarkAtAssignment, isIncoming: isIncoming
+            pending, lane: record.partition, offset: record.offset, isCallsTopic: isCallsTopic,
+            highWatermark: record.highWatermarkAtAssignment, isIncoming: isIncoming,
+            origin: isIncoming && !isCallsTopic ? origin(of: record) : nil
         )
         admitReleased(verdict, outbox: outbox)
         if verdict.passes { admit(pending, outbox: outbox) }
-        if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
-        if let scan = verdict.scan { scanBacklog(scan, of: pending.record) }
+        if let epoch = verdict.timerEpoch { scheduleExpiry(lane: record.partition, epoch: epoch) }
+        if let scan = verdict.scan { self.scan(scan) }
     }
 
-    /// Scans the backlog of the calls partition `first` (its first record since the assignment) comes from: each stop
-    /// event in it marks its call ended in the tracker; once the scan is complete the read-ahead lets the partition's
-    /// held incoming calls go, and they (and every later one) meet those marks, however long the backlog.
-    private func scanBacklog(_ scan: ReadAheadGate<Pending>.Scan, of first: InboundRecord) {
+    /// The calls-topic offset a retry-tier record's event was first read from (its `x-original-*` headers), when that
+    /// was the calls topic's partition of the same number; nil otherwise.
+    private func origin(of record: InboundRecord) -> Int64? {
+        guard HeaderCodec.integer(HeaderCodec.originalPartition, in: record.headers) == Int64(record.partition),
+            let topic = record.headers.last(named: HeaderCodec.originalTopic),
+            topic.value.elementsEqual(configuration.callsTopic.utf8)
+        else { return nil }
+        return HeaderCodec.integer(HeaderCodec.originalOffset, in: record.headers)
+    }
+
+    /// Scans a part of a calls partition the read-ahead asked for: each stop event in it marks its call ended in the
+    /// tracker; once the scan is complete the read-ahead lets the events it held for it go, and they (and every later
+    /// one) meet those marks. A backlog scan covers what the partition held at assignment, however long; a history
+    /// scan what lies before it, for retry records whose hang-up the partition's previous owner may have sent.
+    private func scan(_ scan: ReadAheadScan) {
         guard let scanner else { return }
-        let lane = first.partition
         let started = ContinuousClock.now
         let tally = ScanTally()
-        scanner.scan(topic: first.topic, partition: lane, from: scan.from, to: scan.to) { [weak self] value in
-            guard let self, gate.isScanning(lane: lane, generation: scan.generation) else { return false }
+        let topic = configuration.callsTopic
+        scanner.scan(topic: topic, partition: scan.lane, from: scan.from, to: scan.to) { [weak self] value in
+            guard let self, gate.isScanning(scan) else { return false }
             tally.records.add(1, ordering: .relaxed)
             if StopTypeProbe.mayStopRinging(value), let event = try? decoder.decode(value), event.type.stopsRinging {
                 tracker.markEnded(callID: event.callID)
@@ -352,29 +365,34 @@ final class Dispatcher: Sendable {
             return true
         } finished: { [weak self] outcome in
             guard let self else { return }
-            let verdict = gate.scanFinished(lane: lane, generation: scan.generation, completed: outcome.result == .completed)
+            let verdict = gate.scanFinished(scan, completed: outcome.result == .completed)
             let seconds = (ContinuousClock.now - started).inSeconds
             let records = tally.records.load(ordering: .relaxed), endedCalls = tally.endedCalls.load(ordering: .relaxed)
-            metrics.readAheadScans[outcome.result]?.increment()
-            metrics.readAheadScanDuration.observe(seconds)
+            metrics.readAheadScans[scan.kind]?[outcome.result]?.increment()
+            metrics.readAheadScanDuration[scan.kind]?.observe(seconds)
             metrics.readAheadScanEndedCalls.increment(by: endedCalls)
             var metadata: Logger.Metadata = [
-                "kafka.topic": first.topic, "kafka.partition": String(lane), "kafka.offsets": "\(scan.from)..<\(scan.to)",
-                "read_ahead.scanned": String(records), "read_ahead.ended_calls": String(endedCalls),
-                "read_ahead.held": String(verdict.released.count), "read_ahead.ms": String(Int(seconds * 1000)),
+                "kafka.topic": topic, "kafka.partition": String(scan.lane),
+                "kafka.offsets": "\(scan.from)..<\(scan.to.map(String.init) ?? "high watermark")",
+                "read_ahead.scan": scan.kind.rawValue, "read_ahead.scanned": String(records),
+                "read_ahead.ended_calls": String(endedCalls), "read_ahead.held": String(verdict.released.count),
+                "read_ahead.ms": String(Int(seconds * 1000)),
             ]
             switch outcome.result {
-            case .completed: logger.info("backlog scanned for hang-ups", metadata: metadata)
-            case .stopped: logger.debug("backlog scan stopped: read through or revoked first", metadata: metadata)
+            case .completed: logger.info("\(scan.kind.rawValue) scanned for hang-ups", metadata: metadata)
+            case .stopped: logger.debug("\(scan.kind.rawValue) scan stopped: read through or revoked first", metadata: metadata)
             case .failed:
                 metadata["error"] = outcome.failure ?? "unknown"
-                logger.warning("backlog scan failed; the read-ahead is bounded by its limits", metadata: metadata)
+                logger.warning(scan.kind == .backlog
+                    ? "backlog scan failed; the read-ahead is bounded by its limits"
+                    : "history scan failed; its retry records go without it", metadata: metadata)
             }
             admitReleased(verdict)
+            if let next = verdict.scan { self.scan(next) }
         }
     }
 
-    /// What one backlog scan read.
+    /// What one scan read.
     private final class ScanTally: Sendable {
         let records = Atomic<Int>(0)
         let endedCalls = Atomic<Int>(0)
@@ -383,6 +401,7 @@ final class Dispatcher: Sendable {
     /// Admits what a verdict of the read-ahead released, counting them when the limits let them go early.
     private func admitReleased(_ verdict: ReadAheadGate<Pending>.Verdict, outbox: Outbox? = nil) {
         if verdict.releasedAtLimit { metrics.readAheadReleasedEarly[.limit]?.increment(by: verdict.released.count) }
+        if verdict.releasedUnscanned { metrics.readAheadReleasedEarly[.historyScanFailed]?.increment(by: verdict.released.count) }
         admitReleased(verdict.released, outbox: outbox)
     }
 

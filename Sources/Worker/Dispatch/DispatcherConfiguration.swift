@@ -1,5 +1,8 @@
 /// Everything the dispatcher decides with; each part documents its own defaults.
 public struct DispatcherConfiguration: Sendable {
+    /// The topic call events arrive on: backlog and history scans read it, and a retry record's first hop names it.
+    /// ``WorkerService`` sets it from ``WorkerConfiguration/callsTopic``. Default: "calls".
+    var callsTopic = "calls"
     /// Event size and field limits. Default: ``CallEventDecoder/Configuration/init()``.
     var decoder = CallEventDecoder.Configuration()
     /// Event → APNs request mapping. Default: ``MappingConfiguration/init()``.

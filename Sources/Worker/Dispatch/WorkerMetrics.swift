@@ -38,14 +38,17 @@ public struct WorkerMetrics: Sendable {
         case limit
         /// The calls partition delivered nothing for ``ReadAheadConfiguration/timeout``.
         case timeout
+        /// Retry-tier records waited for a history scan that failed.
+        case historyScanFailed = "history_scan_failed"
     }
     /// `callpush_read_ahead_released_early_total{reason}`.
     let readAheadReleasedEarly: [ReadAheadCutShort: Counter]
-    /// `callpush_read_ahead_scans_total{result}`: backlog scans of newly assigned partitions, by how they ended.
-    let readAheadScans: [BacklogScanOutcome.Result: Counter]
-    /// `callpush_read_ahead_scan_seconds`: how long each backlog scan took, from the partition's first record.
-    let readAheadScanDuration: Histogram
-    /// `callpush_read_ahead_scan_ended_calls_total`: stop events the backlog scans found (their calls marked ended).
+    /// `callpush_read_ahead_scans_total{scan,result}`: scans of newly assigned calls partitions (their backlog, the
+    /// history before it), by how they ended.
+    let readAheadScans: [ReadAheadScan.Kind: [BacklogScanOutcome.Result: Counter]]
+    /// `callpush_read_ahead_scan_seconds{scan}`: how long each scan took, from when it was asked for.
+    let readAheadScanDuration: [ReadAheadScan.Kind: Histogram]
+    /// `callpush_read_ahead_scan_ended_calls_total`: stop events the scans found (their calls marked ended).
     let readAheadScanEndedCalls: Counter
     /// `callpush_key_mismatches_total`: events whose Kafka key is not their call id (sent all the same).
     let keyMismatches: Counter
@@ -88,20 +91,31 @@ public struct WorkerMetrics: Sendable {
         readAheadReleasedEarly = registry.counters(
             "callpush_read_ahead_released_early_total",
             help: "Incoming calls the read-ahead let go before it had read through their partition's backlog (a stop "
-                + "event further on is not known before they ring), by reason: limit (held events), timeout (no progress).",
+                + "event further on is not known before they ring), by reason: limit (held events), timeout (no progress), "
+                + "history_scan_failed (retry records whose scan of the partition's history failed).",
             label: "reason", keys: ReadAheadCutShort.allCases, value: \.rawValue)
-        readAheadScans = registry.counters(
-            "callpush_read_ahead_scans_total",
-            help: "Scans of a newly assigned partition's backlog for stop events, by result: completed (its incoming calls "
-                + "then go, meeting those hang-ups), stopped (read through or revoked first), failed (a bounded read-ahead instead).",
-            label: "result", keys: BacklogScanOutcome.Result.allCases, value: \.rawValue)
-        readAheadScanDuration = registry.histogram(
-            "callpush_read_ahead_scan_seconds",
-            help: "Time each backlog scan took, from the partition's first record to its end; its incoming calls wait meanwhile.",
-            buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
+        var scans: [ReadAheadScan.Kind: [BacklogScanOutcome.Result: Counter]] = [:]
+        var scanDurations: [ReadAheadScan.Kind: Histogram] = [:]
+        for kind in ReadAheadScan.Kind.allCases {
+            for result in BacklogScanOutcome.Result.allCases {
+                scans[kind, default: [:]][result] = registry.counter(
+                    "callpush_read_ahead_scans_total",
+                    help: "Scans of a newly assigned calls partition for stop events (scan: backlog, what it held at "
+                        + "assignment; history, before it, for retry records), by result: completed (the calls they held "
+                        + "then go, meeting those hang-ups), stopped (read through or revoked first), failed.",
+                    labels: ["scan": kind.rawValue, "result": result.rawValue])
+            }
+            scanDurations[kind] = registry.histogram(
+                "callpush_read_ahead_scan_seconds",
+                help: "Time each scan took, from when it was asked for to its end; the incoming calls it is for wait meanwhile.",
+                labels: ["scan": kind.rawValue],
+                buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30])
+        }
+        readAheadScans = scans
+        readAheadScanDuration = scanDurations
         readAheadScanEndedCalls = registry.counter(
             "callpush_read_ahead_scan_ended_calls_total",
-            help: "Stop events found by backlog scans: their calls are marked ended before their incoming events are read.")
+            help: "Stop events found by scans: their calls are marked ended before their incoming events are read.")
         cancellations = registry.counters(
             "callpush_cancellations_total",
             help: "Incoming events not sent because their call had ended (rings after a hang-up prevented), by reason.",

@@ -1,11 +1,11 @@
 import Kafka
 
-/// The read-ahead's backlog scans over a ``KafkaRangeReader`` (its own librdkafka consumer, outside the group).
+/// The read-ahead's backlog and history scans over a ``KafkaRangeReader`` (its own librdkafka consumer, outside the group).
 struct KafkaBacklogScanner: BacklogScanner {
     let reader: KafkaRangeReader
 
     func scan(
-        topic: String, partition: Int32, from: Int64, to: Int64,
+        topic: String, partition: Int32, from: Int64, to: Int64?,
         each: @escaping @Sendable (_ value: [UInt8]) -> Bool,
         finished: @escaping @Sendable (BacklogScanOutcome) -> Void
     ) {

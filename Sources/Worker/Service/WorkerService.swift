@@ -48,6 +48,7 @@ public final class WorkerService: KafkaConsumerDelegate {
             "callpush_ready", help: "1 while this worker has partitions assigned and is not draining, else 0.")
         self.producer = try KafkaProducer(configuration: configuration.producer, logger: logger, metrics: registry)
         var dispatching = configuration.dispatcher
+        dispatching.callsTopic = configuration.callsTopic
         // The read-ahead must let go before the consumer pauses the partitions it is reading ahead on.
         let limits = configuration.consumer.backPressure
         dispatching.readAhead.maxHeldPerPartition = max(1, min(dispatching.readAhead.maxHeldPerPartition, limits.maxInFlightPerPartition / 2))
