@@ -97,6 +97,41 @@ import Testing
         #expect(count == 10 && range.offsets == Array(90..<100))
     }
 
+    /// A range without an end reads to the high watermark its first fetch found, and ends there while the partition
+    /// is still written to: its first record holds the reader's thread until 200 more records are in the log. (One
+    /// batch of 100 records per fetch, and a prefetch of 5 messages: had librdkafka fetched up to the end of the log
+    /// meanwhile, the end of the log would have ended the range there anyway.)
+    @Test func aRangeToTheHighWatermarkEndsAtTheOneItsFirstFetchFound() async throws {
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 1)
+        defer { cluster.close() }
+        for batch in 0..<3 {
+            #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 100, partitions: 1, startingAt: batch * 100) == 0)
+        }
+        let reader = Self.reader(cluster, group: group) {
+            $0.additionalProperties["max.partition.fetch.bytes"] = "1"
+            $0.additionalProperties["queued.min.messages"] = "5"
+        }
+        defer { reader.close() }
+        let reached = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
+        let range = Recording()
+        let each = range.each()
+        reader.read(KafkaTopicPartition(topic: topic, partition: 0), from: 0, to: nil, each: { message in
+            if message.offset == 0 {
+                reached.signal()
+                proceed.wait()
+            }
+            return each(message)
+        }, finished: range.finished)
+        await Task.detached { reached.wait() }.value
+        #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 200, partitions: 1) == 0)
+        proceed.signal()
+        guard case .completed(300)? = await range.ended() else {
+            Issue.record("did not complete with 300: \(String(describing: range.outcome))")
+            return
+        }
+        #expect(range.offsets == Array(0..<300))
+    }
+
     @Test func eachStopsARangeAndANewerRangeReplacesAnOlderOne() async throws {
         let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 1)
         defer { cluster.close() }
