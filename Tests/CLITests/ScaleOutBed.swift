@@ -242,9 +242,14 @@ final class ScaleOutBed {
 
     /// Waits until ``isSettled``.
     func waitUntilSettled(timeout: TimeInterval = 60) async -> Bool {
+        await waitUntil(timeout: timeout) { isSettled }
+    }
+
+    /// Polls `condition` every 200 ms until it holds (true) or `timeout` seconds have passed (false).
+    func waitUntil(timeout: TimeInterval, _ condition: () throws -> Bool) async rethrows -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if isSettled { return true }
+            if try condition() { return true }
             try? await Task.sleep(for: .milliseconds(200))
         }
         return false
@@ -273,8 +278,14 @@ final class ScaleOutBed {
 
     /// Produces the hang-up of every call that has none yet.
     func produceRemainingHangUps() throws {
-        try produce((nextHangUp..<nextCall).map { eventLine(call: $0, type: "hangup") })
-        nextHangUp = nextCall
+        try produceHangUps(upTo: nextCall)
+    }
+
+    /// Produces the hang-up of every call below `end` that has none yet (hang-ups go in call order).
+    func produceHangUps(upTo end: Int) throws {
+        let calls = nextHangUp..<max(nextHangUp, end)
+        try produce(calls.map { eventLine(call: $0, type: "hangup") })
+        nextHangUp = calls.upperBound
     }
 
     private func eventLine(call: Int, type: String) -> String {
@@ -315,6 +326,20 @@ final class ScaleOutBed {
         for receipt in try receipts() where receipt["outcome"] as? String != "retried" {
             guard let id = receipt["event_id"] as? String else { continue }
             counts[id, default: 0] += 1
+        }
+        return counts
+    }
+
+    /// The final outcomes of the `type` events (`incoming`, `hangup`) of `calls`, counted by outcome.
+    func finalOutcomes(_ type: String, calls: Range<Int>) throws -> [String: Int] {
+        let callIDs = Set(calls.map { "call-\($0)" })
+        let events = Set(produced.filter { $0.value.type == type && callIDs.contains($0.value.callID) }.keys)
+        var counts: [String: Int] = [:]
+        for receipt in try receipts() {
+            guard let id = receipt["event_id"] as? String, events.contains(id), let outcome = receipt["outcome"] as? String,
+                outcome != "retried"
+            else { continue }
+            counts[outcome, default: 0] += 1
         }
         return counts
     }

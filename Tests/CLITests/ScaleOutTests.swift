@@ -198,4 +198,54 @@ import Testing
         #expect(verdict.duplicatePushes <= handedOver, "\(bed.logs)")
         #expect(verdict.duplicateReceipts <= handedOver, "\(bed.logs)")
     }
+
+    /// (f) An incoming call waiting in a retry tier when its partition moves to another worker, whose hang-up the
+    /// previous owner already delivered. 20 calls on 2 partitions fail twice in a 503 storm and wait in the 10 s tier;
+    /// the storm ends, the first 10 are hung up and worker a delivers their hang-ups, then stops (SIGTERM) before the
+    /// tier is due, and b, a new process that remembers nothing, takes both partitions. Those hang-ups lie below the
+    /// committed offsets of the calls partitions, so b never reads them, yet none of the 10 ended calls may ring when
+    /// their retries come due; the 10 live ones ring once each. With `--worker-backlog-scans off` b has nothing to
+    /// learn the hang-ups from and every ended call rings.
+    @Test(arguments: [true, false]) func anIncomingRetryWhoseHangUpThePreviousOwnerSentNeverRings(scans: Bool) async throws {
+        let calls = 20
+        let ended = 0..<(calls / 2)
+        let live = (calls / 2)..<calls
+        let bed = try ScaleOutBed(partitions: 2, tiers: ["1s", "10s"], latencyMilliseconds: 5,
+                                  extraWorkerArguments: ["--kafka-max-attempts", "5", "--worker-backlog-scans", scans ? "on" : "off"])
+        try bed.startWorker("a")
+        #expect(await bed.waitUntilSettled(), "\(bed.logs)")
+        _ = bed.apns.control("set rate-503 1")
+        try bed.produceCalls(calls, hangUps: false)
+        let lastTier = "callpush_retries_total{tier=\"calls.retry.10s\"}"
+        try #require(await bed.waitUntil(timeout: 60) { (bed.metric("a", lastTier) ?? 0) >= Double(calls) },
+                     "the calls did not all reach the 10 s tier: \(bed.diagnostics("a", ["_retries_total", "_outcomes_total"]))")
+        let reachedLastTier = Date()
+        _ = bed.apns.control("set rate-503 0")
+        try bed.produceHangUps(upTo: ended.upperBound)
+        try #require(await bed.waitUntil(timeout: 60) { bed.deliveries().filter { $0.pushType == 2 }.count == ended.count },
+                     "worker a did not deliver the hang-ups: \(bed.diagnostics("a", ["callpush_outcomes_total"]))")
+        #expect(bed.stopWorker("a") == 0)
+        let stoppedAfter = Date().timeIntervalSince(reachedLastTier)
+        // Nothing rang yet, so any later ring of an ended call comes after its hang-up.
+        try #require(bed.deliveries().allSatisfy { $0.pushType == 2 },
+                     "worker a took retries from the 10 s tier before it stopped, \(Int(stoppedAfter)) s after they entered it")
+        try bed.startWorker("b")
+        // Every event produced so far (the incoming calls, the first hang-ups) final: b has sent or cancelled every retry.
+        let receipts = try await bed.waitForAllOutcomes(timeout: 90)
+        try #require(bed.produced.keys.allSatisfy { receipts[$0] != nil }, "worker b did not finish the retries:\n\(bed.logs)")
+        try bed.produceRemainingHangUps()
+        let verdict = try await bed.verdict()
+        let deliveries = bed.deliveries()
+        func rings(_ call: Int) -> Int { deliveries.filter { $0.callID == "call-\(call)" && $0.pushType == 1 }.count }
+        let endedRang = ended.filter { rings($0) > 0 }.count
+        let liveRangOnce = live.filter { rings($0) == 1 }.count
+        let endedOutcomes = try bed.finalOutcomes("incoming", calls: ended).sorted { $0.key < $1.key }
+        print("incoming retries moved to a new worker, \(ended.count) of \(calls) calls hung up by the previous one, "
+              + "scans \(scans ? "on" : "off"): \(verdict); ended calls rang \(endedRang) (their incoming: "
+              + "\(endedOutcomes.map { "\($0.key) \($0.value)" }.joined(separator: ", "))), live ones rang once \(liveRangOnce); "
+              + "a stopped \(String(format: "%.1f", stoppedAfter)) s into the 10 s tier")
+        #expect(verdict.lost == 0, "\(bed.logs)")
+        #expect(liveRangOnce == live.count, "\(bed.logs)")
+        #expect(endedRang == (scans ? 0 : ended.count), "\(bed.logs)")
+    }
 }
