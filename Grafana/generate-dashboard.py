@@ -243,14 +243,15 @@ place([
                [target(f'sum by (reason) (increase(callpush_cancellations_total{{{SEL}}}[$__interval]))', "{{reason}}", "A"),
                 target(f'sum by (reason) (increase(callpush_read_ahead_released_early_total{{{SEL}}}[$__interval]))',
                        "let go early: {{reason}}", "B"),
-                target(f'sum by (result) (increase(callpush_read_ahead_scans_total{{{SEL}}}[$__interval]))',
-                       "backlog scans: {{result}}", "C")], "short",
+                target(f'sum by (scan, result) (increase(callpush_read_ahead_scans_total{{{SEL}}}[$__interval]))',
+                       "{{scan}} scans: {{result}}", "C")], "short",
                "Incoming events not sent because their call had ended: look_ahead (found later in the log, the replay or "
-               "a backlog scan), after_stop, queued, retry_after_stop. Backlog scans: a newly assigned partition's backlog "
-               "read for hang-ups before its incoming calls go (completed, stopped: read through first, failed: alert "
-               "CallpushBacklogScansFailing). Let go early: incoming calls the read-ahead sent before it had read "
-               "through their partition's backlog (limit, timeout), after a failed scan; a hang-up further on no longer "
-               "stops them (alert CallpushReadAheadCutShort).", stack=False)),
+               "a scan), after_stop, queued, retry_after_stop. Backlog scans: a newly assigned partition's backlog "
+               "read for hang-ups before its incoming calls go; history scans: what lies before it, read before retries "
+               "from there go (completed, stopped: read through first, failed: alert CallpushBacklogScansFailing). Let "
+               "go early: incoming calls the read-ahead sent before it had read through their partition's backlog (limit, "
+               "timeout), after a failed scan, or retries after a failed history scan (history_scan_failed); a hang-up "
+               "the scan would have found no longer stops them (alert CallpushReadAheadCutShort).", stack=False)),
 ], 7)
 place([
     (8, series("Dead letters by reason",
