@@ -200,14 +200,15 @@ import Testing
     }
 
     /// (f) An incoming call waiting in a retry tier when its partition moves to another worker, whose hang-up the
-    /// previous owner already delivered. 20 calls on 2 partitions fail twice in a 503 storm and wait in the 10 s tier;
-    /// the storm ends, the first 10 are hung up and worker a delivers their hang-ups, then stops (SIGTERM) before the
-    /// tier is due, and b, a new process that remembers nothing, takes both partitions. Those hang-ups lie below the
-    /// committed offsets of the calls partitions, so b never reads them, yet none of the 10 ended calls may ring when
-    /// their retries come due; the 10 live ones ring once each. With `--worker-backlog-scans off` b has nothing to
-    /// learn the hang-ups from and every ended call rings.
+    /// previous owner already delivered. 20 calls (400 in the long version) on 2 partitions fail twice in a 503 storm
+    /// and wait in the 10 s tier; the storm ends, the first half are hung up and worker a delivers their hang-ups, then
+    /// stops (SIGTERM) before the tier is due, and b, a new process that remembers nothing, takes both partitions.
+    /// Those hang-ups lie below the committed offsets of the calls partitions, where b's consumer and backlog scans
+    /// never read; b's history scans (from the retries' first hops) find them, and none of the ended calls rings when
+    /// its retry comes due; the live ones ring once each. With `--worker-backlog-scans off` b has nothing to learn the
+    /// hang-ups from and every ended call rings.
     @Test(arguments: [true, false]) func anIncomingRetryWhoseHangUpThePreviousOwnerSentNeverRings(scans: Bool) async throws {
-        let calls = 20
+        let calls = Self.long ? 400 : 20
         let ended = 0..<(calls / 2)
         let live = (calls / 2)..<calls
         let bed = try ScaleOutBed(partitions: 2, tiers: ["1s", "10s"], latencyMilliseconds: 5,

@@ -288,18 +288,13 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
             }
             current.active = nil
             var verdict = Verdict(passes: false)
+            var releaseHeld = false
             switch scan.kind {
             case .backlog where current.scanning:
                 current.scanning = false
-                if completed {
-                    current.caughtUp = true
-                    state.lanes[scan.lane] = current
-                    verdict.released = Self.takeHeld(scan.lane, in: &state)
-                } else if (state.held[scan.lane]?.count ?? 0) >= configuration.maxHeldPerPartition {
-                    state.lanes[scan.lane] = current
-                    verdict.released = Self.takeHeld(scan.lane, in: &state)
-                    verdict.releasedAtLimit = true
-                }
+                if completed { current.caughtUp = true }
+                releaseHeld = completed || (state.held[scan.lane]?.count ?? 0) >= configuration.maxHeldPerPartition
+                verdict.releasedAtLimit = releaseHeld && !completed
             case .backlog:
                 break
             case .history:
@@ -321,6 +316,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
             }
             if verdict.scan == nil { verdict.scan = Self.nextHistoryScan(scan.lane, for: &current, in: state) }
             state.lanes[scan.lane] = current
+            if releaseHeld { verdict.released = Self.takeHeld(scan.lane, in: &state) }
             return verdict
         }
     }
