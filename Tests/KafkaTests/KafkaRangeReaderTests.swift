@@ -44,6 +44,28 @@ import Testing
         }
     }
 
+    /// Holds the reader's thread inside a range's `each` at one record until the test lets it go, so what the test
+    /// does meanwhile happens while that range is being read, whatever the load.
+    final class ReaderHold: Sendable {
+        private let reached = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
+
+        /// `each`, stopping the reader's thread at the record at `offset` until ``release()``.
+        func each(at offset: Int64, then each: @escaping @Sendable (KafkaMessage) -> Bool) -> @Sendable (KafkaMessage) -> Bool {
+            { [self] message in
+                if message.offset == offset {
+                    reached.signal()
+                    proceed.wait()
+                }
+                return each(message)
+            }
+        }
+
+        /// Returns once the reader's thread is held.
+        func held() async { await Task.detached { [reached] in reached.wait() }.value }
+
+        func release() { proceed.signal() }
+    }
+
     static func reader(_ cluster: KafkaMockCluster, group: String, _ adjust: (inout KafkaRangeReaderConfiguration) -> Void = { _ in })
         -> KafkaRangeReader
     {
@@ -112,19 +134,12 @@ import Testing
             $0.additionalProperties["queued.min.messages"] = "5"
         }
         defer { reader.close() }
-        let reached = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
-        let range = Recording()
-        let each = range.each()
-        reader.read(KafkaTopicPartition(topic: topic, partition: 0), from: 0, to: nil, each: { message in
-            if message.offset == 0 {
-                reached.signal()
-                proceed.wait()
-            }
-            return each(message)
-        }, finished: range.finished)
-        await Task.detached { reached.wait() }.value
+        let hold = ReaderHold(), range = Recording()
+        reader.read(KafkaTopicPartition(topic: topic, partition: 0), from: 0, to: nil, each: hold.each(at: 0, then: range.each()),
+                    finished: range.finished)
+        await hold.held()
         #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 200, partitions: 1) == 0)
-        proceed.signal()
+        hold.release()
         guard case .completed(300)? = await range.ended() else {
             Issue.record("did not complete with 300: \(String(describing: range.outcome))")
             return
@@ -150,19 +165,11 @@ import Testing
         // A range being read when a newer one of its partition comes: its `each` holds the reader's thread at its
         // first record until the newer range is submitted, and it is longer than one turn of the reader (500 records),
         // so the reader takes the newer range before the older can end.
-        let reached = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
-        let older = Recording(), newer = Recording()
-        let olderEach = older.each()
-        reader.read(partition, from: 0, to: 1_200, each: { message in
-            if message.offset == 0 {
-                reached.signal()
-                proceed.wait()
-            }
-            return olderEach(message)
-        }, finished: older.finished)
-        await Task.detached { reached.wait() }.value
+        let hold = ReaderHold(), older = Recording(), newer = Recording()
+        reader.read(partition, from: 0, to: 1_200, each: hold.each(at: 0, then: older.each()), finished: older.finished)
+        await hold.held()
         reader.read(partition, from: 1_100, to: 1_200, each: newer.each(), finished: newer.finished)
-        proceed.signal()
+        hold.release()
         guard case .stopped? = await older.ended(), case .completed(100)? = await newer.ended() else {
             Issue.record("older \(String(describing: older.outcome)), newer \(String(describing: newer.outcome))")
             return
@@ -215,19 +222,14 @@ import Testing
         let ranges = (0..<6).map { _ in Recording() }
         // The first range holds the reader's thread at its first record until the other five are submitted, so they
         // arrive together whatever the load, and the reader must queue all but one of them.
-        let reached = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
+        let hold = ReaderHold()
         for (partition, range) in ranges.enumerated() {
-            let each = range.each()
-            reader.read(KafkaTopicPartition(topic: topic, partition: Int32(partition)), from: 10, to: 200, each: { message in
-                if partition == 0 && message.offset == 10 {
-                    reached.signal()
-                    proceed.wait()
-                }
-                return each(message)
-            }, finished: range.finished)
-            if partition == 0 { await Task.detached { reached.wait() }.value }
+            let each = partition == 0 ? hold.each(at: 10, then: range.each()) : range.each()
+            reader.read(KafkaTopicPartition(topic: topic, partition: Int32(partition)), from: 10, to: 200, each: each,
+                        finished: range.finished)
+            if partition == 0 { await hold.held() }
         }
-        proceed.signal()
+        hold.release()
         for (partition, range) in ranges.enumerated() {
             guard case .completed(190)? = await range.ended() else {
                 Issue.record("partition \(partition): \(String(describing: range.outcome))")
