@@ -254,15 +254,20 @@ place([
                "the scan would have found no longer stops them (alert CallpushReadAheadCutShort).", stack=False)),
 ], 7)
 place([
-    (8, series("Dead letters by reason",
+    (6, series("Dead letters by reason",
                [target(f'sum by (reason) (increase(callpush_dead_letters_total{{{SEL}}}[$__interval]))', "{{reason}}")], "short",
                "apns_credentials means the key is rejected; retries_exhausted means APNs failed every attempt.", stack=True)),
-    (8, series("Token invalidations by reason",
+    (6, series("Token invalidations by reason",
                [target(f'sum by (reason) (rate(callpush_token_invalidations_total{{{SEL}}}[{RI}]))', "{{reason}}")], "reqps",
                "Dead device tokens written to apns.tokens.invalidated (Unregistered, BadDeviceToken, ...).", stack=True)),
-    (8, series("Produce failures",
+    (6, series("Produce failures",
                [target(f'sum by (topic) (increase(callpush_produce_failures_total{{{SEL}}}[$__interval]))', "{{topic}}")],
                "short", "Records (retries, dead letters, invalidations, receipts) whose produce failed and was retried.")),
+    (6, series("Memory of ended calls reaches back",
+               [target(f'min by (instance) (callpush_ended_calls_reach_seconds{{{SEL}}})', "{{instance}}")], "s",
+               "How long ago the oldest hang-up a worker still remembers ended: 600 s until its memory "
+               "(CALLPUSH_WORKER_ENDED_CALLS calls) is full. An incoming call retried or replayed later than this after its "
+               "hang-up rings again (alert CallpushEndedCallMemoryShort below 180 s).")),
 ], 7)
 
 # ---------------------------------------------------------------------------------------------- Latency

@@ -28,6 +28,7 @@ enum RunSettings {
         OptionSpec("worker.max-in-flight", .integer(1...1_000_000), default: "10000", "events in flight per process before partitions pause"),
         OptionSpec("worker.max-in-flight-per-partition", .integer(1...1_000_000), default: "1000", "events in flight per partition before it pauses"),
         OptionSpec("worker.backlog-scans", .choice(["on", "off"]), default: "on", "scan a newly assigned partition's backlog for hang-ups before its incoming calls ring (a second Kafka client while it scans); off: the read-ahead alone, bounded by half the in-flight limits"),
+        OptionSpec("worker.ended-calls", .integer(1_000...20_000_000), default: "100000", "ended calls each worker remembers for 10 minutes, 34 bytes each, so a retry or replay of an incoming call after its hang-up is dropped: at least the hang-ups one worker handles in the longest ring timeout plus the longest retry tier (alert CallpushEndedCallMemoryShort)"),
         OptionSpec("worker.drain-timeout", .number(1...600), default: "25", "seconds a graceful shutdown waits for in-flight events"),
         OptionSpec("apns.connections", .integer(1...64), default: "2", "HTTP/2 connections per APNs environment"),
         OptionSpec("apns.event-loops", .integer(1...64), default: "2", "threads the APNs connections are spread over"),
@@ -79,6 +80,7 @@ enum RunSettings {
         worker.consumer.backPressure.maxInFlight = options.defaultedInteger("worker.max-in-flight")
         worker.consumer.backPressure.maxInFlightPerPartition = options.defaultedInteger("worker.max-in-flight-per-partition")
         worker.backlogScans = options.defaulted("worker.backlog-scans") == "on"
+        worker.dispatcher.calls.endedCallCapacity = options.defaultedInteger("worker.ended-calls")
         worker.consumer.closeDrainTimeout = .milliseconds(Int(options.defaultedNumber("worker.drain-timeout") * 1000))
         worker.consumer.autoCommitInterval = .milliseconds(Int(options.defaultedNumber("kafka.commit-interval") * 1000))
         worker.producer.bootstrapServers = brokers

@@ -36,6 +36,18 @@ import Testing
         #expect([4, 5, 6].allSatisfy { memory.contains($0, at: 2_002) })
     }
 
+    /// The memory reaches back its retention while it has room, then as far as its oldest call.
+    @Test func reachIsTheRetentionUntilFullThenTheOldestCallsAge() {
+        var memory = EndedCallMemory(capacity: 3, retention: .seconds(600))
+        #expect(memory.reachMilliseconds(at: 1_000) == 600_000)
+        for key in UInt64(1)...3 { memory.remember(key, at: 1_000 * Int64(key)) }
+        #expect(memory.reachMilliseconds(at: 10_000) == 9_000, "full: call 1 ended 9 s ago")
+        memory.remember(4, at: 10_000)
+        #expect(memory.reachMilliseconds(at: 10_000) == 8_000, "call 1 pushed out: call 2 is the oldest")
+        #expect(memory.reachMilliseconds(at: 700_000) == 600_000, "never beyond the retention")
+        #expect(EndedCallMemory(capacity: 0, retention: .seconds(600)).reachMilliseconds(at: 1_000) == 0)
+    }
+
     @Test func markingAgainRefreshesAgeAndOrder() {
         var memory = EndedCallMemory(capacity: 3, retention: .seconds(10))
         memory.remember(1, at: 0)

@@ -47,8 +47,11 @@ final class PipelineHarness: Sendable {
     }
 
     func makeWorker(
-        sender: any PushSender, registry: MetricsRegistry = MetricsRegistry(), log: RecordingLogSink = RecordingLogSink()
+        sender: any PushSender, registry: MetricsRegistry = MetricsRegistry(), log: RecordingLogSink = RecordingLogSink(),
+        configure: (inout WorkerConfiguration) -> Void = { _ in }
     ) throws -> WorkerService {
+        var configuration = configuration
+        configure(&configuration)
         let worker = try WorkerService(
             configuration: configuration, sender: sender, registry: registry,
             logger: Logger(label: "worker-test", level: .warning, sink: log)

@@ -166,6 +166,33 @@ extension WorkerServiceTests {
     }
 }
 
+extension WorkerServiceTests {
+    /// The memory of ended calls shows how far back it reaches: 600 s while it has room; once more calls ended than it
+    /// holds (3 here), the age of its oldest call — and a late incoming call whose hang-up it no longer holds rings,
+    /// while one it still holds is dropped.
+    @Test func theEndedCallMemorysReachIsExported() async throws {
+        let harness = try PipelineHarness()
+        let registry = MetricsRegistry()
+        let worker = try harness.makeWorker(sender: ScriptedSender { _ in .ok }, registry: registry) {
+            $0.dispatcher.calls.endedCallCapacity = 3
+        }
+        #expect(ExpositionSeries.value("callpush_ended_calls_reach_seconds", in: registry.exposition()) == 600)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        try await harness.produce((1...5).map { ("c-\($0)", Fixtures.eventJSON(type: "hangup", eventID: "h-\($0)", callID: "c-\($0)", createdAt: now)) })
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 5 })
+        let exposition = registry.exposition()
+        #expect(ExpositionSeries.value("callpush_ended_calls", in: exposition) == 3)
+        let reach = try #require(ExpositionSeries.value("callpush_ended_calls_reach_seconds", in: exposition))
+        #expect(reach >= 0 && reach < 600, "full: the age of its oldest call, \(reach) s")
+        // The five went in over four partitions, so which two were pushed out depends on the order they were read.
+        try await harness.produce((1...5).map { ("c-\($0)", Fixtures.eventJSON(eventID: "i-\($0)", callID: "c-\($0)", createdAt: now)) })
+        #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 10 })
+        let outcomes = PipelineHarness.outcomes(registry)
+        #expect(outcomes[.cancelled] == 3 && outcomes[.delivered] == 7, "2 late calls rang: their hang-ups were forgotten")
+        await worker.shutdown()
+    }
+}
+
 /// Answers 503 the first time a payload is seen, then 200.
 final class FailFirst: Sendable {
     private let seen = Mutex<Set<String>>([])

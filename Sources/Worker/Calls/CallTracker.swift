@@ -180,6 +180,15 @@ final class CallTracker<Item: Sendable>: Sendable {
         }
     }
 
+    /// Ended calls remembered now, and how far back that memory reaches in seconds
+    /// (``EndedCallMemory/reachMilliseconds(at:)``).
+    var endedCallMemory: (remembered: Int, reachSeconds: Double) {
+        let now = clock.now().milliseconds
+        return state.withLock { state in
+            (state.ended.count, Double(state.ended.reachMilliseconds(at: now)) / 1000)
+        }
+    }
+
     /// Calls with an event in flight or waiting, and remembered ended calls (for gauges and tests).
     var counts: (activeCalls: Int, waitingEvents: Int, endedCalls: Int) {
         state.withLock { state in

@@ -69,6 +69,15 @@ struct EndedCallMemory {
         nodes.count * MemoryLayout<Node>.stride + slots.count * MemoryLayout<Int32>.stride
     }
 
+    /// How far back the memory reaches at `now`, in milliseconds: the retention while it has room, the age of its
+    /// oldest call once ``capacity`` pushes calls out before their retention ends (0 with no capacity). A retried or
+    /// replayed incoming call whose hang-up is older than this is not known to have ended.
+    func reachMilliseconds(at now: Int64) -> Int64 {
+        guard capacity > 0 else { return 0 }
+        guard count == capacity, oldest != Self.noNode else { return retentionMilliseconds }
+        return min(retentionMilliseconds, max(0, now - nodes[Int(oldest)].endedAt))
+    }
+
     /// Whether `key` is remembered and was marked less than the retention before `now`.
     func contains(_ key: UInt64, at now: Int64) -> Bool {
         guard let (_, node) = find(key) else { return false }

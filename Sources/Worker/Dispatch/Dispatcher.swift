@@ -144,6 +144,9 @@ final class Dispatcher: Sendable {
         ledger.oldestStart.map { Double(max(0, clock.now().microseconds - $0)) / 1_000_000 } ?? 0
     }
 
+    /// Ended calls the worker remembers, and how far back that memory reaches (``CallTracker/endedCallMemory``).
+    var endedCallMemory: (remembered: Int, reachSeconds: Double) { tracker.endedCallMemory }
+
     /// Maps events consumed from now on with `mapping` (per-app texts after a configuration reload).
     func updateMapping(_ mapping: MappingConfiguration) {
         mapper.withLock { $0 = PushMapper(configuration: mapping) }

@@ -10,7 +10,7 @@ public struct DispatcherConfiguration: Sendable {
     /// Topics, retry tiers and receipts. Default: ``RoutingConfiguration/init()``.
     public var routing = RoutingConfiguration()
     /// Memory of ended calls. Default: ``CallMemoryConfiguration/init()``.
-    var calls = CallMemoryConfiguration()
+    public var calls = CallMemoryConfiguration()
     /// Reading ahead through a newly assigned partition's backlog before ringing. Default:
     /// ``ReadAheadConfiguration/init()`` (``WorkerService`` keeps its bounds below the consumer's in-flight limits).
     var readAhead = ReadAheadConfiguration()
