@@ -326,6 +326,26 @@ import Testing
         #expect(count(#"callpush_apns_request_duration_seconds_bucket{le="0.2"}"#) == 20, "pushes were not held")
     }
 
+    /// `--worker-ended-calls` sizes the worker's memory of ended calls: 1 200 hang-ups fill a memory of 1 000, which
+    /// then reaches back less than its 10 minutes (`callpush_ended_calls_reach_seconds`).
+    @Test func endedCallsSizesTheMemoryOfEndedCalls() async throws {
+        let bed = try Bed(latencyMilliseconds: 0)
+        let hangUps = (0..<1_200).map { index in
+            Bed.incomingCall(eventID: "h-\(index)", callID: "c-h-\(index)", token: String(format: "%064x", index + 1))
+                .replacingOccurrences(of: #""type":"incoming""#, with: #""type":"hangup""#)
+        }
+        let produced = try CallpushProcess.run(["produce", "--brokers", bed.kafka.firstLine], input: hangUps.joined(separator: "\n"))
+        #expect(produced.stdout.hasSuffix("produced 1200, failed 0\n"), "\(produced.stderr)")
+        let port = FreePort.next()
+        let worker = try BackgroundProcess(
+            bed.workerArguments(setting: "--metrics-port", to: String(port)) + ["--worker-ended-calls", "1000"], readFirstLine: false)
+        #expect(try await bed.waitForReceipts(atLeast: 1_200, timeout: 60).count == 1_200, "\(worker.logTail)")
+        let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
+        #expect(worker.terminate() == 0, "\(worker.logTail)")
+        #expect(ExpositionSeries.value("callpush_ended_calls", in: metrics) == 1_000, "\(metrics)")
+        #expect((ExpositionSeries.value("callpush_ended_calls_reach_seconds", in: metrics) ?? 600) < 600)
+    }
+
     /// `run` opens its APNs connections at start, before any call arrives, and the first call goes out on them: no
     /// connect or TLS handshake on its path (README "Running in production"); with `--apns-connect-at-start none`
     /// they open at the first call, as a library client's do.
