@@ -300,7 +300,6 @@ public final class KafkaRangeReader: Sendable {
         switch err {
         case RD_KAFKA_RESP_ERR_NO_ERROR:
             guard let message, offset >= range.next else { return }
-            range.lastProgress = .now
             if range.end == nil {
                 // The fetch that brought this message set the cached high watermark.
                 guard let high = session.handle?.cachedHighWatermark(of: partition), high > offset else {
@@ -313,6 +312,8 @@ public final class KafkaRangeReader: Sendable {
                 end(partition, .stopped, in: &session)
                 return
             }
+            // After `each`: the time the caller took with the record is not the broker's silence.
+            range.lastProgress = .now
             range.records += 1
             range.next = offset + 1
             session.ranges[partition] = range

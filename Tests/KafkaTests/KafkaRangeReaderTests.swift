@@ -122,7 +122,8 @@ import Testing
     /// A range without an end reads to the high watermark its first fetch found, and ends there while the partition
     /// is still written to: its first record holds the reader's thread until 200 more records are in the log. (One
     /// batch of 100 records per fetch, and a prefetch of 5 messages: had librdkafka fetched up to the end of the log
-    /// meanwhile, the end of the log would have ended the range there anyway.)
+    /// meanwhile, the end of the log would have ended the range there anyway.) The hold outlasts the stall timeout:
+    /// time spent in `each` is not the broker's silence.
     @Test func aRangeToTheHighWatermarkEndsAtTheOneItsFirstFetchFound() async throws {
         let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: 1)
         defer { cluster.close() }
@@ -132,13 +133,16 @@ import Testing
         let reader = Self.reader(cluster, group: group) {
             $0.additionalProperties["max.partition.fetch.bytes"] = "1"
             $0.additionalProperties["queued.min.messages"] = "5"
+            $0.stallTimeout = .seconds(3)
         }
         defer { reader.close() }
         let hold = ReaderHold(), range = Recording()
         reader.read(KafkaTopicPartition(topic: topic, partition: 0), from: 0, to: nil, each: hold.each(at: 0, then: range.each()),
                     finished: range.finished)
         await hold.held()
+        let held = ContinuousClock.now
         #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 200, partitions: 1) == 0)
+        try await Task.sleep(until: held + .seconds(3.5))
         hold.release()
         guard case .completed(300)? = await range.ended() else {
             Issue.record("did not complete with 300: \(String(describing: range.outcome))")
