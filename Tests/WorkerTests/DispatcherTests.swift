@@ -465,6 +465,22 @@ final class Outcomes: Sendable {
         #expect(ExpositionSeries.value("callpush_read_ahead_scan_ended_calls_total", in: exposition) == 1)
     }
 
+    /// A retry past its ring deadline (its first hop's `x-deadline`; one that waited out an outage) is dropped as
+    /// `expired` without having its partition's history scanned.
+    @Test func anExpiredRetryAsksForNoHistoryScan() {
+        let (dispatcher, sender, scanner, outcomes, _) = scanningDispatcher()
+        dispatcher.assigned(lanes: [0])
+        var retry = retryRecord(callID: "c-7", origin: 7, offset: 3)
+        retry.headers.append(RecordHeader(name: HeaderCodec.deadline, integer: 1_000))
+        retry.highWatermarkAtAssignment = 4
+        dispatcher.handle(retry, done: outcomes.callback("c-7"))
+        #expect(scanner.ranges.isEmpty)
+        var calls = record(Fixtures.eventJSON(eventID: "e-20", callID: "c-20"), offset: 20)
+        calls.highWatermarkAtAssignment = 21
+        dispatcher.handle(calls, done: outcomes.callback("c-20"))
+        #expect(outcomes["c-7"] == [.expired] && sender.sent.count == 1)
+    }
+
     /// A history scan that fails lets its retries go, counted as let go early (`history_scan_failed`).
     @Test func aFailedHistoryScanLetsItsRetriesGoCounted() {
         let (dispatcher, _, scanner, outcomes, registry) = scanningDispatcher()

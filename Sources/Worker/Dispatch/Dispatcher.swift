@@ -331,7 +331,7 @@ final class Dispatcher: Sendable {
         let verdict = gate.offer(
             pending, lane: record.partition, offset: record.offset, isCallsTopic: isCallsTopic,
             highWatermark: record.highWatermarkAtAssignment, isIncoming: isIncoming,
-            origin: isIncoming && !isCallsTopic ? origin(of: record) : nil
+            origin: isIncoming && !isCallsTopic ? historyOrigin(of: pending) : nil
         )
         admitReleased(verdict, outbox: outbox)
         if verdict.passes { admit(pending, outbox: outbox) }
@@ -339,10 +339,14 @@ final class Dispatcher: Sendable {
         if let scan = verdict.scan { self.scan(scan) }
     }
 
-    /// The calls-topic offset a retry-tier record's event was first read from (its `x-original-*` headers), when that
-    /// was the calls topic's partition of the same number; nil otherwise.
-    private func origin(of record: InboundRecord) -> Int64? {
-        guard HeaderCodec.integer(HeaderCodec.originalPartition, in: record.headers) == Int64(record.partition),
+    /// The calls-topic offset a retry-tier incoming call was first read from (its `x-original-*` headers), when that
+    /// was the calls topic's partition of the same number and the call may still ring; nil otherwise. (A retry past its
+    /// ring deadline, one that waited out a long outage, is dropped as `expired` anyway: it must not have the partition
+    /// scanned back to where it began.)
+    private func historyOrigin(of pending: Pending) -> Int64? {
+        let record = pending.record
+        guard pending.event.ringDeadlineMilliseconds > pending.handedOverMicroseconds / 1_000,
+            HeaderCodec.integer(HeaderCodec.originalPartition, in: record.headers) == Int64(record.partition),
             let topic = record.headers.last(named: HeaderCodec.originalTopic),
             topic.value.elementsEqual(configuration.callsTopic.utf8)
         else { return nil }
