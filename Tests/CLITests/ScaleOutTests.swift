@@ -249,4 +249,37 @@ import Testing
         #expect(liveRangOnce == live.count, "\(bed.logs)")
         #expect(endedRang == (scans ? 0 : ended.count), "\(bed.logs)")
     }
+
+    /// (g) A 5xx storm while the group changes, as an autoscaler and a rollout would change it: 30 % of pushes answered
+    /// 503 (retry tiers 1 s and 5 s), calls hung up about 0.75 s after they ring, worker b replaced by c a third of the
+    /// way through and a restarted at two thirds. Retries of calls whose hang-up a previous owner delivered reach new
+    /// owners, whose history scans find those hang-ups: nothing rings after its hang-up, nothing is lost. The long
+    /// version runs longer and also with `--worker-backlog-scans off`, printing the rings that then get through.
+    @Test(arguments: long ? [true, false] : [true]) func aStormWhileTheGroupChangesRingsNoEndedCall(scans: Bool) async throws {
+        let bed = try ScaleOutBed(partitions: 4, tiers: ["1s", "5s"], latencyMilliseconds: 5,
+                                  extraWorkerArguments: ["--kafka-max-attempts", "10", "--worker-backlog-scans", scans ? "on" : "off"])
+        _ = bed.apns.control("set rate-503 0.3")
+        for name in ["a", "b"] { try bed.startWorker(name) }
+        #expect(await bed.waitUntilSettled(), "\(bed.logs)")
+        // 20 calls every 250 ms (80/s), each hung up 60 calls (0.75 s) later.
+        let rounds = Self.long ? 160 : 48
+        for round in 1...rounds {
+            try bed.produceCalls(20, hangUpLag: 60)
+            try await Task.sleep(for: .milliseconds(250))
+            if round == rounds / 3 {
+                #expect(bed.stopWorker("b") == 0)
+                try bed.startWorker("c")
+            } else if round == 2 * rounds / 3 {
+                #expect(bed.stopWorker("a") == 0)
+                try bed.startWorker("a")
+            }
+        }
+        try bed.produceRemainingHangUps()
+        let verdict = try await bed.verdict()
+        let historyScans = ["a", "c"].compactMap { bed.metric($0, "callpush_read_ahead_scans_total{result=\"completed\",scan=\"history\"}") }
+        print("503 storm while b is replaced by c and a restarts, scans \(scans ? "on" : "off"): \(verdict); "
+              + "history scans by the last a and c \(Int(historyScans.reduce(0, +)))")
+        #expect(verdict.lost == 0, "\(bed.logs)")
+        if scans { #expect(verdict.ringsAfterHangUp == 0, "\(bed.logs)") }
+    }
 }
