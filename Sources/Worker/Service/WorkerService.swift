@@ -64,15 +64,15 @@ public final class WorkerService: KafkaConsumerDelegate {
         let oldest = registry.gauge(
             "callpush_oldest_inflight_event_age_seconds",
             help: "Age of the oldest consumed event whose outcome is not final yet (0 when none): a stuck event shows here.")
-        // Weakly: the registry outlives the worker when it is shared (the APNs client's metrics keep it), and a strong
-        // capture kept the dispatcher, and through it the sender (the APNs client with its connections and their
-        // nghttp2 sessions), alive after shutdown: 5–6 MB left allocated by every in-process pipeline run.
         let endedCalls = registry.gauge(
             "callpush_ended_calls", help: "Ended calls remembered, so a retried or replayed incoming call after its hang-up is dropped.")
         let endedCallsReach = registry.gauge(
             "callpush_ended_calls_reach_seconds",
             help: "How far back the memory of ended calls reaches: 600 until it is full, then the age of its oldest call. "
                 + "An incoming retry or replay of a call that ended longer ago rings again.")
+        // Weakly: the registry outlives the worker when it is shared (the APNs client's metrics keep it), and a strong
+        // capture kept the dispatcher, and through it the sender (the APNs client with its connections and their
+        // nghttp2 sessions), alive after shutdown: 5–6 MB left allocated by every in-process pipeline run.
         registry.addCollector { [weak dispatcher] in
             guard let dispatcher else { return }
             oldest.set(dispatcher.oldestInFlightAgeSeconds)
