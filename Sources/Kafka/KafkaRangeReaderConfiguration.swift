@@ -39,9 +39,9 @@ public struct KafkaRangeReaderConfiguration: Sendable {
             "fetch.wait.max.ms": String(fetchWaitMax.inMilliseconds),
             // A range starting below the log's start (retention deleted it) reads from the oldest record kept.
             "auto.offset.reset": "earliest",
-            // Nothing is committed: ranges start at explicit offsets, and librdkafka sets up the simple consumer's offset
-            // store (and its auto commit) only for ranges started at the stored offset. (Setting `auto.commit.enable`
-            // logged a deprecation warning at every start.)
+            // Nothing is committed: ranges start at explicit offsets, and librdkafka sets up the simple consumer's
+            // offset store (and its auto commit) only for ranges started at the stored offset. (Setting
+            // `auto.commit.enable` logged a deprecation warning at every start.)
             // The end of the log ends a range whose last offsets do not exist (compaction, transaction markers).
             "enable.partition.eof": "true",
             // A scan reads each record once, as fast as it is handed over: a small prefetch per partition (the simple

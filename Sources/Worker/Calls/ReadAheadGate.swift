@@ -30,11 +30,12 @@ import Synchronization
 ///   the partition's previous owner already sent: that hang-up is below the committed offset, where neither the
 ///   consumer nor the backlog scan look. Such records are held apart, and the verdict asks for a scan of the calls
 ///   partition from the oldest held origin up to what is already known (``Verdict/scan``, kind
-///   ``ReadAheadScan/Kind/history``): to the high watermark when it starts reading, for the lane's first. Once complete, the
-///   stop events from its start on are known (the caller marked those calls ended), and every held record, and every
-///   later one, whose origin is at or after that start goes at once: the history scan read past the high watermark at
-///   assignment, so a stop event later than it is one the consumer reads as it comes. One whose origin is older
-///   waits for the next scan, down to it. A failed history scan lets its records go (``Verdict/releasedUnscanned``).
+///   ``ReadAheadScan/Kind/history``), for the lane's first up to the high watermark when it starts reading. Once
+///   complete, the stop events from its start on are known (the caller marked those calls ended), and every held
+///   record, and every later one, whose origin is at or after that start goes at once: the history scan read past the
+///   high watermark at assignment, so a stop event later than it is one the consumer reads as it comes. One whose
+///   origin is older waits for the next scan, down to it. A failed history scan lets its records go
+///   (``Verdict/releasedUnscanned``); the next such record asks again.
 /// - One scan per lane at a time: a backlog scan asked for while a history scan runs waits for it (the lane counts as
 ///   scanning meanwhile), and history scans wait for a backlog scan.
 /// - A revoked lane returns what it holds: the caller gives those events back unprocessed, so the partition's
