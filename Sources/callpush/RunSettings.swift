@@ -27,7 +27,7 @@ enum RunSettings {
         OptionSpec("kafka.commit-interval", .number(0.05...60), default: "0.5", "seconds between offset commits (a crash sends again what finished since the last one)"),
         OptionSpec("worker.max-in-flight", .integer(1...1_000_000), default: "10000", "events in flight per process before partitions pause"),
         OptionSpec("worker.max-in-flight-per-partition", .integer(1...1_000_000), default: "1000", "events in flight per partition before it pauses"),
-        OptionSpec("worker.backlog-scans", .choice(["on", "off"]), default: "on", "scan a newly assigned partition's backlog for hang-ups before its incoming calls ring (a second Kafka client while it scans); off: the read-ahead alone, bounded by half the in-flight limits"),
+        OptionSpec("worker.backlog-scans", .choice(["on", "off"]), default: "on", "scan a newly assigned partition's backlog for hang-ups before its incoming calls ring, and what lies before it before retries from there ring (a second Kafka client while it scans); off: the read-ahead alone, bounded by half the in-flight limits"),
         OptionSpec("worker.ended-calls", .integer(1_000...20_000_000), default: "100000", "ended calls each worker remembers for 10 minutes, 34 bytes each, so a retry or replay of an incoming call after its hang-up is dropped: at least the hang-ups one worker handles in the longest ring timeout plus the longest retry tier (alert CallpushEndedCallMemoryShort)"),
         OptionSpec("worker.drain-timeout", .number(1...600), default: "25", "seconds a graceful shutdown waits for in-flight events"),
         OptionSpec("apns.connections", .integer(1...64), default: "2", "HTTP/2 connections per APNs environment"),
