@@ -29,7 +29,7 @@ import Testing
         let retry = gate.offer(2, lane: 0, offset: 40, isCallsTopic: false, highWatermark: 50, isIncoming: true)
         #expect(!retry.passes && retry.timerEpoch == nil, "a retry tier record of the lane waits too, one timer per lane")
         let last = gate.offer(3, lane: 0, offset: 7, isCallsTopic: true, highWatermark: 8, isIncoming: true)
-        #expect(last.passes && last.released == [1, 2] && !last.releasedAtLimit)
+        #expect(last.passes && last.released == [1, 2] && last.releasedEarly == nil)
         #expect(gate.offer(4, lane: 0, offset: 8, isCallsTopic: true, highWatermark: 8, isIncoming: true).passes)
         #expect(gate.heldCount == 0)
     }
@@ -39,7 +39,7 @@ import Testing
         _ = lane.assign(lanes: [0])
         #expect(!lane.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes)
         let full = lane.offer(2, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 100, isIncoming: true)
-        #expect(!full.passes && full.released == [1, 2] && full.releasedAtLimit, "a full lane lets go, the offered event with them")
+        #expect(!full.passes && full.released == [1, 2] && full.releasedEarly == .limit, "a full lane lets go, the offered event with them")
         #expect(!lane.offer(3, lane: 0, offset: 2, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes, "still reading ahead")
 
         let all = gate(perPartition: 10, total: 3)
@@ -47,7 +47,7 @@ import Testing
         _ = all.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true)
         _ = all.offer(2, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 100, isIncoming: true)
         let total = all.offer(3, lane: 1, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true)
-        #expect(total.released == [1, 2, 3] && total.releasedAtLimit, "all lanes together are bounded too")
+        #expect(total.released == [1, 2, 3] && total.releasedEarly == .limit, "all lanes together are bounded too")
     }
 
     /// The timer gives up only after the calls partition delivered nothing for the timeout, and only for its epoch.
@@ -92,7 +92,7 @@ import Testing
         }
         // Lane 1 holds a retry tier's record before its calls partition delivered anything: not scanning.
         let other = gate.offer(7, lane: 1, offset: 0, isCallsTopic: false, highWatermark: 100, isIncoming: true)
-        #expect(other.released == [7] && other.releasedAtLimit, "all lanes' bound lets go only the lane not scanning")
+        #expect(other.released == [7] && other.releasedEarly == .limit, "all lanes' bound lets go only the lane not scanning")
         #expect(gate.isScanning(scan))
         Thread.sleep(forTimeInterval: 0.01)
         guard case .later = gate.expire(lane: 0, epoch: try #require(retry.timerEpoch)) else {
@@ -100,7 +100,7 @@ import Testing
             return
         }
         let done = gate.scanFinished(scan, completed: true)
-        #expect(done.released == [2, 3, 4, 5, 6] && !done.releasedAtLimit)
+        #expect(done.released == [2, 3, 4, 5, 6] && done.releasedEarly == nil)
         #expect(!gate.isScanning(scan))
         #expect(gate.offer(8, lane: 0, offset: 44, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes)
     }
@@ -118,7 +118,7 @@ import Testing
         #expect(gate.scanFinished(old, completed: true).released.isEmpty, "stale")
         _ = gate.offer(3, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 10, isIncoming: true)
         let failed = gate.scanFinished(scan, completed: false)
-        #expect(failed.released == [2, 3] && failed.releasedAtLimit)
+        #expect(failed.released == [2, 3] && failed.releasedEarly == .limit)
         #expect(!gate.offer(4, lane: 0, offset: 2, isCallsTopic: true, highWatermark: 10, isIncoming: true).passes, "still reading ahead")
         #expect(gate.offer(5, lane: 0, offset: 9, isCallsTopic: true, highWatermark: 10, isIncoming: true).released == [4])
         #expect(gate.scanFinished(scan, completed: true).released.isEmpty, "read through")
@@ -139,7 +139,7 @@ import Testing
                 "a stop event goes")
         #expect(gate.heldCount == 2 && gate.isScanning(scan))
         let done = gate.scanFinished(scan, completed: true)
-        #expect(done.released == [1] && !done.releasedUnscanned)
+        #expect(done.released == [1] && done.releasedEarly == nil)
         let next = try #require(done.scan)
         #expect(next.kind == .history && next.from == 40 && next.to == 50, "down to the older hop, up to what is known")
         #expect(gate.offer(4, lane: 0, offset: 6, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 50).passes,
@@ -198,7 +198,7 @@ import Testing
         let scan = try #require(gate.offer(1, lane: 0, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 5).scan)
         _ = gate.offer(2, lane: 0, offset: 1, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 3)
         let failed = gate.scanFinished(scan, completed: false)
-        #expect(failed.released == [1, 2] && failed.releasedUnscanned && failed.scan == nil)
+        #expect(failed.released == [1, 2] && failed.releasedEarly == .historyScanFailed && failed.scan == nil)
         let again = try #require(gate.offer(3, lane: 0, offset: 2, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 5).scan,
                                  "nothing became known: the next record asks again")
         #expect(gate.revoke(lanes: [0]) == [3] && gate.heldCount == 0)

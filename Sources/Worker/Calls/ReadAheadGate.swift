@@ -35,7 +35,7 @@ import Synchronization
 ///   record, and every later one, whose origin is at or after that start goes at once: the history scan read past the
 ///   high watermark at assignment, so a stop event later than it is one the consumer reads as it comes. One whose
 ///   origin is older waits for the next scan, down to it. A failed history scan lets its records go
-///   (``Verdict/releasedUnscanned``); the next such record asks again.
+///   (``ReadAheadCutShort/historyScanFailed``); the next such record asks again.
 /// - One scan per lane at a time: a backlog scan asked for while a history scan runs waits for it (the lane counts as
 ///   scanning meanwhile), and history scans wait for a backlog scan.
 /// - A revoked lane returns what it holds: the caller gives those events back unprocessed, so the partition's
@@ -55,12 +55,11 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         /// Set when the offered event is the lane's first held one: call ``expire(lane:epoch:)`` with it after
         /// ``Configuration/timeout``.
         var timerEpoch: UInt64?
-        /// ``released`` are let go early: a lane (or all lanes together) held as many as the limits allow before
-        /// the lane had read through its backlog.
-        var releasedAtLimit = false
-        /// ``released`` are retry-tier records whose history scan failed: a hang-up before the lane's own reading
-        /// that the partition's previous owner sent is not known.
-        var releasedUnscanned = false
+        /// Why ``released`` are let go early, if they are: ``ReadAheadCutShort/limit``, a lane (or all lanes
+        /// together) held as many as the limits allow before the lane had read through its backlog;
+        /// ``ReadAheadCutShort/historyScanFailed``, retry-tier records whose history scan failed (a hang-up before the
+        /// lane's own reading that the partition's previous owner sent is not known).
+        var releasedEarly: ReadAheadCutShort?
         /// A scan to start: scan the calls partition for stop events, mark those calls ended, then call
         /// ``ReadAheadGate/scanFinished(_:completed:)``.
         var scan: Scan?
@@ -103,7 +102,6 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         var heldTotal = 0
         /// Retry-tier records held for a history scan, per lane (beside ``held``: the limits do not count them).
         var heldForHistory: [Int32: [HeldRetry]] = [:]
-        var heldForHistoryTotal = 0
         var nextEpoch: UInt64 = 1
     }
 
@@ -167,7 +165,6 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
                 if let known = current.known, origin >= known { return Verdict(passes: true) }
                 if current.first.map({ origin < $0 }) ?? true {
                     state.heldForHistory[lane, default: []].append(HeldRetry(item: item, origin: origin))
-                    state.heldForHistoryTotal += 1
                     let scan = current.active == nil ? Self.nextHistoryScan(lane, for: &current, in: state) : nil
                     state.lanes[lane] = current
                     return Verdict(passes: false, scan: scan)
@@ -215,7 +212,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
             }
             state.lanes[lane] = current
             if count >= configuration.maxHeldPerPartition && !current.scanning {
-                return Verdict(released: Self.takeHeld(lane, in: &state), passes: false, releasedAtLimit: true, scan: scan)
+                return Verdict(released: Self.takeHeld(lane, in: &state), passes: false, releasedEarly: .limit, scan: scan)
             }
             if state.heldTotal >= configuration.maxHeld {
                 var released: [Item] = []
@@ -225,7 +222,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
                 if !released.isEmpty {
                     let stillHeld = state.held[lane] != nil
                     return Verdict(released: released, passes: false, timerEpoch: stillHeld ? timerEpoch : nil,
-                                   releasedAtLimit: true, scan: scan)
+                                   releasedEarly: .limit, scan: scan)
                 }
             }
             return Verdict(passes: false, timerEpoch: timerEpoch, scan: scan)
@@ -278,10 +275,10 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
     /// `scan` ended; `completed`: every stop event in it is known (the caller marked those calls ended).
     ///
     /// A complete backlog scan ends the lane's read-ahead (its held events are released); an incomplete one turns the
-    /// lane into a bounded read-ahead (``Verdict/releasedAtLimit`` if it already holds as many as its limit allows).
-    /// A complete history scan releases the retry records whose origin it reached; a failed one releases all of them
-    /// (``Verdict/releasedUnscanned``). The verdict may ask for the lane's next scan. A result for an earlier
-    /// assignment finds nothing to do.
+    /// lane into a bounded read-ahead (releasing what it holds early, ``ReadAheadCutShort/limit``, if that is as many
+    /// as its limit allows). A complete history scan releases the retry records whose origin it reached; a failed one
+    /// releases all of them (``ReadAheadCutShort/historyScanFailed``). The verdict may ask for the lane's next scan. A
+    /// result for an earlier assignment finds nothing to do.
     func scanFinished(_ scan: Scan, completed: Bool) -> Verdict {
         state.withLock { state in
             guard var current = state.lanes[scan.lane], current.generation == scan.generation, current.active == scan else {
@@ -295,7 +292,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
                 current.scanning = false
                 if completed { current.caughtUp = true }
                 releaseHeld = completed || (state.held[scan.lane]?.count ?? 0) >= configuration.maxHeldPerPartition
-                verdict.releasedAtLimit = releaseHeld && !completed
+                if releaseHeld && !completed { verdict.releasedEarly = .limit }
             case .backlog:
                 break
             case .history:
@@ -304,8 +301,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
                 let going = completed ? held.filter { $0.origin >= scan.from } : held
                 let staying = completed ? held.filter { $0.origin < scan.from } : []
                 verdict.released = going.map(\.item)
-                verdict.releasedUnscanned = !completed && !going.isEmpty
-                state.heldForHistoryTotal -= going.count
+                if !completed && !going.isEmpty { verdict.releasedEarly = .historyScanFailed }
                 if !staying.isEmpty { state.heldForHistory[scan.lane] = staying }
             }
             if let waiting = current.waitingBacklog {
@@ -323,12 +319,11 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
     }
 
     /// Events held over all lanes (for gauges and tests).
-    var heldCount: Int { state.withLock { $0.heldTotal + $0.heldForHistoryTotal } }
+    var heldCount: Int { state.withLock { $0.heldTotal + $0.heldForHistory.values.reduce(0) { $0 + $1.count } } }
 
     /// Everything `lane` holds, for a history scan too (revoked, assigned again, shut down).
     private static func takeAll(_ lane: Int32, in state: inout State) -> [Item] {
         let retries = state.heldForHistory.removeValue(forKey: lane) ?? []
-        state.heldForHistoryTotal -= retries.count
         return takeHeld(lane, in: &state) + retries.map(\.item)
     }
 

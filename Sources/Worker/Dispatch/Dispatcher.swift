@@ -407,8 +407,7 @@ final class Dispatcher: Sendable {
 
     /// Admits what a verdict of the read-ahead released, counting them when the limits let them go early.
     private func admitReleased(_ verdict: ReadAheadGate<Pending>.Verdict, outbox: Outbox? = nil) {
-        if verdict.releasedAtLimit { metrics.readAheadReleasedEarly[.limit]?.increment(by: verdict.released.count) }
-        if verdict.releasedUnscanned { metrics.readAheadReleasedEarly[.historyScanFailed]?.increment(by: verdict.released.count) }
+        if let reason = verdict.releasedEarly { metrics.readAheadReleasedEarly[reason]?.increment(by: verdict.released.count) }
         admitReleased(verdict.released, outbox: outbox)
     }
 

@@ -32,15 +32,6 @@ public struct WorkerMetrics: Sendable {
     private let outcomes: CaseCounters<Outcome>
     /// `callpush_cancellations_total{reason}` (see ``CancelReason``), looked up once.
     private let cancellations: [String: Counter]
-    /// Why the read-ahead let incoming calls go before it had read through a newly assigned partition's backlog.
-    enum ReadAheadCutShort: String, CaseIterable, Sendable {
-        /// A lane, or all lanes together, held as many as ``ReadAheadConfiguration`` allows.
-        case limit
-        /// The calls partition delivered nothing for ``ReadAheadConfiguration/timeout``.
-        case timeout
-        /// Retry-tier records waited for a history scan that failed.
-        case historyScanFailed = "history_scan_failed"
-    }
     /// `callpush_read_ahead_released_early_total{reason}`.
     let readAheadReleasedEarly: [ReadAheadCutShort: Counter]
     /// `callpush_read_ahead_scans_total{scan,result}`: scans of newly assigned calls partitions (their backlog, the

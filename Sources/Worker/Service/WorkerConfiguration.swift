@@ -23,9 +23,10 @@ public struct WorkerConfiguration: Sendable {
     }()
     /// Decoding, mapping, retry tiers, output topics. Default: ``DispatcherConfiguration/init()``.
     public var dispatcher = DispatcherConfiguration()
-    /// Scan each newly assigned calls partition's backlog for stop events before its incoming calls ring, with a Kafka
-    /// client of its own (``KafkaRangeReader``); false: the read-ahead alone, bounded by half the in-flight limits.
-    /// Default: true.
+    /// Scan each newly assigned calls partition's backlog for stop events before its incoming calls ring, and what lies
+    /// before it before retries from there ring, with a Kafka client of its own (``KafkaRangeReader``); false: the
+    /// read-ahead alone, bounded by half the in-flight limits, and retries unchecked against hang-ups the previous
+    /// owner sent. Default: true.
     public var backlogScans = true
     /// How long shutdown waits for the producer to deliver what is queued. Default: 10 s.
     var producerFlushTimeout: Duration = .seconds(10)
