@@ -405,7 +405,7 @@ final class Dispatcher: Sendable {
         let endedCalls = Atomic<Int>(0)
     }
 
-    /// Admits what a verdict of the read-ahead released, counting them when the limits let them go early.
+    /// Admits what a verdict of the read-ahead released, counting them by reason when they go early.
     private func admitReleased(_ verdict: ReadAheadGate<Pending>.Verdict, outbox: Outbox? = nil) {
         if let reason = verdict.releasedEarly { metrics.readAheadReleasedEarly[reason]?.increment(by: verdict.released.count) }
         admitReleased(verdict.released, outbox: outbox)
