@@ -14,6 +14,8 @@
 #                                                  thread's name is not recorded: tell them apart by their
 #                                                  top functions, e.g. runPollLoop for kafka-consume)
 #
+# RUN_ARGS adds options to the worker's `callpush run` (e.g. RUN_ARGS="--kafka-linger 5": compare settings in
+# interleaved runs as you would binaries).
 # BIN picks the binary (default .build/release/callpush: `swift build -c release --static-swift-stdlib --product
 # callpush`). CPU seconds per event move ±25 % between runs on a shared machine: compare binaries in interleaved
 # runs; instruction counts (callgrind) do not move, but miss what contention and the kernel cost.
@@ -49,7 +51,7 @@ wrap=()
 [ "$MODE" = callgrind ] && wrap=(valgrind --tool=callgrind --separate-threads=${SEPARATE_THREADS:-no} --instr-atstart=no --callgrind-out-file="$OUT")
 "${wrap[@]}" "$BIN" run --kafka-brokers "$brokers" --kafka-receipts --metrics-port "$port" --log-level error \
     --apns-key-file "$work/key.p8" --apns-key-id ABC123DEFG --apns-team-id DEF123GHIJ \
-    --apns-endpoint "${apns%% *}" --apns-ca-file "${apns##*ca=}" --kafka-session-timeout 6 > "$work/worker.log" 2>&1 &
+    --apns-endpoint "${apns%% *}" --apns-ca-file "${apns##*ca=}" --kafka-session-timeout 6 ${RUN_ARGS:-} > "$work/worker.log" 2>&1 &
 worker=$!; pids+=($worker)
 until curl -s "localhost:$port/metrics" | grep -q '^callpush_ready 1'; do
     kill -0 "$worker" 2>/dev/null || { echo "$0: the worker exited; its log:" >&2; tail -20 "$work/worker.log" >&2; exit 1; }
