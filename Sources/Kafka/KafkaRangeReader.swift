@@ -44,7 +44,7 @@ public final class KafkaRangeReader: Sendable {
         var next: Int64
         /// The first offset not to read; nil until the first fetch's high watermark sets it.
         var end: Int64?
-        let each: @Sendable (KafkaMessage) -> Bool
+        let each: @Sendable (KafkaRangeRecord) -> Bool
         let finished: @Sendable (Outcome) -> Void
         var records = 0
         var lastProgress = ContinuousClock.now
@@ -88,7 +88,7 @@ public final class KafkaRangeReader: Sendable {
     /// rules. `each` and `finished` run on the reader's thread.
     public func read(
         _ partition: KafkaTopicPartition, from: Int64, to end: Int64?,
-        each: @escaping @Sendable (KafkaMessage) -> Bool,
+        each: @escaping @Sendable (KafkaRangeRecord) -> Bool,
         finished: @escaping @Sendable (Outcome) -> Void
     ) {
         let range = Range(partition: partition, next: max(0, from), end: end, each: each, finished: finished)
@@ -263,72 +263,75 @@ public final class KafkaRangeReader: Sendable {
         var taken = 0
         var drained: [KafkaTopicPartition] = []
         for partition in Array(session.ranges.keys) {
+            // The range is read and written once per turn, not per record: a lookup hashes the topic's name.
+            guard var range = session.ranges[partition], let queue = range.queue?.pointer else { continue }
             var turn = 0
-            while turn < 500, let queue = session.ranges[partition]?.queue?.pointer, let raw = rd_kafka_consume_queue(queue, 0) {
+            var outcome: Outcome?
+            while turn < 500, outcome == nil, let raw = rd_kafka_consume_queue(queue, 0) {
                 turn += 1
-                take(raw, of: partition, in: &session)
+                outcome = take(raw, into: &range, handle: session.handle)
             }
             taken += turn
-            guard var range = session.ranges[partition], let queue = range.queue?.pointer else { continue }
             range.sinceWakeUp += turn
-            if range.sinceWakeUp >= Self.prefetchMessages / 2 && rd_kafka_queue_length(queue) < Self.prefetchMessages / 2 {
+            if outcome == nil && range.sinceWakeUp >= Self.prefetchMessages / 2
+                && rd_kafka_queue_length(queue) < Self.prefetchMessages / 2 {
                 range.sinceWakeUp = 0
                 drained.append(partition)
             }
             session.ranges[partition] = range
+            if let outcome { end(partition, outcome, in: &session) }
         }
         if !drained.isEmpty, let handle = session.handle {
             handle.wakeFetchers(drained)
             state.withLock { $0.wakeUps += drained.count }
         }
-        guard taken == 0, let (partition, range) = session.ranges.first, let queue = range.queue?.pointer,
+        guard taken == 0, let (partition, first) = session.ranges.first, let queue = first.queue?.pointer,
             let raw = rd_kafka_consume_queue(queue, 10)
         else { return }
-        take(raw, of: partition, in: &session)
+        var range = first
+        let outcome = take(raw, into: &range, handle: session.handle)
+        session.ranges[partition] = range
+        if let outcome { end(partition, outcome, in: &session) }
     }
 
-    /// Hands one message of `partition`'s range over (destroying it first), or ends the range at the log's end or
-    /// an error that will not pass.
-    private func take(_ raw: UnsafeMutablePointer<rd_kafka_message_t>, of partition: KafkaTopicPartition, in session: inout Session) {
+    /// Hands one record of `range` over (its offset and value copied, the message destroyed first); returns how the
+    /// range ends when this message ends it (its last record, the log's end, an error that will not pass).
+    private func take(
+        _ raw: UnsafeMutablePointer<rd_kafka_message_t>, into range: inout Range, handle: RDKafkaHandle?
+    ) -> Outcome? {
         let err = raw.pointee.err
         let offset = raw.pointee.offset
         // Copied only when it will be handed over (not a duplicate below the range's next offset, nor an error).
-        let wanted = err == RD_KAFKA_RESP_ERR_NO_ERROR && offset >= (session.ranges[partition]?.next ?? .max)
-        let message = wanted ? KafkaMessage(copying: raw) : nil
+        let record = err == RD_KAFKA_RESP_ERR_NO_ERROR && offset >= range.next ? KafkaRangeRecord(copying: raw) : nil
         rd_kafka_message_destroy(raw)
-        guard var range = session.ranges[partition] else { return }
         switch err {
         case RD_KAFKA_RESP_ERR_NO_ERROR:
-            guard let message, offset >= range.next else { return }
+            guard let record else { return nil }
             if range.end == nil {
                 // The fetch that brought this message set the cached high watermark.
-                guard let high = session.handle?.cachedHighWatermark(of: partition), high > offset else {
-                    end(partition, .failed(KafkaError(code: .fail, reason: "no high watermark for \(partition)")), in: &session)
-                    return
+                guard let high = handle?.cachedHighWatermark(of: range.partition), high > offset else {
+                    return .failed(KafkaError(code: .fail, reason: "no high watermark for \(range.partition)"))
                 }
                 range.end = high
             }
-            guard range.each(message) else {
-                end(partition, .stopped, in: &session)
-                return
-            }
+            guard range.each(record) else { return .stopped }
             // After `each`: the time the caller took with the record is not the broker's silence.
             range.lastProgress = .now
             range.records += 1
             range.next = offset + 1
-            session.ranges[partition] = range
-            if range.next >= range.end ?? .max { end(partition, .completed(records: range.records), in: &session) }
+            return range.next >= range.end ?? .max ? .completed(records: range.records) : nil
         case RD_KAFKA_RESP_ERR__PARTITION_EOF:
             // The end of the log: nothing more to read in this range (its last offsets do not exist).
-            if offset >= range.next { end(partition, .completed(records: range.records), in: &session) }
+            return offset >= range.next ? .completed(records: range.records) : nil
         case RD_KAFKA_RESP_ERR__UNKNOWN_PARTITION, RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC, RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
-            end(partition, .failed(KafkaError.rdKafka(err)), in: &session)
+            return .failed(KafkaError.rdKafka(err))
         default:
             // Transient (a broker down, a leader moving): librdkafka retries; a range that stays silent fails as stalled.
             logger.debug("kafka range reader fetch error", metadata: [
-                KafkaLoggingKeys.topic: partition.topic, KafkaLoggingKeys.partition: String(partition.partition),
+                KafkaLoggingKeys.topic: range.partition.topic, KafkaLoggingKeys.partition: String(range.partition.partition),
                 KafkaLoggingKeys.error: KafkaError.rdKafka(err).description,
             ])
+            return nil
         }
     }
 

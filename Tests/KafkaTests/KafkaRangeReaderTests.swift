@@ -12,12 +12,12 @@ import Testing
     final class Recording: Sendable {
         private let state = Mutex<(values: [String], offsets: [Int64], outcome: KafkaRangeReader.Outcome?, finishes: Int)>(([], [], nil, 0))
 
-        func each(stopAfter limit: Int = .max) -> @Sendable (KafkaMessage) -> Bool {
-            { [self] message in
+        func each(stopAfter limit: Int = .max) -> @Sendable (KafkaRangeRecord) -> Bool {
+            { [self] record in
                 state.withLock { state in
                     guard state.offsets.count < limit else { return false }
-                    state.values.append(String(decoding: message.value, as: UTF8.self))
-                    state.offsets.append(message.offset)
+                    state.values.append(String(decoding: record.value, as: UTF8.self))
+                    state.offsets.append(record.offset)
                     return true
                 }
             }
@@ -50,13 +50,13 @@ import Testing
         private let reached = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
 
         /// `each`, stopping the reader's thread at the record at `offset` until ``release()``.
-        func each(at offset: Int64, then each: @escaping @Sendable (KafkaMessage) -> Bool) -> @Sendable (KafkaMessage) -> Bool {
-            { [self] message in
-                if message.offset == offset {
+        func each(at offset: Int64, then each: @escaping @Sendable (KafkaRangeRecord) -> Bool) -> @Sendable (KafkaRangeRecord) -> Bool {
+            { [self] record in
+                if record.offset == offset {
                     reached.signal()
                     proceed.wait()
                 }
-                return each(message)
+                return each(record)
             }
         }
 

@@ -22,6 +22,15 @@ import Testing
         #expect(StopTypeProbe.mayStopRinging(escaped))
     }
 
+    /// Inputs that end inside what the probe looks for: it reads no byte past the end and finds nothing.
+    @Test func inputsCutShortAreNotStops() {
+        for text in ["", "\\", "{\"type\":\"", "{\"type\":\"hangup", "{\"type\":\"hang", "\"missed", "abc\\"] {
+            #expect(!StopTypeProbe.mayStopRinging(Array(text.utf8)), "\(text)")
+        }
+        #expect(StopTypeProbe.mayStopRinging(Array(#""missed""#.utf8)))
+        #expect(StopTypeProbe.mayStopRinging(Array(#"\u"#.utf8)))
+    }
+
     @Test func noMutatedInputDecodesToAStopThatTheProbeMissed() {
         var random = SplitMix64(seed: 0x5709_7E5E)
         let seeds = CallEventDecoderOracleTests.seeds + [Fixtures.eventJSON(type: "answered_elsewhere"), Fixtures.eventJSON(type: #"mi\u0073sed"#)]

@@ -9,8 +9,8 @@ struct KafkaBacklogScanner: BacklogScanner {
         each: @escaping @Sendable (_ value: [UInt8]) -> Bool,
         finished: @escaping @Sendable (BacklogScanOutcome) -> Void
     ) {
-        reader.read(KafkaTopicPartition(topic: topic, partition: partition), from: from, to: to) { message in
-            each(message.value)
+        reader.read(KafkaTopicPartition(topic: topic, partition: partition), from: from, to: to) { record in
+            each(record.value)
         } finished: { outcome in
             switch outcome {
             case .completed: finished(BacklogScanOutcome(.completed))
