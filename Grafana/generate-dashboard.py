@@ -234,7 +234,7 @@ row("Outcomes")
 place([
     (12, series("Outcomes/s",
                 [target(f'sum by (outcome) (rate(callpush_outcomes_total{{{SEL}}}[{RI}]))', "{{outcome}}")], "reqps",
-                "Every consumed event ends in exactly one: delivered, invalidated, retried, dead_lettered, expired, cancelled.",
+                "Every consumed event ends in exactly one: delivered, invalidated, retried, dead_lettered, expired, cancelled, abandoned.",
                 stack=True)),
     (6, series("Retries by tier",
                [target(f'sum by (tier) (rate(callpush_retries_total{{{SEL}}}[{RI}]))', "{{tier}}")], "reqps",
@@ -261,8 +261,11 @@ place([
                [target(f'sum by (reason) (rate(callpush_token_invalidations_total{{{SEL}}}[{RI}]))', "{{reason}}")], "reqps",
                "Dead device tokens written to apns.tokens.invalidated (Unregistered, BadDeviceToken, ...).", stack=True)),
     (6, series("Produce failures",
-               [target(f'sum by (topic) (increase(callpush_produce_failures_total{{{SEL}}}[$__interval]))', "{{topic}}")],
-               "short", "Records (retries, dead letters, invalidations, receipts) whose produce failed and was retried.")),
+               [target(f'sum by (topic) (increase(callpush_produce_failures_total{{{SEL}}}[$__interval]))', "retried {{topic}}"),
+                target(f'sum by (topic, error) (increase(callpush_records_refused_total{{{SEL}}}[$__interval]))',
+                       "refused {{topic}} {{error}}", ref="B")],
+               "short", "Records (retries, dead letters, invalidations, receipts) whose produce failed and was retried; "
+               "refused: records Kafka refused for good, each of which abandoned its event (alert CallpushEventsAbandoned).")),
     (6, series("Memory of ended calls reaches back",
                [target(f'min by (instance) (callpush_ended_calls_reach_seconds{{{SEL}}})', "{{instance}}")], "s",
                "How long ago the oldest hang-up a worker still remembers ended: 600 s until its memory "

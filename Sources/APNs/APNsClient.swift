@@ -60,7 +60,8 @@ public final class APNsClient: Sendable {
                                            refreshes: self.metrics.jwtRefreshCounter)
                 tokenCache = cache
             } catch {
-                throw APNsClientError(.credentials, "cannot load the provider-token key: \(error)")
+                let source = if case .file(let path) = credentials.key { " \(path)" } else { "" }
+                throw APNsClientError(.credentials, "cannot load the provider-token key\(source) (the .p8 file from Apple's developer account, PEM with a P-256 key): \(error)")
             }
         case .certificate(let credentials):
             tokens = nil

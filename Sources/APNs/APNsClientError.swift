@@ -1,5 +1,5 @@
 /// Why an ``APNsClient`` could not be created. Push outcomes are never errors: they are ``APNsResult``s.
-public struct APNsClientError: Error, Sendable, CustomStringConvertible {
+public struct APNsClientError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable { case credentials, transport, configuration }
         private let value: Value
@@ -30,5 +30,9 @@ public struct APNsClientError: Error, Sendable, CustomStringConvertible {
     /// Configuration errors are not retriable.
     public var isRetriable: Bool { false }
 
-    public var description: String { "APNs.\(code): \(reason) \(file):\(line)" }
+    /// `APNs.<code>: reason`, for people: no source location (``debugDescription`` has it).
+    public var description: String { "APNs.\(code): \(reason)" }
+
+    /// ``description`` and where the error was created, for debug logs.
+    public var debugDescription: String { description + " [\(file):\(line)]" }
 }

@@ -95,6 +95,12 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
             || Self.allTransportReasons.contains(self)
     }
 
+    /// This reason as a metric label: itself when it is one APNs documents or callpush uses, else `other` (a peer
+    /// may send any text; the label set stays bounded).
+    public var metricLabel: String {
+        isKnown || self == .unknownApp || self == .appInFlightLimit ? rawValue : "other"
+    }
+
     /// The status APNs sends with this reason (nil for transport reasons and unknown strings).
     var documentedStatus: Int? {
         switch self {

@@ -1,5 +1,5 @@
 /// Why an ``APNsMockServer`` could not start.
-public struct APNsMockServerError: Error, Sendable, CustomStringConvertible {
+public struct APNsMockServerError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable { case certificate, tls, bind, eventLoop, measurement }
         private let value: Value
@@ -34,5 +34,9 @@ public struct APNsMockServerError: Error, Sendable, CustomStringConvertible {
     /// Binding may succeed later (the port may be freed); the rest are configuration errors.
     public var isRetriable: Bool { code == .bind }
 
-    public var description: String { "APNsMock.\(code): \(reason) \(file):\(line)" }
+    /// `APNsMock.<code>: reason`, for people: no source location (``debugDescription`` has it).
+    public var description: String { "APNsMock.\(code): \(reason)" }
+
+    /// ``description`` and where the error was created, for debug logs.
+    public var debugDescription: String { description + " [\(file):\(line)]" }
 }

@@ -3,7 +3,7 @@
 ///
 /// Crypto errors are never retriable: the same input gives the same failure. The OpenSSL error queue at the
 /// time of the failure is attached as text (``openSSLErrors``).
-public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong, as an extensible set of static values.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
@@ -63,11 +63,15 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Crypto failures are deterministic: retrying the same call cannot help.
     public var isRetriable: Bool { false }
 
+    /// `Crypto.<code>: reason [openssl: …]`, for people: no source location (``debugDescription`` has it).
     public var description: String {
-        var text = "Crypto.\(code): \(reason) \(file):\(line)"
+        var text = "Crypto.\(code): \(reason)"
         if !openSSLErrors.isEmpty { text += " [openssl: \(openSSLErrors.joined(separator: "; "))]" }
         return text
     }
+
+    /// ``description`` and where the error was created, for debug logs.
+    public var debugDescription: String { description + " [\(file):\(line)]" }
 }
 
 extension CryptoError {

@@ -3,7 +3,7 @@
 /// `code` says what happened; `reason` carries the underlying text (the OpenSSL error stack, `nghttp2_strerror`,
 /// `strerror`, or GOAWAY debug data). `isRetriable` tells a caller whether re-sending the same request on another
 /// (or a new) connection is safe: the peer is known not to have processed it.
-public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
+public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong; an extensible set of static constants.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
@@ -84,10 +84,14 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// `HTTP2.<code>: reason (h2 error n)`, for people: no source location (``debugDescription`` has it).
     public var description: String {
         var text = "HTTP2.\(code)"
         if !reason.isEmpty { text += ": \(reason)" }
         if let errorCode { text += " (h2 error \(errorCode))" }
-        return text + " \(file):\(line)"
+        return text
     }
+
+    /// ``description`` and where the error was created, for debug logs.
+    public var debugDescription: String { description + " [\(file):\(line)]" }
 }

@@ -40,9 +40,7 @@ public final class TLSContext: @unchecked Sendable {
             SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         }
         if let caFile = configuration.caFile {
-            if SSL_CTX_load_verify_locations(context, caFile, nil) != 1 {
-                throw HTTP2Error(.tlsConfiguration, reason: "CA file \(caFile): \(OpenSSLErrorStack.drainedDescription())")
-            }
+            if SSL_CTX_load_verify_locations(context, caFile, nil) != 1 { throw Self.caFileError(caFile) }
         } else if SSL_CTX_set_default_verify_paths(context) != 1 {
             throw HTTP2Error(.tlsConfiguration, reason: "system trust store: \(OpenSSLErrorStack.drainedDescription())")
         }
@@ -53,6 +51,15 @@ public final class TLSContext: @unchecked Sendable {
         if SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) != 0 {  // 0 is success here
             throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_set_alpn_protos: \(OpenSSLErrorStack.drainedDescription())")
         }
+    }
+
+    /// Why `path` could not serve as a CA file, in words an operator can act on (OpenSSL's queue appended).
+    private static func caFileError(_ path: String) -> HTTP2Error {
+        let openSSL = OpenSSLErrorStack.drainedDescription()
+        let problem = access(path, R_OK) == 0
+            ? "holds no PEM certificate; give the PEM certificate of the CA that signed the server's"
+            : "cannot be read (\(String(cString: strerror(errno))))"
+        return HTTP2Error(.tlsConfiguration, reason: "CA file \(path) \(problem) [openssl: \(openSSL)]")
     }
 
     /// Loads a server context: certificate + key, TLS 1.2+, ALPN selection from `alpnProtocols`, and with a client
@@ -70,9 +77,7 @@ public final class TLSContext: @unchecked Sendable {
         try Self.applyCommon(context)
         try Self.loadCertificate(context, configuration.certificateFile, configuration.privateKeyFile)
         if let clientCAFile = configuration.clientCAFile {
-            if SSL_CTX_load_verify_locations(context, clientCAFile, nil) != 1 {
-                throw HTTP2Error(.tlsConfiguration, reason: "CA file \(clientCAFile): \(OpenSSLErrorStack.drainedDescription())")
-            }
+            if SSL_CTX_load_verify_locations(context, clientCAFile, nil) != 1 { throw Self.caFileError(clientCAFile) }
             // Without FAIL_IF_NO_PEER_CERT a client may present no certificate; one it presents must still verify.
             let mode = configuration.clientCertificateOptional
                 ? SSL_VERIFY_PEER : SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT

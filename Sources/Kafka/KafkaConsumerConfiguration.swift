@@ -86,9 +86,13 @@ public struct KafkaConsumerConfiguration: Sendable {
         static let latest = AutoOffsetReset(value: "latest")
     }
 
-    /// Every property librdkafka refuses (unknown name, invalid value), checked without creating a client: one
-    /// error each, code `configuration`, with librdkafka's one-line reason, which names the property.
-    public var problems: [KafkaError] { RDKafkaConfig.problems(dictionary) }
+    /// Every property librdkafka refuses (unknown name, invalid value), checked without creating a client, and
+    /// every ``KafkaGuardedProperty`` in ``additionalProperties``: one error each, code `configuration`, with a
+    /// one-line reason that names the property.
+    public var problems: [KafkaError] {
+        KafkaGuardedProperty.problems(additionalProperties, guarded: KafkaGuardedProperty.consumer)
+            + RDKafkaConfig.problems(dictionary)
+    }
 
     /// The fetch wake-up policy for the rendered limits (`queued.min.messages`, `queued.max.messages.kbytes`,
     /// librdkafka's default 65536 KB when not set), with a margin of one delivery batch.

@@ -40,6 +40,13 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         static let notEnoughReplicas = Code(rawValue: 19)
         static let rebalanceInProgress = Code(rawValue: 27)
         static let kafkaStorageError = Code(rawValue: 56)
+        static let invalidMessage = Code(rawValue: 2)
+        static let messageSizeTooLarge = Code(rawValue: 10)
+        static let recordListTooLarge = Code(rawValue: 18)
+        static let invalidRequiredAcks = Code(rawValue: 21)
+        static let topicAuthorizationFailed = Code(rawValue: 29)
+        static let clusterAuthorizationFailed = Code(rawValue: 31)
+        static let invalidRecord = Code(rawValue: 87)
 
         // This module's own codes.
         /// A configuration value was rejected (by us or by librdkafka).
@@ -88,6 +95,12 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         self.line = line
     }
 
+    /// The record itself was refused, by librdkafka or the broker: too large for `message.max.bytes` or the topic's
+    /// `max.message.bytes`, invalid, for a partition the topic does not have, or for a topic this client may not
+    /// write. Producing the same record again cannot succeed (unlike ``isRetriable`` errors, and unlike a broker that
+    /// is down, which the producer's own retries outlast).
+    public var refusesRecord: Bool { Self.recordRefusals.contains(code) }
+
     /// `NAME: reason`, for people (logs, the command line); ``file`` and ``line`` say where it was raised.
     public var description: String { "\(name): \(reason)" }
 
@@ -133,6 +146,11 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
     static func closed(file: String = #fileID, line: UInt = #line) -> KafkaError {
         KafkaError(code: .closed, reason: "the client is closed", file: file, line: line)
     }
+
+    private static let recordRefusals: Set<Code> = [
+        .invalidMessage, .messageSizeTooLarge, .recordListTooLarge, .invalidRequiredAcks, .topicAuthorizationFailed,
+        .clusterAuthorizationFailed, .invalidRecord, .unknownPartition, .invalidArgument, .badMessage,
+    ]
 
     private static let retriableCodes: Set<Code> = [
         .transport, .allBrokersDown, .messageTimedOut, .timedOut, .queueFull, .leaderNotAvailable,

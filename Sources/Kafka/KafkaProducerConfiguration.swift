@@ -26,9 +26,13 @@ public struct KafkaProducerConfiguration: Sendable {
 
     public init() {}
 
-    /// Every property librdkafka refuses (unknown name, invalid value), checked without creating a client: one
-    /// error each, code `configuration`, with librdkafka's one-line reason, which names the property.
-    public var problems: [KafkaError] { RDKafkaConfig.problems(dictionary) }
+    /// Every property librdkafka refuses (unknown name, invalid value), checked without creating a client, and
+    /// every ``KafkaGuardedProperty`` in ``additionalProperties``: one error each, code `configuration`, with a
+    /// one-line reason that names the property.
+    public var problems: [KafkaError] {
+        KafkaGuardedProperty.problems(additionalProperties, guarded: KafkaGuardedProperty.producer)
+            + RDKafkaConfig.problems(dictionary)
+    }
 
     /// The librdkafka configuration keys and values; the one place configuration is rendered.
     var dictionary: [String: String] {

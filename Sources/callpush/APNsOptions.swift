@@ -60,7 +60,12 @@ struct APNsOptions {
 
     /// The custom endpoint, if one was given.
     func customEndpoint(_ options: ParsedOptions) -> Result<APNsEndpoint?, OptionParser.Failure> {
-        guard let text = options.string(prefix + "endpoint") else { return .success(nil) }
+        guard let text = options.string(prefix + "endpoint") else {
+            guard options.has(prefix + "ca-file") else { return .success(nil) }
+            return .failure(.init(problems: [
+                "--\(flagPrefix)ca-file applies only with --\(flagPrefix)endpoint: Apple's hosts are verified against the system trust store",
+            ]))
+        }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, let port = Int(parts[1]), (1...65535).contains(port) else {
             return .failure(.init(problems: ["--\(flagPrefix)endpoint must be HOST:PORT, got '\(text)'"]))

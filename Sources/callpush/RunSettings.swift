@@ -14,7 +14,7 @@ enum RunSettings {
         OptionSpec("kafka.client-id", .string, "client id of this process (default: callpush-<hostname>)"),
         OptionSpec("kafka.session-timeout", .number(6...300), default: "10", "seconds before a silent (crashed) worker loses its partitions; a crashed worker's restart holds the group's calls up to this long"),
         OptionSpec("kafka.calls-topic", .string, default: "calls", "topic of incoming call events"),
-        OptionSpec("kafka.retry-tiers", .string, default: "5s,30s,2m", "delays of the retry tiers, in order (ms, s, m, h)"),
+        OptionSpec("kafka.retry-tiers", .string, default: "5s,30s,2m", "delays of the retry tiers, in order (ms, s, m, h; each 100ms…1h)"),
         OptionSpec("kafka.retry-topic-prefix", .string, default: "calls.retry.", "retry tier topic = prefix + delay"),
         OptionSpec("kafka.max-attempts", .integer(1...20), "attempts per event before it is dead-lettered (default: one more than the tiers; more repeat the last tier)"),
         OptionSpec("kafka.dlq-topic", .string, default: "calls.dlq", "dead-letter topic"),
@@ -101,6 +101,10 @@ enum RunSettings {
         for label in options.list("kafka.retry-tiers") {
             guard let milliseconds = milliseconds(label) else {
                 problems.append("--kafka-retry-tiers: '\(label)' is not a delay like 500ms, 5s, 2m or 1h")
+                continue
+            }
+            guard retryTierDelays.contains(milliseconds) else {
+                problems.append("--kafka-retry-tiers: '\(label)' is outside 100ms…1h (a retry later than an hour outlives every call it could ring)")
                 continue
             }
             if let same = tiers.first(where: { $0.delay == .milliseconds(milliseconds) }) {
@@ -203,12 +207,15 @@ enum RunSettings {
         mapping.alerts[.hangup] = hangup
     }
 
-    /// `500ms`, `5s`, `2m`, `1h` → milliseconds.
+    /// The delays a retry tier may have, in milliseconds: 100 ms to 1 h.
+    static let retryTierDelays: ClosedRange<Int64> = 100...3_600_000
+
+    /// `500ms`, `5s`, `2m`, `1h` → milliseconds (`Int64.max` when they would not fit); nil for anything else.
     static func milliseconds(_ label: String) -> Int64? {
         let units: [(String, Int64)] = [("ms", 1), ("s", 1_000), ("m", 60_000), ("h", 3_600_000)]
         for (suffix, factor) in units where label.hasSuffix(suffix) {
             guard let value = Int64(label.dropLast(suffix.count)), value > 0 else { return nil }
-            return value * factor
+            return value.saturatingMultiply(factor)
         }
         return nil
     }

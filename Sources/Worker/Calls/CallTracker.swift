@@ -39,9 +39,9 @@ final class CallTracker<Item: Sendable>: Sendable {
             self.ringDeadlineMilliseconds = ringDeadlineMilliseconds
         }
 
-        init(item: Item, event: CallEvent) {
+        init(item: Item, event: CallEvent, callKey: String) {
             self.init(
-                item: item, callID: event.callID, type: event.type,
+                item: item, callID: callKey, type: event.type,
                 ringDeadlineMilliseconds: event.ringDeadlineMilliseconds
             )
         }

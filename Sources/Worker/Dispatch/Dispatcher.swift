@@ -12,7 +12,8 @@ import Telemetry
 ///
 /// A record whose follow-up produce fails is re-produced with back-off until it succeeds or ``stop()`` is called;
 /// after `stop()` such records never call `done`, so their offsets are not stored and they are consumed again
-/// (at-least-once).
+/// (at-least-once). A record Kafka refuses for good (a ``RecordProduceError`` that is not retriable) is not
+/// produced again: its event ends as ``Outcome/abandoned``, so its partition's offset moves on.
 ///
 /// - Important: thread-safe. `handle` may be called from the consumer thread while answers arrive on I/O threads.
 final class Dispatcher: Sendable {
@@ -23,6 +24,8 @@ final class Dispatcher: Sendable {
         let record: InboundRecord
         let event: CallEvent
         let request: APNsRequest
+        /// ``CallEvent/callKey``: the call in the ``CallTracker``.
+        let callKey: String
         /// How the record leaves: its outcome, or given back.
         let settlement: any RecordSettlement
         /// Its ``InFlightLedger`` ticket.
@@ -40,6 +43,7 @@ final class Dispatcher: Sendable {
             self.record = record
             self.event = event
             self.request = request
+            self.callKey = event.callKey
             self.settlement = settlement
             self.ticket = ticket
             self.handedOverMicroseconds = handedOverMicroseconds
@@ -69,7 +73,7 @@ final class Dispatcher: Sendable {
         /// The answer of this event, the call's one in flight, is final: it leaves, and the call's next event goes.
         func answerFinished(_ outcome: Outcome) {
             done(outcome)
-            for release in dispatcher.tracker.complete(callID: event.callID) {
+            for release in dispatcher.tracker.complete(callID: callKey) {
                 dispatcher.act(on: release.decision, release.item)
             }
         }
@@ -205,7 +209,7 @@ final class Dispatcher: Sendable {
             // nothing of its call before it is remembered when it is admitted, as always.
             var endedAhead: Set<String> = []
             for (index, pending) in admissible.enumerated() {
-                let callID = pending.event.callID
+                let callID = pending.callKey
                 if pending.event.type.stopsRinging {
                     lastStop[callID] = index
                     if ringing.contains(callID) { endedAhead.insert(callID) }
@@ -218,7 +222,7 @@ final class Dispatcher: Sendable {
         let outbox = Outbox()
         for (index, pending) in admissible.enumerated() {
             let isIncoming = pending.event.type == .incoming
-            if isIncoming, stops > 0, let stop = lastStop[pending.event.callID], stop > index { pending.markLookedAhead() }
+            if isIncoming, stops > 0, let stop = lastStop[pending.callKey], stop > index { pending.markLookedAhead() }
             offer(pending, isIncoming: isIncoming, outbox: outbox)
             if outbox.pending.count >= Self.outboxChunk { flush(outbox) }
         }
@@ -254,7 +258,8 @@ final class Dispatcher: Sendable {
 
     /// Decodes and maps a consumed record; dead-letters it (and returns nil) when it cannot be sent.
     private func prepare(_ consumed: ConsumedRecord, ticket: UInt64, handedOver: Int64, mapper: PushMapper) -> Pending? {
-        let record = consumed.record
+        var record = consumed.record
+        if !record.headers.isEmpty, !retryTopics.contains(record.topic) { ignoreManagedHeaders(&record) }
         var event: CallEvent
         do {
             event = try decoder.decode(record.value)
@@ -277,6 +282,15 @@ final class Dispatcher: Sendable {
         }
     }
 
+    /// Drops the headers only callpush writes (``HeaderCodec/managed``: attempt, deadline, original coordinates, …)
+    /// from a record of a topic callpush does not write: an upstream setting them could skip retry tiers, force a
+    /// dead letter or an expiry, or start a scan of the partition's whole history. Counted, sent as if absent.
+    private func ignoreManagedHeaders(_ record: inout InboundRecord) {
+        guard record.headers.contains(where: { HeaderCodec.managed.contains($0.name) }) else { return }
+        record.headers.removeAll { HeaderCodec.managed.contains($0.name) }
+        metrics.ignoredHeaders.increment()
+    }
+
     /// Whether the record's Kafka key is the event's call id, as the event contract requires: the key decides the
     /// partition, so the call's events (its hang-up after its incoming call) reach one worker in order.
     /// (Over the bytes in place: `elementsEqual` on the key and `callID.utf8` cost about 500 instructions an event.)
@@ -293,9 +307,16 @@ final class Dispatcher: Sendable {
         metrics.keyMismatches.increment()
         guard let count = keyMismatches.next() else { return }
         logger.warning("event not keyed by its call id", metadata: Self.coordinates(record, [
-            "kafka.key": record.key.map { String(decoding: $0.prefix(64), as: UTF8.self) } ?? "(none)",
+            // Masked as a device token is (an upstream keying by token would put whole tokens in the log).
+            "kafka.key": record.key.map(Self.maskedKey) ?? "(none)", "kafka.key_bytes": String(record.key?.count ?? 0),
             "event.call_id": callID, "worker.key_mismatches": String(count),
         ]))
+    }
+
+    /// The first and last 4 bytes of a key (as UTF-8, invalid bytes replaced), all of it when 12 bytes or fewer.
+    private static func maskedKey(_ key: [UInt8]) -> String {
+        guard key.count > 12 else { return String(decoding: key, as: UTF8.self) }
+        return String(decoding: key.prefix(4), as: UTF8.self) + "…" + String(decoding: key.suffix(4), as: UTF8.self)
     }
 
     /// Counts an event whose `created_at` was more than a second ahead of this worker's clock (its ring counts from
@@ -366,7 +387,7 @@ final class Dispatcher: Sendable {
             guard let self, gate.isScanning(scan) else { return false }
             tally.records.add(1, ordering: .relaxed)
             if StopTypeProbe.mayStopRinging(value), let event = try? decoder.decode(value), event.type.stopsRinging {
-                tracker.markEnded(callID: event.callID)
+                tracker.markEnded(callID: event.callKey)
                 tally.endedCalls.add(1, ordering: .relaxed)
             }
             return true
@@ -455,7 +476,7 @@ final class Dispatcher: Sendable {
     }
 
     private func admit(_ pending: Pending, outbox: Outbox?) {
-        let admission = tracker.admit(.init(item: pending, event: pending.event))
+        let admission = tracker.admit(.init(item: pending, event: pending.event, callKey: pending.callKey))
         for waiting in admission.cancelledWaiting {
             finish(waiting.record, event: waiting.event, input: .dropped(.cancelled, reason: CancelReason.queued),
                    done: { outcome in waiting.done(outcome) })
@@ -500,7 +521,7 @@ final class Dispatcher: Sendable {
             pending.record, event: pending.event, input: .answered(result, topic: pending.request.topic),
             // Only a retry of an incoming call asks whether the call ended (the router's one use of it).
             callEnded: result.disposition == .retryLater && pending.event.type == .incoming
-                && tracker.hasEnded(callID: pending.event.callID),
+                && tracker.hasEnded(callID: pending.callKey),
             latencyMilliseconds: latency
         ) { outcome in pending.answerFinished(outcome) }
     }
@@ -524,7 +545,7 @@ final class Dispatcher: Sendable {
             return
         }
         let delivery = Delivery(
-            decision: decision, retryTier: decision.records.first { retryTopics.contains($0.topic) }?.topic,
+            source: record, decision: decision, retryTier: decision.records.first { retryTopics.contains($0.topic) }?.topic,
             startMicroseconds: clock.now().microseconds, done: done)
         for index in decision.records.indices {
             produce(delivery, index: index, delay: configuration.produceRetryInitial)
@@ -533,17 +554,22 @@ final class Dispatcher: Sendable {
 
     /// One outcome waiting for the delivery reports of its records.
     private final class Delivery: Sendable {
+        /// The consumed record whose outcome this is.
+        let source: InboundRecord
         let decision: OutcomeRouter.Decision
         let retryTier: String?
         /// When its records went to the producer (wall clock, µs): the start of its acknowledge stage.
         let startMicroseconds: Int64
         let done: @Sendable (Outcome) -> Void
         private let remaining: Atomic<Int>
+        /// The first refusal among its records (``RecordProduceError/code``), if Kafka refused one for good.
+        private let refusal = Mutex<String?>(nil)
 
         init(
-            decision: OutcomeRouter.Decision, retryTier: String?, startMicroseconds: Int64,
+            source: InboundRecord, decision: OutcomeRouter.Decision, retryTier: String?, startMicroseconds: Int64,
             done: @escaping @Sendable (Outcome) -> Void
         ) {
+            self.source = source
             self.decision = decision
             self.retryTier = retryTier
             self.startMicroseconds = startMicroseconds
@@ -551,22 +577,34 @@ final class Dispatcher: Sendable {
             remaining = Atomic(decision.records.count)
         }
 
-        /// Counts one acknowledged record; true for the last one.
+        /// Counts one acknowledged (or refused) record; true for the last one.
         func acknowledge() -> Bool { remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 }
+
+        /// Notes that Kafka refused one of its records for good: the event ends as ``Outcome/abandoned``.
+        func refuse(_ code: String) { refusal.withLock { $0 = $0 ?? code } }
+
+        /// The outcome once every record is acknowledged or refused, and its reason.
+        var final: (outcome: Outcome, reason: String?) {
+            refusal.withLock { $0 }.map { (.abandoned, $0) } ?? (decision.outcome, decision.reason)
+        }
     }
 
-    /// Produces `delivery`'s record `index`, again with back-off after a failure, until acknowledged or stopped; the
-    /// last acknowledgement counts the outcome and calls `done`.
+    /// Produces `delivery`'s record `index`, again with back-off after a failure, until acknowledged, refused for good
+    /// or stopped; the last acknowledgement counts the outcome and calls `done`.
     private func produce(_ delivery: Delivery, index: Int, delay: Duration) {
         producer.produce(delivery.decision.records[index]) { [self] result in
             switch result {
             case .success:
-                guard delivery.acknowledge() else { return }
-                let acknowledged = Double(max(0, clock.now().microseconds - delivery.startMicroseconds)) / 1_000_000
-                metrics.acknowledgeStage.observe(acknowledged)
-                metrics.record(outcome: delivery.decision.outcome, reason: delivery.decision.reason,
-                               retryTier: delivery.retryTier)
-                delivery.done(delivery.decision.outcome)
+                acknowledged(delivery)
+            case .failure(let error as RecordProduceError) where !error.isRetriable:
+                let record = delivery.decision.records[index]
+                metrics.refusedRecords(topic: record.topic, code: error.code).increment()
+                logger.error("record refused by Kafka; its event is abandoned", metadata: Self.coordinates(delivery.source, [
+                    "output.topic": record.topic, "output.bytes": String(record.value.count + record.headerBytes),
+                    "error": error.description,
+                ]))
+                delivery.refuse(error.code)
+                acknowledged(delivery)
             case .failure(let error):
                 let topic = delivery.decision.records[index].topic
                 metrics.produceFailures(topic: topic).increment()
@@ -578,6 +616,15 @@ final class Dispatcher: Sendable {
                 }
             }
         }
+    }
+
+    /// One of `delivery`'s records is acknowledged or refused; after the last, its outcome is counted and final.
+    private func acknowledged(_ delivery: Delivery) {
+        guard delivery.acknowledge() else { return }
+        metrics.acknowledgeStage.observe(Double(max(0, clock.now().microseconds - delivery.startMicroseconds)) / 1_000_000)
+        let final = delivery.final
+        metrics.record(outcome: final.outcome, reason: final.reason, retryTier: delivery.retryTier)
+        delivery.done(final.outcome)
     }
 
     private static func coordinates(_ record: InboundRecord, _ extra: Logger.Metadata) -> Logger.Metadata {

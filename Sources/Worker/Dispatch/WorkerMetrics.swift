@@ -45,6 +45,8 @@ public struct WorkerMetrics: Sendable {
     let keyMismatches: Counter
     /// `callpush_events_created_ahead_total`: events whose `created_at` was more than 1 s ahead of the worker's clock.
     let createdAhead: Counter
+    /// `callpush_ignored_headers_total`: events of the calls topic carrying headers only callpush writes (ignored).
+    let ignoredHeaders: Counter
     /// `callpush_events_consumed_total{topic}`, looked up once per topic.
     private let consumedByTopic = CounterCache()
 
@@ -75,6 +77,9 @@ public struct WorkerMetrics: Sendable {
         createdAhead = registry.counter(
             "callpush_events_created_ahead_total",
             help: "Events whose created_at was more than 1 s ahead of the worker's clock; their ring counts from when read.")
+        ignoredHeaders = registry.counter(
+            "callpush_ignored_headers_total",
+            help: "Events of the calls topic carrying headers only callpush writes (x-attempt, x-deadline, x-original-*, …): those headers were ignored.")
         outcomes = CaseCounters { outcome in
             registry.counter("callpush_outcomes_total", help: "Final outcome of each consumed event.",
                              labels: ["outcome": outcome.rawValue])
@@ -140,6 +145,14 @@ public struct WorkerMetrics: Sendable {
         default:
             break
         }
+    }
+
+    /// `callpush_records_refused_total{topic,error}`: records Kafka refused for good; each abandoned its event.
+    func refusedRecords(topic: String, code: String) -> Counter {
+        registry.counter(
+            "callpush_records_refused_total",
+            help: "Records Kafka refused for good (too large, invalid, not authorised), by topic and error; each ended its event as abandoned.",
+            labels: ["topic": topic, "error": code])
     }
 
     /// `callpush_produce_failures_total{topic}`: produce attempts that failed and were retried.

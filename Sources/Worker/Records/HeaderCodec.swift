@@ -21,11 +21,15 @@ enum HeaderCodec {
     static let firstFailedAt = "x-first-failed-at"
     /// Why the event was dead-lettered.
     static let dlqReason = "x-dlq-reason"
+    /// The whole size of a dead-lettered value that was cut to fit (its first bytes are the record's value).
+    static let dlqValueBytes = "x-dlq-value-bytes"
+    /// How many of the consumed record's own headers were not carried along (over the carried-header limit).
+    static let headersDropped = "x-headers-dropped"
 
     /// Every header the worker manages; other headers of a record are carried along unchanged.
     static let managed: Set<String> = [
         attempt, notBefore, deadline, originalTopic, originalPartition, originalOffset, originalTimestamp,
-        errorClass, errorStatus, errorReason, firstFailedAt, dlqReason,
+        errorClass, errorStatus, errorReason, firstFailedAt, dlqReason, dlqValueBytes, headersDropped,
     ]
 
     /// ASCII decimal, `-` for negatives.

@@ -18,4 +18,7 @@ struct OutboundRecord: Sendable, Hashable {
         self.value = value
         self.headers = headers
     }
+
+    /// Bytes of its header names and values (what Kafka's size limits count besides key and value).
+    var headerBytes: Int { headers.byteCount }
 }

@@ -23,4 +23,7 @@ struct RecordHeader: Sendable, Hashable {
 extension [RecordHeader] {
     /// The last header named `name`.
     func last(named name: String) -> RecordHeader? { last(where: { $0.name == name }) }
+
+    /// Bytes of the names and values.
+    var byteCount: Int { reduce(0) { $0 + $1.name.utf8.count + $1.value.count } }
 }

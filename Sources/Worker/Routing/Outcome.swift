@@ -12,6 +12,9 @@ public enum Outcome: String, Hashable, Sendable, CaseIterable, CustomStringConve
     case expired
     /// Its call ended before it could be sent; dropped so the phone never rings after the hang-up.
     case cancelled
+    /// A record its outcome needed was refused by Kafka for good (too large, invalid, a topic the worker may not
+    /// write): the event ends here, logged with its coordinates and alerted, so its partition moves on.
+    case abandoned
 
     public var description: String { rawValue }
 }

@@ -1,4 +1,5 @@
 import APNs
+import Telemetry
 
 /// Turns what happened to one consumed event into its single ``Outcome`` and the records to produce.
 ///
@@ -117,7 +118,7 @@ struct OutcomeRouter: Sendable {
             return Decision(
                 outcome: .invalidated,
                 records: [invalidation(result, topic: topic, record: record, event: event)],
-                reason: result.reason ?? "token_invalid"
+                reason: result.reason.map { APNsReason(rawValue: $0).metricLabel } ?? "token_invalid"
             )
         case .permanent:
             let reason = result.apnsReason == .unknownApp ? DeadLetterReason.unknownApp : DeadLetterReason.apnsRejected
@@ -135,7 +136,7 @@ struct OutcomeRouter: Sendable {
                 return deadLetter(record, context, reason: DeadLetterReason.retriesExhausted, status: result.status, detail: result.reason)
             }
             let tier = configuration.retry.tiers[tierIndex]
-            let notBefore = now + tier.delayMilliseconds
+            let notBefore = now.saturatingAdd(tier.delayMilliseconds)
             if let deadline = context.deadlineMilliseconds, notBefore >= deadline {
                 return Decision(outcome: .expired, records: [], reason: "deadline")
             }
@@ -150,7 +151,7 @@ struct OutcomeRouter: Sendable {
             headers.append(RecordHeader(name: HeaderCodec.firstFailedAt, integer: context.firstFailedAtMilliseconds ?? now))
             headers.append(RecordHeader(name: HeaderCodec.errorClass, text: errorClass.rawValue))
             if let status = result.status { headers.append(RecordHeader(name: HeaderCodec.errorStatus, integer: Int64(status))) }
-            if let reason = result.reason { headers.append(RecordHeader(name: HeaderCodec.errorReason, text: reason)) }
+            if let reason = result.reason { headers.append(errorReason(reason)) }
             // The same partition number as the record it came from, never a hash of the key: the call's stop event
             // reaches this partition number of the calls topic, whatever partitioner upstream used.
             let retry = OutboundRecord(
@@ -161,9 +162,27 @@ struct OutcomeRouter: Sendable {
 
     // MARK: - Records
 
-    /// Headers of `record` the worker does not manage (tracing etc.), carried along unchanged.
+    /// Headers of `record` the worker does not manage (tracing etc.), carried along unchanged up to
+    /// ``Configuration/carriedHeaderLimit`` bytes; the rest are counted in `x-headers-dropped`.
     private func carriedHeaders(_ record: InboundRecord) -> [RecordHeader] {
-        record.headers.filter { !HeaderCodec.managed.contains($0.name) }
+        guard !record.headers.isEmpty else { return [] }
+        var carried: [RecordHeader] = []
+        var bytes = 0, dropped = 0
+        for header in record.headers where !HeaderCodec.managed.contains(header.name) {
+            bytes += header.name.utf8.count + header.value.count
+            if bytes <= configuration.carriedHeaderLimit { carried.append(header) } else { dropped += 1 }
+        }
+        if dropped > 0 { carried.append(RecordHeader(name: HeaderCodec.headersDropped, integer: Int64(dropped))) }
+        return carried
+    }
+
+    /// An error text as a header, cut to ``Configuration/errorReasonLimit`` bytes (at a character boundary).
+    private func errorReason(_ text: String) -> RecordHeader {
+        let bytes = Array(text.utf8)
+        guard bytes.count > configuration.errorReasonLimit else { return RecordHeader(name: HeaderCodec.errorReason, value: bytes) }
+        var end = configuration.errorReasonLimit
+        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a multi-byte character
+        return RecordHeader(name: HeaderCodec.errorReason, value: Array(bytes[..<end]))
     }
 
     private func deadLetter(
@@ -176,13 +195,18 @@ struct OutcomeRouter: Sendable {
         var headers = carriedHeaders(record)
         headers.append(RecordHeader(name: HeaderCodec.dlqReason, text: reason))
         if let status { headers.append(RecordHeader(name: HeaderCodec.errorStatus, integer: Int64(status))) }
-        if let detail { headers.append(RecordHeader(name: HeaderCodec.errorReason, text: detail)) }
+        if let detail { headers.append(errorReason(detail)) }
         headers.append(RecordHeader(name: HeaderCodec.attempt, integer: Int64(context.attempt)))
         headers += context.originalHeaders
         if let first = context.firstFailedAtMilliseconds {
             headers.append(RecordHeader(name: HeaderCodec.firstFailedAt, integer: first))
         }
-        let dlq = OutboundRecord(topic: configuration.deadLetterTopic, key: record.key, value: record.value, headers: headers)
+        var value = record.value
+        if value.count > configuration.deadLetterValueLimit {
+            headers.append(RecordHeader(name: HeaderCodec.dlqValueBytes, integer: Int64(value.count)))
+            value = Array(value.prefix(configuration.deadLetterValueLimit))
+        }
+        let dlq = OutboundRecord(topic: configuration.deadLetterTopic, key: record.key, value: value, headers: headers)
         return Decision(outcome: .deadLettered, records: [dlq], reason: reason)
     }
 

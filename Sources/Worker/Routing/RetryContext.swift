@@ -1,3 +1,5 @@
+import Telemetry
+
 /// What the worker knows about a consumed record's history, read from its headers with safe fallbacks.
 ///
 /// Header handling (bad headers never crash and never loop forever):
@@ -48,7 +50,7 @@ struct RetryContext: Sendable, Hashable {
     static func deadline(of event: CallEvent, policy: RetryPolicy) -> Int64 {
         event.type == .incoming
             ? event.ringDeadlineMilliseconds
-            : event.createdAtMilliseconds + policy.stopEventRetryWindow.inMilliseconds
+            : event.createdAtMilliseconds.saturatingAdd(policy.stopEventRetryWindow.inMilliseconds)
     }
 
     /// Whether the event is useless at `now`.

@@ -1,3 +1,5 @@
+import Telemetry
+
 /// Delayed-retry tiers (one topic per delay, kafka-notes.md §1.5) and the attempt budget.
 ///
 /// Attempt 1 is the first try on the main topic. When attempt *n* fails transiently it goes to tier *n − 1*
@@ -55,8 +57,8 @@ public struct RetryPolicy: Sendable, Hashable {
     func notBefore(_ record: InboundRecord, now: Int64) -> Int64? {
         guard let index = tierIndex(forTopic: record.topic) else { return nil }
         let delay = tiers[index].delayMilliseconds
-        let latest = now + delay
+        let latest = now.saturatingAdd(delay)
         if let header = HeaderCodec.integer(HeaderCodec.notBefore, in: record.headers) { return min(header, latest) }
-        return min(record.timestampMilliseconds, now) + delay
+        return min(record.timestampMilliseconds, now).saturatingAdd(delay)
     }
 }

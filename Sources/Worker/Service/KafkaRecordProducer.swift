@@ -1,6 +1,7 @@
 import Kafka
 
-/// The Kafka producer as the dispatcher's ``RecordProducer``: one record, one delivery report.
+/// The Kafka producer as the dispatcher's ``RecordProducer``: one record, one delivery report, and a
+/// ``RecordProduceError`` that says whether the record itself was refused.
 struct KafkaRecordProducer: RecordProducer {
     let producer: KafkaProducer
 
@@ -15,10 +16,14 @@ struct KafkaRecordProducer: RecordProducer {
         )
         do {
             try producer.produce(kafkaRecord) { result in
-                completion(result.map { _ in () }.mapError { $0 })
+                completion(result.map { _ in () }.mapError(Self.produceError))
             }
         } catch {
-            completion(.failure(error))
+            completion(.failure(Self.produceError(error)))
         }
+    }
+
+    private static func produceError(_ error: KafkaError) -> any Error {
+        RecordProduceError(code: error.name, reason: error.reason, isRetriable: !error.refusesRecord)
     }
 }
