@@ -262,8 +262,8 @@ place([
                "Dead device tokens written to apns.tokens.invalidated (Unregistered, BadDeviceToken, ...).", stack=True)),
     (6, series("Produce failures",
                [target(f'sum by (topic) (increase(callpush_produce_failures_total{{{SEL}}}[$__interval]))', "retried {{topic}}"),
-                target(f'sum by (topic, error) (increase(callpush_records_refused_total{{{SEL}}}[$__interval]))',
-                       "refused {{topic}} {{error}}", ref="B")],
+                target(f'sum by (topic) (increase(callpush_records_refused_total{{{SEL}}}[$__interval]))',
+                       "refused {{topic}}", ref="B")],
                "short", "Records (retries, dead letters, invalidations, receipts) whose produce failed and was retried; "
                "refused: records Kafka refused for good, each of which abandoned its event (alert CallpushEventsAbandoned).")),
     (6, series("Memory of ended calls reaches back",

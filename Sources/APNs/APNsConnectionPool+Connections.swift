@@ -35,6 +35,7 @@ extension APNsConnectionPool {
             pingInterval: configuration.pingInterval,
             pingTimeout: configuration.pingTimeout)
         settings.deadlineCheckInterval = .milliseconds(10)
+        settings.firstStreamID = configuration.firstStreamID
         let h2 = settings
         let loop = group.next()
         // Name resolution blocks: do it off the event loops and off the caller. The connection id rotates the first
@@ -56,7 +57,7 @@ extension APNsConnectionPool {
             let pooled = APNsPooledConnection(id: id, slot: slot, connection: connection, opened: .now())
             let accepted = state.withLock { state -> Bool in
                 state.connecting = false
-                state.consecutiveFailures = 0
+                // ``consecutiveFailures`` stays until the connection proves healthy (``connectionEnded(_:in:)``).
                 state.lastConnectError = nil
                 state.nextConnectAttempt = HTTP2Deadline(uptimeNanoseconds: 0)
                 guard !state.isShutdown, connection.state.rawValue <= HTTP2ConnectionState.ready.rawValue else {
@@ -80,16 +81,18 @@ extension APNsConnectionPool {
             dispatch()
             ensureConnections()
         case .failure(let error):
-            let delay = state.withLock { state -> Duration in
+            let (delay, waiting) = state.withLock { state -> (Duration, [APNsPendingRequest]) in
                 state.connecting = false
-                state.consecutiveFailures += 1
                 state.lastConnectError = error.description
-                let delay = configuration.reconnectDelay(afterFailures: state.consecutiveFailures)
-                state.nextConnectAttempt = .after(delay)
-                return delay
+                let delay = backOff(&state)
+                // Down: what waits is handed back now rather than after the request timeout.
+                var waiting: [APNsPendingRequest] = []
+                if state.isDown { while let pending = state.pending.popFirst() { waiting.append(pending) } }
+                return (delay, waiting)
             }
             metrics.connectionEvent(endpoint: label, .failed)
             logger.info("APNs connect failed", metadata: ["error": error.description, "retry.in": "\(delay)"])
+            for pending in waiting { finish(pending, .transportFailure(reason: .connectFailed, apnsID: pending.request.apnsID)) }
             // The maintenance timer retries once the backoff has passed (when pushes wait, or always after `start()`).
         }
     }
@@ -102,6 +105,28 @@ extension APNsConnectionPool {
 
     // MARK: - Connection state
 
+    /// A connection stopped serving (GOAWAY, or closed before it went away): one that served at least
+    /// ``APNsClientConfiguration/healthyConnectionAge`` clears the failure count, so its replacement opens at once; one
+    /// that ended sooner counts as a failed connect and its replacement waits the back-off, so a peer that sends GOAWAY
+    /// or resets right after every handshake does not get a handshake storm.
+    private func connectionEnded(_ key: ObjectIdentifier, in state: inout State) {
+        guard let open = state.open[key], !open.usage.retiring else { return }
+        if HTTP2Deadline.now() >= open.pooled.opened + configuration.healthyConnectionAge {
+            state.consecutiveFailures = 0
+        } else {
+            _ = backOff(&state)
+        }
+    }
+
+    /// Counts one more failure and sets when the next connect may start: the back-off for that many failures, ±20 %
+    /// so that workers that lost APNs together do not reconnect together.
+    private func backOff(_ state: inout State) -> Duration {
+        state.consecutiveFailures += 1
+        let delay = configuration.reconnectDelay(afterFailures: state.consecutiveFailures) * Double.random(in: 0.8...1.2)
+        state.nextConnectAttempt = .after(delay)
+        return delay
+    }
+
     private func stateChanged(_ connection: HTTP2ClientConnection, _ newState: HTTP2ConnectionState) {
         let key = ObjectIdentifier(connection)
         switch newState {
@@ -109,7 +134,10 @@ extension APNsConnectionPool {
             return
         case .goingAway:
             // GOAWAY (or a local close that started draining): stop using it, open a replacement.
-            let moved = state.withLock { $0.retire(key) }
+            let moved = state.withLock { state in
+                connectionEnded(key, in: &state)
+                return state.retire(key)
+            }
             if moved {
                 metrics.connectionEvent(endpoint: label, .goaway)
                 logger.debug("APNs connection got GOAWAY")
@@ -119,6 +147,7 @@ extension APNsConnectionPool {
         case .closed:
             let unexpected = state.withLock { state -> Bool? in
                 guard state.open[key] != nil else { return nil }
+                if state.open[key]?.usage.retiring == false { connectionEnded(key, in: &state) }
                 let wasActive = state.retire(key)
                 state.open[key] = nil
                 return wasActive

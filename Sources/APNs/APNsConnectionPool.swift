@@ -72,6 +72,10 @@ final class APNsConnectionPool: Sendable {
         /// Whether ``ensureConnections()`` has a slot to fill now (it checks the rest).
         var mayOpenConnection: Bool { !isShutdown && !connecting && slots.contains { $0 == nil } }
 
+        /// No connection is open and the last connect failed: pushes are handed back at once
+        /// (``APNsReason/connectFailed``) until one opens.
+        var isDown: Bool { open.isEmpty && lastConnectError != nil }
+
         /// The least-loaded connection with a free stream, if any.
         func leastLoaded() -> OpenConnection? {
             var best: OpenConnection?
@@ -166,32 +170,24 @@ final class APNsConnectionPool: Sendable {
     // MARK: - Sending
 
     func send(_ pending: APNsPendingRequest) {
-        let (accepted, mayOpen) = state.withLock { state -> (Bool, Bool) in
-            if state.isShutdown { return (false, false) }
-            state.pending.append(pending)
-            return (true, state.mayOpenConnection)
-        }
-        guard accepted else {
-            finish(pending, .transportFailure(reason: .notProcessed, apnsID: pending.request.apnsID))
-            return
-        }
-        dispatch()
-        if mayOpen { ensureConnections() }
+        send(batch: CollectionOfOne(pending))
     }
 
-    /// Sends several pushes: one lock to queue them all, one dispatch (and so one hand-off per connection).
-    func send(batch: [APNsPendingRequest]) {
+    /// Sends several pushes: one lock to queue them all, one dispatch (and so one hand-off per connection). While the
+    /// pool is down (``State/isDown``) they are handed back at once, and a connect is tried when its back-off allows.
+    func send(batch: some Collection<APNsPendingRequest>) {
         guard !batch.isEmpty else { return }
-        let (accepted, mayOpen) = state.withLock { state -> (Bool, Bool) in
-            if state.isShutdown { return (false, false) }
-            state.pending.append(contentsOf: batch)
-            return (true, state.mayOpenConnection)
+        let (refusal, mayOpen) = state.withLock { state -> (APNsReason?, Bool) in
+            if state.isShutdown { return (.notProcessed, false) }
+            if state.isDown { return (.connectFailed, state.mayOpenConnection) }
+            for pending in batch { state.pending.append(pending) }
+            return (nil, state.mayOpenConnection)
         }
-        guard accepted else {
-            for pending in batch { finish(pending, .transportFailure(reason: .notProcessed, apnsID: pending.request.apnsID)) }
-            return
+        if let refusal {
+            for pending in batch { finish(pending, .transportFailure(reason: refusal, apnsID: pending.request.apnsID)) }
+        } else {
+            dispatch()
         }
-        dispatch()
         if mayOpen { ensureConnections() }
     }
 

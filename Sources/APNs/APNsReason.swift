@@ -60,6 +60,9 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let timeout = Self("Timeout")
     /// The connection broke while the stream was open. Delivery is unknown.
     public static let connectionLost = Self("ConnectionLost")
+    /// Not sent: every connection of its pool is down and the last connect failed, so it is handed back at once
+    /// (retry later) instead of waiting out the request timeout beside the pushes of apps whose APNs is reachable.
+    public static let connectFailed = Self("ConnectFailed")
     /// APNs did not process the stream (above GOAWAY's last stream id, or REFUSED_STREAM): safe to resend.
     public static let notProcessed = Self("NotProcessed")
 
@@ -87,7 +90,7 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     ]
 
     /// Transport reasons callpush uses when no response arrived.
-    static let allTransportReasons: [Self] = [.timeout, .connectionLost, .notProcessed]
+    static let allTransportReasons: [Self] = [.timeout, .connectionLost, .notProcessed, .connectFailed]
 
     /// Whether this string is one of the reasons above.
     var isKnown: Bool {
@@ -147,7 +150,7 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
         case .unregistered, .expiredToken, .badDeviceToken, .deviceTokenNotForTopic:
             .tokenInvalid
         case .tooManyRequests, .idleTimeout, .internalServerError, .serviceUnavailable, .shutdown, .timeout,
-            .connectionLost, .notProcessed, .appInFlightLimit:
+            .connectionLost, .notProcessed, .appInFlightLimit, .connectFailed:
             .retryLater
         case .unknownApp:
             .permanent

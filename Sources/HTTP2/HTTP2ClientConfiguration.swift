@@ -24,6 +24,13 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// How often deadlines are checked (their resolution).
     /// Default: 10 ms.
     public var deadlineCheckInterval: Duration
+    /// A connection retires once it has opened a stream with an id at or above this: it opens no more (queued
+    /// requests fail with `notProcessed`, safe to send elsewhere), sends GOAWAY, lets its open streams finish and
+    /// closes. A client has 2³⁰ odd stream ids; at tens of thousands of requests a second one connection uses them up
+    /// in hours, and nghttp2 then refuses every new stream. Default: 2³¹ − 2²¹ (about a million ids left).
+    package var retirementStreamID: Int32 = Int32.max - (1 << 21)
+    /// The first stream id the connection uses (tests start near ``retirementStreamID``). Default: 1.
+    package var firstStreamID: Int32 = 1
 
     public init(
         maxConcurrentStreams: Int = 1000,

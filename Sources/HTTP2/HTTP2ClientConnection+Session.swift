@@ -21,6 +21,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
             return
         }
         session = newSession
+        if configuration.firstStreamID > 1 { nghttp2_session_set_next_stream_id(newSession, configuration.firstStreamID) }
         // SETTINGS_NO_RFC7540_PRIORITIES (RFC 9218): no RFC 7540 dependency tree, so nghttp2 neither maintains one
         // over the connection's hundreds of streams nor keeps closed streams around for it (every push opens one).
         var settings = [
@@ -156,6 +157,22 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         publishCounters()
         for stream in queued {
             stream.completion(.failure(HTTP2Error(.notProcessed, reason: "GOAWAY before send: \(text)", errorCode: errorCode)))
+        }
+        transport?.scheduleFlush()
+    }
+
+    /// The connection has opened its stream with ``HTTP2ClientConfiguration/retirementStreamID``: it goes away on
+    /// its own (GOAWAY sent, queued requests handed back as `notProcessed`), and closes once its open streams finish
+    /// (nghttp2 then neither wants to read nor to write).
+    func retireForStreamIDs(session: OpaquePointer) {
+        logger.info("HTTP/2 connection retires: its stream ids are nearly used up",
+                    metadata: ["h2.next_stream_id": "\(nghttp2_session_get_next_stream_id(session))"])
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, 0, nil, 0)
+        let queued = queue.takeAll()
+        setState(.goingAway)
+        publishCounters()
+        for stream in queued {
+            stream.completion(.failure(HTTP2Error(.notProcessed, reason: "connection retired: stream ids used up")))
         }
         transport?.scheduleFlush()
     }

@@ -329,7 +329,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         guard localState == .ready, let session else { return }
         let remote = Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
         let limit = min(configuration.maxConcurrentStreams, remote)
-        while streams.count < limit, let stream = queue.popFirst() {
+        while localState == .ready, streams.count < limit, let stream = queue.popFirst() {
             submitToSession(stream, session: session)
         }
         publishCounters()
@@ -351,13 +351,15 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
             return nghttp2_submit_request(session, nil, fields, count, &provider, userData)
         }
         if streamID < 0 {
-            let retriable = streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue
-            stream.completion(.failure(HTTP2Error(retriable ? .notProcessed : .invalidRequest,
+            let exhausted = streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue
+            stream.completion(.failure(HTTP2Error(exhausted ? .notProcessed : .invalidRequest,
                                                   reason: nghttp2ErrorText(Int(streamID)))))
+            if exhausted { retireForStreamIDs(session: session) }
             return
         }
         stream.streamID = streamID
         streams.insert(stream)
+        if streamID >= configuration.retirementStreamID { retireForStreamIDs(session: session) }
     }
 
     // MARK: - Deadlines

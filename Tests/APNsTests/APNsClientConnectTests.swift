@@ -63,21 +63,33 @@ import Testing
         }
     }
 
-    @Test func unreachableServerAnswersWithTimeoutAndBacksOff() async throws {
+    /// A push to a server that refuses connects is handed back as soon as the connect fails (`ConnectFailed`, retry
+    /// later) rather than after its request timeout, and so is every push while no connection is open; the pool keeps
+    /// trying, backing off (with jitter) instead of connecting for every push.
+    @Test func unreachableServerAnswersConnectFailedAtOnceAndBacksOff() async throws {
         let stopped = try StoppedServer()
         let client = try stopped.client {
-            $0.requestTimeout = .milliseconds(1200)
+            $0.requestTimeout = .seconds(30)
             $0.reconnectBackoffInitial = .milliseconds(100)
             $0.reconnectBackoffMaximum = .seconds(60)
         }
         defer { client.shutdown() }
+        let started = ContinuousClock.now
         let result = await client.send(try Fixture.alert())
-        #expect(result.reason == "Timeout")
+        #expect(result.reason == "ConnectFailed")
         #expect(result.disposition == .retryLater)
-        // 100 ms, 200 ms, 400 ms, 800 ms: at most 4–5 attempts in 1.2 s, not one every 50 ms.
+        #expect(ContinuousClock.now - started < .seconds(15), "not the 30 s request timeout")
+        // A push every 50 ms for 1.2 s: each is refused at once; the connects follow the back-off (about 100, 200,
+        // 400, 800 ms), so 2 to 5 attempts, not one per push.
+        var refused = 0
+        for _ in 0..<24 {
+            if await client.send(try Fixture.alert()).reason == "ConnectFailed" { refused += 1 }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(refused == 24)
         let failed = stopped.failedConnects
         #expect(failed >= 2)
-        #expect(failed <= 5)
+        #expect(failed <= 6)
     }
 
     /// `connect()` opens the pool without a push, and a connected pool keeps retrying after the backoff while its

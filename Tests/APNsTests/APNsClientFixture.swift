@@ -34,7 +34,8 @@ final class APNsClientFixture: Sendable {
         maximumPayloadBytes: Int? = nil,
         minimumTokenUpdateInterval: Duration = .seconds(1200),
         maximumTransparentResends: Int = 3,
-        eventLoops: Int = 1
+        eventLoops: Int = 1,
+        firstStreamID: Int32 = 1
     ) throws {
         key = try ES256PrivateKey.generate()
         let authentication: APNsMockConfiguration.Authentication =
@@ -50,13 +51,13 @@ final class APNsClientFixture: Sendable {
             ? .token(keyPEM: try (signingKey ?? key).pemRepresentation(), keyID: Self.keyID, teamID: Self.teamID)
             : .certificate(certificatePath: server.certificatePath, privateKeyPath: server.privateKeyPath)
         registry = MetricsRegistry()
-        client = try APNsClient(
-            configuration: APNsClientConfiguration(
-                credentials: credentials, customEndpoint: server.endpoint, connectionsPerPool: connections,
-                requestTimeout: requestTimeout, reconnectBackoffInitial: .milliseconds(50),
-                reconnectBackoffMaximum: .milliseconds(500), eventLoops: eventLoops,
-                maximumTransparentResends: maximumTransparentResends, clock: clientClock),
-            metrics: registry)
+        var configuration = APNsClientConfiguration(
+            credentials: credentials, customEndpoint: server.endpoint, connectionsPerPool: connections,
+            requestTimeout: requestTimeout, reconnectBackoffInitial: .milliseconds(50),
+            reconnectBackoffMaximum: .milliseconds(500), eventLoops: eventLoops,
+            maximumTransparentResends: maximumTransparentResends, clock: clientClock)
+        configuration.firstStreamID = firstStreamID
+        client = try APNsClient(configuration: configuration, metrics: registry)
     }
 
     func shutdown() {

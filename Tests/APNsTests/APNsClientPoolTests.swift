@@ -3,6 +3,7 @@
 @testable import Crypto
 import Foundation
 import Synchronization
+@testable import HTTP2
 @testable import Telemetry
 import TestSupport
 import Testing
@@ -36,6 +37,23 @@ import Testing
         #expect(stats.count * 200 >= byReason["Success", default: 0])
         #expect(fixture.eventCount("goaway") + fixture.eventCount("failed") >= 2)
         #expect(fixture.eventCount("opened") >= Double(fixture.server.acceptedConnections))
+    }
+
+    /// Connections that start 201 streams before their retirement id: each retires after 201 pushes (GOAWAY of its
+    /// own, queued pushes handed back and re-sent on its replacement), and every push is delivered.
+    @Test func connectionsRetireBeforeTheirStreamIDsRunOutAndEverythingIsDelivered() async throws {
+        let retirement = HTTP2ClientConfiguration().retirementStreamID
+        let fixture = try Fixture(
+            connections: 2, requestTimeout: .seconds(30), faults: APNsMockFaults(latency: .milliseconds(1)),
+            maximumTransparentResends: 1000, firstStreamID: retirement - 400)
+        defer { fixture.shutdown() }
+        let results = try await fixture.sendAll(try Self.requests(2000), timeout: .seconds(40))
+        var byReason: [String: Int] = [:]
+        for result in results { byReason[result.reason ?? "Success", default: 0] += 1 }
+        #expect(results.count == 2000 && results.allSatisfy { $0.disposition == .delivered }, "\(byReason)")
+        let stats = fixture.server.connectionStats()
+        #expect(stats.allSatisfy { $0.requests <= 201 }, "\(stats)")
+        #expect(stats.count >= 10)
     }
 
     @Test func goAwayWithoutLatencyRefusesTheRestAndEverythingIsDelivered() async throws {

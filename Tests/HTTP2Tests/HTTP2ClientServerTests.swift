@@ -150,6 +150,40 @@ struct HTTP2ClientServerTests {
         #expect(states.values.contains(.goingAway))
     }
 
+    /// A connection that opens the stream at its retirement id opens no more: the requests queued behind it come
+    /// back `notProcessed` (safe to send elsewhere), those on the wire finish, and it closes on its own with GOAWAY —
+    /// instead of nghttp2 refusing every new stream once the 2³⁰ ids are gone.
+    @Test func aConnectionRetiresBeforeItsStreamIDsRunOut() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 1)
+        defer { group.shutdown() }
+        let held = HeldResponders()
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { request, responder in
+            held.add(request.streamID, responder)
+        }
+        defer { server.stop() }
+        var configuration = HTTP2ClientConfiguration()
+        configuration.firstStreamID = configuration.retirementStreamID - 10  // 6 streams up to the retirement id
+        let states = StateLog()
+        let connection = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), configuration: configuration,
+            on: group.next(), stateHandler: { _, state in states.append(state) })
+        let collector = ResultCollector(expected: 10)
+        for i in 0..<10 {
+            connection.submit(testRequest(server.port, id: i), deadline: .after(.seconds(60))) { collector.add($0) }
+        }
+        #expect(eventually(5) { held.count == 6 && collector.count == 4 })
+        #expect(connection.state == .goingAway)
+        for (_, responder) in held.takeAll() { responder.respond(status: 200) }
+        let results = try #require(collector.wait(seconds: 10))
+        let successes = results.compactMap { try? $0.get() }
+        let refused = results.compactMap { result -> HTTP2Error? in if case .failure(let e) = result { return e }; return nil }
+        #expect(successes.count == 6)
+        #expect(successes.map(\.streamID).max() == configuration.retirementStreamID)
+        #expect(refused.count == 4 && refused.allSatisfy { $0.code == .notProcessed && $0.isRetriable })
+        #expect(eventually(5) { connection.state == .closed }, "it closes once its last stream finished")
+        #expect(states.values.suffix(2) == [.goingAway, .closed])
+    }
+
     @Test func refusedStreamIsRetriable() async throws {
         let group = try EventLoopGroup(numberOfThreads: 1)
         defer { group.shutdown() }

@@ -4,6 +4,7 @@
 import Foundation
 @testable import Kafka
 @testable import Telemetry
+import TestSupport
 import Testing
 
 @testable import Worker
@@ -77,6 +78,60 @@ import Testing
 
     static func header(_ message: KafkaMessage, _ name: String) -> String? {
         message.headers.first { $0.name == name }.map { String(decoding: $0.value, as: UTF8.self) }
+    }
+
+    /// Sends each push through the client of its `apns-topic`.
+    final class ClientPerApp: PushSender {
+        let clients: [String: APNsClient]
+        init(_ clients: [String: APNsClient]) { self.clients = clients }
+        func send(_ request: APNsRequest, environment: CallEnvironment, completion: @escaping @Sendable (APNsResult) -> Void) {
+            clients[request.topic]!.send(request, environment: environment, completion: completion)
+        }
+    }
+
+    /// Two apps on one partition, one of them unreachable (its APNs port refuses every connect): its pushes are handed
+    /// back at once (retry tier, error class `connect`) instead of holding the partition's in-flight window for the
+    /// request timeout, so the other app's calls ring meanwhile.
+    @Test func anUnreachableAppFailsFastAndTheOtherAppsCallsRing() async throws {
+        let key = try ES256PrivateKey.generate()
+        let server = try APNsMockServer(configuration: APNsMockServerConfiguration(apns: APNsMockConfiguration(
+            authentication: .providerToken(keys: ["KEY0000001": key.publicKey], teamID: Self.team1))))
+        defer { server.stop() }
+        let registry = MetricsRegistry()
+        func client(_ endpoint: APNsEndpoint, _ label: String) throws -> APNsClient {
+            try APNsClient(
+                configuration: APNsClientConfiguration(
+                    credentials: .token(keyPEM: try key.pemRepresentation(), keyID: "KEY0000001", teamID: Self.team1),
+                    customEndpoint: endpoint, connectionsPerPool: 1, requestTimeout: .seconds(30),
+                    reconnectBackoffInitial: .milliseconds(100), reconnectBackoffMaximum: .milliseconds(200)),
+                metrics: registry, metricLabels: ["credential": label])
+        }
+        let reachable = try client(server.endpoint, "reachable")
+        let unreachable = try client(.custom(host: "127.0.0.1", port: FreePort.next(), caFile: server.certificatePath), "unreachable")
+        defer { reachable.shutdown(); unreachable.shutdown() }
+        let harness = try PipelineHarness()
+        let worker = try harness.makeWorker(sender: ClientPerApp(["com.up.app": reachable, "com.down.app": unreachable]),
+                                            registry: registry) {
+            $0.consumer.backPressure.maxInFlightPerPartition = 10
+        }
+        // One call id for all: one partition, one call's events in order. The unreachable app's come first.
+        var events: [(callID: String, json: String)] = []
+        for index in 0..<20 { events.append(Self.event("d\(index)", topic: "com.down.app")) }
+        for index in 0..<20 { events.append(Self.event("u\(index)", topic: "com.up.app")) }
+        try await harness.produce(events.map { ("c-one", $0.json) })
+        // Well inside the 30 s request timeout that each unreachable push would otherwise have waited.
+        let rang = await PipelineHarness.waitUntil(timeout: .seconds(10)) { server.recorder.totalCount >= 20 }
+        #expect(rang, "\(PipelineHarness.outcomes(registry))")
+        let finished = await PipelineHarness.waitUntil(timeout: .seconds(30)) {
+            let outcomes = PipelineHarness.outcomes(registry)
+            return outcomes[.delivered, default: 0] + outcomes[.deadLettered, default: 0] + outcomes[.expired, default: 0] >= 40
+        }
+        #expect(finished, "\(PipelineHarness.outcomes(registry))")
+        #expect(PipelineHarness.outcomes(registry)[.delivered] == 20)
+        let retries = try await harness.read(["calls.retry.t0"], atLeast: 20)
+        #expect(retries.count >= 20 && retries.allSatisfy { Self.header($0, "x-error-class") == "connect" })
+        #expect(retries.allSatisfy { Self.header($0, "x-error-reason") == "ConnectFailed" })
+        await worker.shutdown()
     }
 
     @Test func eachAppPushesWithItsOwnKeyAndTeamAndTroubleStaysWithItsApp() async throws {

@@ -137,7 +137,10 @@ final class Dispatcher: Sendable {
         let routing = configuration.routing
         var outputs = routing.retry.tiers.map(\.topic) + [routing.deadLetterTopic, routing.invalidatedTokensTopic]
         if routing.emitReceipts { outputs.append(routing.outcomesTopic) }
-        for topic in outputs { metrics.produceFailures(topic: topic) }
+        for topic in outputs {
+            metrics.produceFailures(topic: topic)
+            metrics.refusedRecords(topic: topic)
+        }
     }
 
     /// Events handed to ``handle(_:done:)`` whose `done` has not run yet.
@@ -598,7 +601,7 @@ final class Dispatcher: Sendable {
                 acknowledged(delivery)
             case .failure(let error as RecordProduceError) where !error.isRetriable:
                 let record = delivery.decision.records[index]
-                metrics.refusedRecords(topic: record.topic, code: error.code).increment()
+                metrics.refusedRecords(topic: record.topic).increment()
                 logger.error("record refused by Kafka; its event is abandoned", metadata: Self.coordinates(delivery.source, [
                     "output.topic": record.topic, "output.bytes": String(record.value.count + record.headerBytes),
                     "error": error.description,

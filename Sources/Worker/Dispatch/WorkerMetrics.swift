@@ -147,12 +147,15 @@ public struct WorkerMetrics: Sendable {
         }
     }
 
-    /// `callpush_records_refused_total{topic,error}`: records Kafka refused for good; each abandoned its event.
-    func refusedRecords(topic: String, code: String) -> Counter {
+    /// `callpush_records_refused_total{topic}`: records Kafka refused for good; each abandoned its event. (The error
+    /// is in the log line: a label for it would make the series appear only at the first refusal, which `increase`
+    /// does not see.)
+    @discardableResult
+    func refusedRecords(topic: String) -> Counter {
         registry.counter(
             "callpush_records_refused_total",
-            help: "Records Kafka refused for good (too large, invalid, not authorised), by topic and error; each ended its event as abandoned.",
-            labels: ["topic": topic, "error": code])
+            help: "Records Kafka refused for good (too large, invalid, not authorised), by topic; each ended its event as abandoned.",
+            labels: ["topic": topic])
     }
 
     /// `callpush_produce_failures_total{topic}`: produce attempts that failed and were retried.

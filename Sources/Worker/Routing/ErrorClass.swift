@@ -29,7 +29,7 @@ struct ErrorClass: RawRepresentable, Hashable, Sendable, CustomStringConvertible
         case .appInFlightLimit: self = .appInFlightLimit
         case .timeout: self = .timeout
         case .notProcessed: self = .notProcessed
-        case .connectionLost: self = .connect
+        case .connectionLost, .connectFailed: self = .connect
         default: self = .transport
         }
     }
