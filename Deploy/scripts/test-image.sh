@@ -6,8 +6,10 @@
 #      that requires provider tokens (ES256 key shared as a file, as with Apple's .p8): every event delivered;
 #   4. its HEALTHCHECK turns healthy;
 #   5. `stop` (SIGTERM to PID 1) drains: the worker exits 0 within the stop timeout, before any SIGKILL.
-# The containers share one network; the worker joins the kafka-mock container's network namespace because
-# librdkafka's mock brokers listen on loopback only, and dials the mock APNs server by name (`mock-apns:2197`).
+# Every container joins the kafka-mock container's network namespace (itself without a network: nothing but its
+# loopback), because librdkafka's mock brokers listen on loopback only; the worker dials the mock APNs server at
+# 127.0.0.1:2197 (its certificate names 127.0.0.1). No container network, bridge plugin or container DNS is needed,
+# so a fresh Debian machine's podman runs it as installed.
 set -euo pipefail
 source "$(dirname "$0")/container-engine.sh"
 cd "$root"
@@ -21,12 +23,11 @@ work=$(mktemp -d)
 chmod 0755 "$work"
 
 cleanup() {
-    # One at a time, the worker first: it lives in the kafka-mock container's network namespace, which cannot go
-    # (nor the network) while it does.
+    # One at a time, the kafka-mock container last: the others live in its network namespace, which cannot go while
+    # they do.
     for container in "$name-worker" "$name-apns" "$name-kafka"; do
         "$ENGINE" rm -f "$container" >/dev/null 2>&1 || true
     done
-    "$ENGINE" network rm "$name" >/dev/null 2>&1 || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -72,10 +73,9 @@ grep -E '^(OK|FAIL)' "$work/demo.txt" || tail -3 "$work/demo.txt"
 
 step "callpush run against kafka-mock and mock-apns containers"
 Deploy/scripts/generate-demo-secrets.sh "$work/secrets" mock-apns >/dev/null
-"$ENGINE" network create "$name" >/dev/null
-engine run -d --no-healthcheck --name "$name-kafka" --network "$name" "$IMAGE" kafka-mock --partitions 4 >/dev/null
+engine run -d --no-healthcheck --name "$name-kafka" --network none "$IMAGE" kafka-mock --partitions 4 >/dev/null
 brokers=$(first_line "$name-kafka") || fail "kafka-mock printed no bootstrap servers"
-engine run -d --no-healthcheck --name "$name-apns" --network "$name" --network-alias mock-apns \
+engine run -d --no-healthcheck --name "$name-apns" --network "container:$name-kafka" \
     -v "$work/secrets:/secrets:ro" "$IMAGE" mock-apns --host 0.0.0.0 --port 2197 \
     --certificate /secrets/mock-apns.crt --private-key /secrets/mock-apns.key \
     --key-file /secrets/AuthKey.p8 --key-id ABC123DEFG --team-id DEF123GHIJ --bundle-id com.example.app \
@@ -85,7 +85,7 @@ engine run -d --name "$name-worker" --network "container:$name-kafka" --stop-tim
     -v "$work/secrets:/secrets:ro" \
     -e CALLPUSH_KAFKA_BROKERS="$brokers" -e CALLPUSH_KAFKA_SESSION_TIMEOUT=6 \
     -e CALLPUSH_APNS_KEY_FILE=/secrets/AuthKey.p8 -e CALLPUSH_APNS_KEY_ID=ABC123DEFG \
-    -e CALLPUSH_APNS_TEAM_ID=DEF123GHIJ -e CALLPUSH_APNS_ENDPOINT=mock-apns:2197 \
+    -e CALLPUSH_APNS_TEAM_ID=DEF123GHIJ -e CALLPUSH_APNS_ENDPOINT=127.0.0.1:2197 \
     -e CALLPUSH_APNS_CA_FILE=/secrets/mock-apns.crt "$IMAGE" >/dev/null
 for _ in $(seq 120); do
     http_get "$name-worker" /readyz | head -1 | grep -q ' 200 ' && break

@@ -25,7 +25,6 @@ public final class APNsClient: Sendable {
     /// endpoint), looked up once instead of hashing the endpoint per push.
     private let productionPool: APNsConnectionPool?
     private let sandboxPool: APNsConnectionPool?
-    let certificateDirectory: String?
     private let isShutdown = Atomic<Bool>(false)
 
     /// - Parameters:
@@ -48,7 +47,7 @@ public final class APNsClient: Sendable {
         self.metrics = APNsClientMetrics(registry: metrics, constantLabels: metricLabels)
         var certificateFile: String?
         var privateKeyFile: String?
-        var directory: String?
+        var identity: (certificateChain: String, privateKey: String)?
         let tokens: APNsTokenProvider?
         switch configuration.credentials.kind {
         case .token(let credentials):
@@ -72,25 +71,14 @@ public final class APNsClient: Sendable {
                 privateKeyFile = privateKeyPath
             case .pkcs12:
                 do {
+                    // Decrypted in memory and handed to OpenSSL from there: the key never reaches a file.
                     let pem = try credentials.loadPEM()
-                    let path = NSTemporaryDirectory() + "callpush-apns-" + UUID().uuidString
-                    try FileManager.default.createDirectory(
-                        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-                    certificateFile = path + "/cert.pem"
-                    privateKeyFile = path + "/key.pem"
-                    _ = FileManager.default.createFile(
-                        atPath: certificateFile!, contents: Data((pem.certificatePEM + "\n" + pem.chainPEM).utf8),
-                        attributes: [.posixPermissions: 0o600])
-                    _ = FileManager.default.createFile(
-                        atPath: privateKeyFile!, contents: Data(pem.privateKeyPEM.utf8),
-                        attributes: [.posixPermissions: 0o600])
-                    directory = path
+                    identity = (pem.certificatePEM + "\n" + pem.chainPEM, pem.privateKeyPEM)
                 } catch {
                     throw APNsClientError(.credentials, "cannot load the PKCS#12 certificate: \(error)")
                 }
             }
         }
-        certificateDirectory = directory
         if let group {
             self.group = group
             ownsGroup = false
@@ -112,9 +100,11 @@ public final class APNsClient: Sendable {
         for endpoint in endpoints where pools[endpoint] == nil {
             let tls: TLSContext
             do {
-                tls = try TLSContext(client: TLSClientConfiguration(
+                var settings = TLSClientConfiguration(
                     caFile: endpoint.caFile, certificateFile: certificateFile, privateKeyFile: privateKeyFile,
-                    verifyPeer: configuration.verifyPeer))
+                    verifyPeer: configuration.verifyPeer)
+                settings.clientIdentityPEM = identity
+                tls = try TLSContext(client: settings)
             } catch {
                 if ownsGroup { self.group.shutdown() }
                 throw APNsClientError(.transport, "cannot set up TLS for \(endpoint): \(error)")
@@ -223,7 +213,6 @@ public final class APNsClient: Sendable {
         if isShutdown.exchange(true, ordering: .acquiringAndReleasing) { return }
         for pool in pools.values { pool.shutdown() }
         if ownsGroup { group.shutdown() }
-        if let certificateDirectory { try? FileManager.default.removeItem(atPath: certificateDirectory) }
     }
 }
 

@@ -11,6 +11,7 @@
 #include <openssl/x509v3.h>
 #include <openssl/rand.h>
 #include <openssl/pkcs12.h>
+#include <openssl/provider.h>
 
 // MARK: Macro wrappers (the Swift importer cannot expand function-like macros)
 
@@ -20,6 +21,9 @@ static inline int COpenSSL_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int versi
 static inline long COpenSSL_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
 static inline int COpenSSL_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
     return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+static inline long COpenSSL_SSL_CTX_add1_chain_cert(SSL_CTX *ctx, X509 *certificate) {
+    return SSL_CTX_add1_chain_cert(ctx, certificate);
 }
 static inline long COpenSSL_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
 static inline void COpenSSL_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }

@@ -15,6 +15,13 @@ public enum PKCS12Archive {
 
     /// Parses the `.p12` at `path`.
     /// - Throws: ``CryptoError/Code/fileUnreadable`` or the errors of ``contents(of:password:)``.
+    /// OpenSSL 3's `legacy` provider, and the `default` one beside it (loading any provider stops the default from
+    /// loading on its own); loaded once, at the first archive that needs it. False when it is not installed.
+    private static let legacyProviderLoaded: Bool = {
+        _ = OSSL_PROVIDER_load(nil, "default")
+        return OSSL_PROVIDER_load(nil, "legacy") != nil
+    }()
+
     public static func contents(ofFile path: String, password: String) throws(CryptoError) -> Contents {
         try contents(of: FileBytes.read(path), password: password)
     }
@@ -32,8 +39,13 @@ public enum PKCS12Archive {
         var key: OpaquePointer?
         var certificate: OpaquePointer?
         var chain: OpaquePointer?
-        guard PKCS12_parse(archive, password, &key, &certificate, &chain) == 1 else {
-            throw .openSSL(.invalidPKCS12, "PKCS12_parse failed (wrong password?)")
+        // Archives exported by OpenSSL 1.1 or macOS encrypt with RC2-40 or 3DES, which OpenSSL 3 keeps in its legacy
+        // provider: loaded (with the default one) only when an archive needs it.
+        if PKCS12_parse(archive, password, &key, &certificate, &chain) != 1 {
+            guard Self.legacyProviderLoaded, PKCS12_parse(archive, password, &key, &certificate, &chain) == 1 else {
+                throw .openSSL(.invalidPKCS12, "PKCS12_parse failed (wrong password?)")
+            }
+            OpenSSLErrorStack.clear()
         }
         let ownedKey = key.map { OpenSSLKey(taking: $0) }
         defer {

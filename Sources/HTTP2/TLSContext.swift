@@ -46,6 +46,8 @@ public final class TLSContext: @unchecked Sendable {
         }
         if let certificateFile = configuration.certificateFile {
             try Self.loadCertificate(context, certificateFile, configuration.privateKeyFile ?? certificateFile)
+        } else if let identity = configuration.clientIdentityPEM {
+            try Self.loadIdentity(context, certificateChain: identity.certificateChain, privateKey: identity.privateKey)
         }
         let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
         if SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) != 0 {  // 0 is success here
@@ -119,6 +121,39 @@ public final class TLSContext: @unchecked Sendable {
         if SSL_CTX_check_private_key(context) != 1 {
             throw HTTP2Error(.tlsConfiguration, reason: "key does not match certificate: \(OpenSSLErrorStack.drainedDescription())")
         }
+    }
+}
+
+extension TLSContext {
+    /// Uses a certificate chain (the certificate first) and its key given as PEM text, never written to a file.
+    fileprivate static func loadIdentity(_ context: OpaquePointer, certificateChain: String, privateKey: String)
+        throws(HTTP2Error)
+    {
+        func failure(_ what: String) -> HTTP2Error {
+            HTTP2Error(.tlsConfiguration, reason: "client \(what): \(OpenSSLErrorStack.drainedDescription())")
+        }
+        let chain = Array(certificateChain.utf8)
+        guard let certificates = chain.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
+            throw failure("certificate")
+        }
+        defer { BIO_free(certificates) }
+        guard let leaf = PEM_read_bio_X509(certificates, nil, nil, nil) else { throw failure("certificate") }
+        defer { X509_free(leaf) }
+        guard SSL_CTX_use_certificate(context, leaf) == 1 else { throw failure("certificate") }
+        while let extra = PEM_read_bio_X509(certificates, nil, nil, nil) {
+            defer { X509_free(extra) }
+            guard COpenSSL_SSL_CTX_add1_chain_cert(context, extra) == 1 else { throw failure("certificate chain") }
+        }
+        OpenSSLErrorStack.clear()  // the read past the last certificate leaves "no start line"
+        let keyText = Array(privateKey.utf8)
+        guard let keyBIO = keyText.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {
+            throw failure("private key")
+        }
+        defer { BIO_free(keyBIO) }
+        guard let key = PEM_read_bio_PrivateKey(keyBIO, nil, nil, nil) else { throw failure("private key") }
+        defer { EVP_PKEY_free(key) }
+        guard SSL_CTX_use_PrivateKey(context, key) == 1 else { throw failure("private key") }
+        guard SSL_CTX_check_private_key(context) == 1 else { throw failure("key does not match its certificate") }
     }
 }
 

@@ -89,6 +89,8 @@ public final class TelemetryServer: Sendable {
         }
         /// Still waiting for a complete request (idle or half-sent), rather than being answered.
         var isWaitingForRequest: Bool { output.isEmpty }
+        /// Its whole answer is written.
+        var isFinished: Bool { !output.isEmpty && written == output.count }
     }
 
     private func serve() {
@@ -97,28 +99,28 @@ public final class TelemetryServer: Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while running.load(ordering: .acquiring) {
             var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeup.read, events: Int16(POLLIN), revents: 0)]
-            for connection in connections.values {
+            // The connection each entry was polled for: an fd closed and reused by a newer connection in this turn
+            // must not get the older one's flags.
+            let polled = Array(connections.values)
+            for connection in polled {
                 let events = connection.output.isEmpty ? POLLIN : POLLOUT
                 fds.append(pollfd(fd: connection.fd, events: Int16(events), revents: 0))
             }
             let ready = poll(&fds, nfds_t(fds.count), 250)
             if ready < 0 && errno != EINTR { break }
             let now = Self.monotonicSeconds()
-            if fds[0].revents & Int16(POLLIN) != 0 { acceptAll(into: &connections, accepted: &accepted, now: now) }
-            for entry in fds.dropFirst(2) where entry.revents != 0 {
-                guard let connection = connections[entry.fd] else { continue }
+            for (entry, connection) in zip(fds.dropFirst(2), polled) where entry.revents != 0 {
+                guard connections[connection.fd] === connection else { continue }
                 if connection.output.isEmpty {
                     readRequest(connection, buffer: &buffer)
                 } else {
                     flush(connection)
                 }
-                let answered = !connection.output.isEmpty && connection.written == connection.output.count
                 let hungUp = connection.output.isEmpty && entry.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0
-                if answered || hungUp {
-                    Self.discardInputAndClose(connection.fd, buffer: &buffer)
-                    connections[connection.fd] = nil
-                }
+                if connection.isFinished || hungUp { closeConnection(connection, in: &connections, buffer: &buffer) }
             }
+            // After the polled connections: what they sent is read before a new connection may evict one of them.
+            if fds[0].revents & Int16(POLLIN) != 0 { acceptAll(into: &connections, accepted: &accepted, now: now, buffer: &buffer) }
             for connection in connections.values where connection.isWaitingForRequest && now > connection.deadline {
                 respond(connection, status: 408, reason: "Request Timeout", body: "request timeout\n")
             }
@@ -126,19 +128,39 @@ public final class TelemetryServer: Sendable {
         for connection in connections.values { close(connection.fd) }
     }
 
-    private func acceptAll(into connections: inout [Int32: Connection], accepted: inout UInt64, now: Double) {
+    private func closeConnection(_ connection: Connection, in connections: inout [Int32: Connection], buffer: inout [UInt8]) {
+        Self.discardInputAndClose(connection.fd, buffer: &buffer)
+        connections[connection.fd] = nil
+    }
+
+    private func acceptAll(into connections: inout [Int32: Connection], accepted: inout UInt64, now: Double, buffer: inout [UInt8]) {
         while true {
             let fd = accept(listener, nil, nil)
             if fd < 0 { return }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            if connections.count >= max(1, configuration.maximumConnections), let victim = Self.evictionVictim(connections) {
-                close(victim.fd)
-                connections[victim.fd] = nil
-                evictions.increment()
+            if connections.count >= max(1, configuration.maximumConnections) {
+                evictOne(from: &connections, buffer: &buffer)
             }
             accepted += 1
             connections[fd] = Connection(fd: fd, deadline: now + configuration.requestTimeout.inSeconds, sequence: accepted)
         }
+    }
+
+    /// Makes room for a new connection. Before a waiting connection is evicted, what it sent is read: a probe whose
+    /// request has arrived is answered (and leaves) instead of being evicted by a flood of connections behind it.
+    private func evictOne(from connections: inout [Int32: Connection], buffer: inout [UInt8]) {
+        for connection in connections.values.filter(\.isWaitingForRequest).sorted(by: { $0.sequence < $1.sequence }) {
+            readRequest(connection, buffer: &buffer)
+            if connection.isWaitingForRequest { break }
+            if connection.isFinished {
+                closeConnection(connection, in: &connections, buffer: &buffer)
+                return
+            }
+        }
+        guard let victim = Self.evictionVictim(connections) else { return }
+        close(victim.fd)
+        connections[victim.fd] = nil
+        evictions.increment()
     }
 
     /// The oldest connection still waiting for its request; when every connection is being answered (a slow

@@ -59,25 +59,33 @@ struct RunCommand: Command {
             ? MallocTrimmer(interval: resolved.mallocTrimInterval, registry: registry, logger: logger) : nil
         let readiness = ReadinessFlag()
         let signals = ShutdownSignals()
-        let server: TelemetryServer
-        let router: APNsAppRouter
+        // SIGHUP's default action ends the process: until the reload handler is in place, one is ignored (the start
+        // reads the configuration as it is then).
+        signal(SIGHUP, SIG_IGN)
+        var server: TelemetryServer?
+        var router: APNsAppRouter?
         let worker: WorkerService
         do {
             server = try TelemetryServer(configuration: resolved.telemetry, registry: registry, readiness: readiness, logger: logger)
-            router = try APNsAppRouter(configuration: resolved.apps, registry: registry, logger: logger)
+            let made = try APNsAppRouter(configuration: resolved.apps, registry: registry, logger: logger)
+            router = made
             // Handshakes now, while the group is joined: not on the first call's path.
-            router.connect(resolved.connectAtStart)
+            made.connect(resolved.connectAtStart)
             worker = try WorkerService(
-                configuration: resolved.worker, sender: router, registry: registry, readiness: readiness, logger: logger,
+                configuration: resolved.worker, sender: made, registry: registry, readiness: readiness, logger: logger,
                 onFatalError: { _ in signals.stop(.fatalError) }
             )
             try worker.start()
         } catch {
+            // The connects already under way stop before the process exits.
+            router?.shutdown()
+            server?.stop()
             trimmer?.stop()
             logger.critical("cannot start", metadata: ["error": "\(error)"])
             CommandLineTool.printError("cannot start: \(error)")
             return ExitStatus.failure
         }
+        guard let router, let server else { return ExitStatus.failure }
         let reload = ReloadSignal { Self.reload(options, router: router, worker: worker, logger: logger) }
         logger.notice("callpush running", metadata: [
             "version": CallpushVersion.current, "kafka.group": resolved.worker.consumer.groupID, "malloc.arena_max": mallocArenas,

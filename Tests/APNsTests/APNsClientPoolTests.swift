@@ -183,6 +183,22 @@ import Testing
         #expect(results.allSatisfy { $0.disposition == .delivered })
         #expect(server.recorder.entries.allSatisfy { entry in !entry.headers.contains { $0.name == "authorization" } })
 
+        // The same certificate from a PKCS#12 archive exported the legacy way (RC2-40 / 3DES, as OpenSSL 1.1 and macOS
+        // do): read through OpenSSL 3's legacy provider, and its key handed to TLS from memory, never to a file.
+        let p12 = directory + "/legacy.p12"
+        let export = try Subprocess.run([
+            "openssl", "pkcs12", "-export", "-legacy", "-in", files.certificatePath, "-inkey", files.privateKeyPath,
+            "-out", p12, "-passout", "pass:pw",
+        ])
+        #expect(export.status == 0, "\(export.stderr)")
+        let temporary = Set(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()))
+        let archived = try APNsClient(configuration: APNsClientConfiguration(
+            credentials: .certificate(pkcs12Path: p12, password: "pw"), customEndpoint: server.endpoint))
+        defer { archived.shutdown() }
+        #expect(await archived.send(try Fixture.alert()).disposition == .delivered)
+        let written = Set(try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory())).subtracting(temporary)
+        #expect(!written.contains { $0.hasPrefix("callpush-apns-") }, "\(written)")
+
         // Without a client certificate the handshake fails; the push is still answered.
         let anonymous = try APNsClient(configuration: APNsClientConfiguration(
             credentials: .token(keyPEM: try ES256PrivateKey.generate().pemRepresentation(), keyID: Fixture.keyID,

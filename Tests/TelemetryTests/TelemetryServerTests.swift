@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -123,6 +124,37 @@ import Testing
         // The oldest held connection was closed without an answer; the newest is still open.
         #expect(held[0].readAll().isEmpty)
         #expect(held[299].isOpenWithoutData)
+    }
+
+    /// A flood of new connections that send nothing (thousands, from two threads) while probes connect and send their
+    /// request at once, as kubelet does: every probe is answered. A waiting connection's request is read before it
+    /// can be evicted, so the flood behind a probe does not push it out; and an evicted connection's fd, reused by a
+    /// newer one, never gets the older one's poll flags.
+    @Test func aFloodOfNewConnectionsDoesNotEvictProbes() throws {
+        let (server, _, readiness) = try makeServer(timeout: 600)
+        defer { server.stop() }
+        readiness.set(true)
+        let stop = Atomic<Bool>(false)
+        let flooders = (0..<2).map { _ in
+            Thread {
+                var held: [RawHTTPClient] = []
+                while !stop.load(ordering: .relaxed) && held.count < 3000 {
+                    if let client = try? RawHTTPClient(port: server.port) { held.append(client) }
+                }
+                while !stop.load(ordering: .relaxed) { usleep(1000) }
+            }
+        }
+        for flooder in flooders { flooder.start() }
+        var answers: [String] = []
+        for index in 0..<60 {
+            let path = index % 2 == 0 ? "/healthz" : "/readyz"
+            answers.append((try? RawHTTPClient.request(port: server.port, "GET \(path) HTTP/1.1\r\n\r\n").statusLine) ?? "no connection")
+        }
+        stop.store(true, ordering: .relaxed)
+        #expect(answers.allSatisfy { $0 == "HTTP/1.1 200 OK" }, "\(Dictionary(grouping: answers) { $0 }.mapValues(\.count))")
+        let metrics = try RawHTTPClient.request(port: server.port, "GET /metrics HTTP/1.1\r\n\r\n")
+        #expect((ExpositionSeries.value("callpush_telemetry_connections_evicted_total", in: metrics.body) ?? 0) > 100,
+                "the flood was evicted")
     }
 
     @Test func badBindAddressIsAClearError() {
