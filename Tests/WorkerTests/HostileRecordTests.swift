@@ -52,6 +52,60 @@ import Testing
         ExpositionSeries.value(series, in: registry.exposition()) ?? 0
     }
 
+    /// Hostile values, each with the outcome it must end in; all on one partition, then an ordinary event.
+    static var hostileValues: [(name: String, value: [UInt8], deadLetter: String?)] {
+        let valid = event("e-limit")
+        // An unknown top-level key pads an event to exactly the decoder's limit (unknown keys are ignored).
+        let limit = CallEventDecoder.Configuration().maximumEventSize
+        func padded(to size: Int) -> [UInt8] {
+            let head = String(valid.dropLast()) + #","padding":""#
+            return Array((head + String(repeating: "p", count: size - head.utf8.count - 2) + #""}"#).utf8)
+        }
+        var nul = Array(event("e-nul").utf8)
+        nul.insert(0, at: nul.firstIndex(of: UInt8(ascii: "A"))!)  // a raw NUL inside the caller's name
+        var badUTF8 = Array(event("e-utf8").utf8)
+        badUTF8.insert(contentsOf: [0xC3, 0x28], at: badUTF8.firstIndex(of: UInt8(ascii: "A"))!)
+        let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
+        let wide = String(valid.dropLast()) + #","custom_wide":{"# + (0..<1500).map { "\"k\($0)\":1" }.joined(separator: ",") + "}}"
+        return [
+            ("at the size limit", padded(to: limit), nil),
+            ("one byte over", padded(to: limit + 1), "event_too_large"),
+            ("nested 40 deep", Array(valid.replacingOccurrences(of: #""caller":{"#, with: #""deep":\#(deep),"caller":{"#).utf8), "nesting_too_deep"),
+            ("1500 keys wide", Array(wide.utf8), nil),
+            ("raw NUL in a string", nul, "invalid_json"),
+            ("invalid UTF-8", badUTF8, "invalid_json"),
+            ("created_at 1e400", Array(valid.replacingOccurrences(of: #""ring_timeout_s":30"#, with: #""ring_timeout_s":30,"created_at":1e400"#).utf8), "invalid_json"),
+            ("ring_timeout_s 2^70", Array(valid.replacingOccurrences(of: #""ring_timeout_s":30"#, with: #""ring_timeout_s":1180591620717411303424"#).utf8), "wrong_type:ring_timeout_s"),
+            ("duplicate type, last wins", Array(valid.replacingOccurrences(of: #""ring_timeout_s":30"#, with: #""ring_timeout_s":30,"type":"ringing""#).utf8), "unknown_type"),
+            ("empty", [], "invalid_json"),
+            ("an array", Array("[1,2,3]".utf8), "not_an_object"),
+        ]
+    }
+
+    /// Each hostile value ends in its one outcome (a dead letter with the matching reason, or delivered), the event
+    /// after them is delivered, and the group's committed offset moves past all of them.
+    @Test func hostileValuesEachEndInTheirOutcomeAndThePartitionMovesOn() async throws {
+        let harness = try PipelineHarness()
+        let registry = MetricsRegistry()
+        let worker = try harness.makeWorker(sender: ScriptedSender(), registry: registry)
+        let cases = Self.hostileValues
+        try await Self.produce(harness, cases.map { ($0.value, []) } + [(Array(Self.event("e-after").utf8), [])])
+        let finished = await PipelineHarness.waitUntil(timeout: .seconds(30)) {
+            PipelineHarness.outcomes(registry).total >= cases.count + 1
+        }
+        #expect(finished, "\(PipelineHarness.outcomes(registry))")
+        let letters = try await harness.read(["calls.dlq"], atLeast: cases.filter { $0.deadLetter != nil }.count)
+        for (offset, testCase) in cases.enumerated() {
+            let letter = letters.first { $0.headers.last { $0.name == "x-original-offset" }?.value == Array(String(offset).utf8) }
+            let reason = letter.flatMap { $0.headers.last { $0.name == "x-dlq-reason" } }.map { String(decoding: $0.value, as: UTF8.self) }
+            #expect(reason == testCase.deadLetter, "\(testCase.name)")
+        }
+        #expect(Self.outcomes(registry) == [.delivered: cases.filter { $0.deadLetter == nil }.count + 1,
+                                            .deadLettered: cases.filter { $0.deadLetter != nil }.count])
+        await worker.shutdown()
+        #expect(try await Self.committedResumePoint(harness) == Int64(cases.count + 1))
+    }
+
     /// A 999 814-byte value (Kafka takes up to 1 MiB from kafka-python and the Java client) with 40 headers of 1 KiB:
     /// its dead letter is cut to what Kafka takes and says so, instead of being refused and produced again forever.
     @Test func aValueNearAMebibyteIsDeadLetteredCutToFit() async throws {
