@@ -149,6 +149,23 @@ import Testing
         #expect(gate.offer(5, lane: 0, offset: 7, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 40).passes)
     }
 
+    /// A retry whose first hop is far before the lane's first record (a forged or rewritten `x-original-offset`, 0
+    /// here) waits for a history scan from `historyReach` records before that first record, not from the log start;
+    /// once it completes the retry goes, and a second such retry goes at once.
+    @Test func aHistoryScanReachesBackAtMostHistoryReachRecords() throws {
+        var configuration = ReadAheadGate<Int>.Configuration()
+        configuration.scansBacklog = true
+        configuration.historyReach = 1_000
+        let gate = ReadAheadGate<Int>(configuration: configuration)
+        _ = gate.assign(lanes: [0])
+        #expect(gate.offer(1, lane: 0, offset: 5_000_000, isCallsTopic: true, highWatermark: 5_000_001, isIncoming: true).passes)
+        let forged = gate.offer(2, lane: 0, offset: 3, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 0)
+        let scan = try #require(forged.scan)
+        #expect(!forged.passes && scan.kind == .history && scan.from == 4_999_000)
+        #expect(gate.scanFinished(scan, completed: true).released == [2])
+        #expect(gate.offer(3, lane: 0, offset: 4, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 0).passes)
+    }
+
     /// A retry whose first hop is at or after the calls partition's first record since the assignment needs no
     /// history: the consumer (and the backlog scan) read its hang-up. One from before that waits for a history scan;
     /// records without a known first hop, and without scans, are the read-ahead's as before.

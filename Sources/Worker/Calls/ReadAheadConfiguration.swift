@@ -14,6 +14,10 @@ struct ReadAheadConfiguration: Sendable, Hashable {
     /// Scan a newly assigned partition's backlog for stop events beside the consumer (when the worker has a scanner),
     /// so the limits above do not decide whether a call in a long backlog rings after its hang-up. Default: true.
     var scansBacklog = true
+    /// Records before a lane's first record that a history scan reads at most: a retry whose first hop lies further
+    /// back (a rewritten or forged `x-original-offset`, a retry older than any ring) waits for a scan from this far
+    /// back only, not from the start of the log. Default: 1 000 000.
+    var historyReach: Int64 = 1_000_000
 
     init() {}
 }

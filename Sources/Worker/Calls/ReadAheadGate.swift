@@ -1,3 +1,4 @@
+import Telemetry
 import Synchronization
 
 /// Holds back `incoming` events of a newly assigned partition until the worker has read through the records that
@@ -161,7 +162,9 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
     ) -> Verdict {
         state.withLock { state in
             guard var current = state.lanes[lane] else { return Verdict(passes: true) }
-            if let origin, isIncoming, !isCallsTopic, configuration.scansBacklog {
+            if var origin, isIncoming, !isCallsTopic, configuration.scansBacklog {
+                // No further back than the history reach before the lane's first record.
+                if let first = current.first { origin = max(origin, first.saturatingAdd(-configuration.historyReach)) }
                 if let known = current.known, origin >= known { return Verdict(passes: true) }
                 if current.first.map({ origin < $0 }) ?? true {
                     state.heldForHistory[lane, default: []].append(HeldRetry(item: item, origin: origin))
