@@ -437,8 +437,15 @@ extension KafkaConsumer {
         )
     }
 
-    /// A commit refused for a rebalance pauses intake until the rebalance is done (or a commit succeeds).
+    /// With eager rebalancing, a commit refused for a rebalance pauses intake until the rebalance is done (or a commit
+    /// succeeds): every partition is about to be handed over, and what finished meanwhile would be read again by its
+    /// next owner. With cooperative rebalancing the partitions that stay keep going (their offsets are committed once
+    /// the rebalance is done), and those that move are drained and stored at their revoke.
     private func noteCommit(succeeded: Bool, refusedForRebalance: Bool) {
+        if configuration.rebalancing == .cooperative {
+            if refusedForRebalance { metrics.commitsRefused.increment() }
+            return
+        }
         let changed = state.withLock { state -> Bool in
             let wasRefused = state.commitsRefusedSince != nil
             let refused = refusedForRebalance || (wasRefused && !succeeded)

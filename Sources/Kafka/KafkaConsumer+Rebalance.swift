@@ -3,7 +3,11 @@ import Foundation
 import Synchronization
 import Telemetry
 
-// Runs on the poll thread, inside rd_kafka_consumer_poll or rd_kafka_consumer_close (eager protocol).
+// Runs on the poll thread, inside rd_kafka_consumer_poll or rd_kafka_consumer_close.
+//
+// Eager: each callback carries the whole assignment (assign) or all of it (revoke). Cooperative: only what changes,
+// and the other partitions are consumed throughout; each partition's companions (see `companionTopics`) are assigned
+// and revoked with it here, in the same call.
 extension KafkaConsumer {
     func rebalance(
         _ err: rd_kafka_resp_err_t,
@@ -11,25 +15,32 @@ extension KafkaConsumer {
     ) {
         metrics.rebalances.increment()
         deliverBatch()
-        let partitions = RDKafkaTopicPartitionList.elements(of: list).map(\.topicPartition)
+        let partitions = withCompanions(RDKafkaTopicPartitionList.elements(of: list).map(\.topicPartition))
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
-            assign(partitions, list: list)
+            assign(partitions)
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             revoke(partitions, lost: rd_kafka_assignment_lost(handle.pointer) != 0)
-            unassign()
+            unassign(partitions)
         default:
             logger.info("rebalance error", metadata: [KafkaLoggingKeys.error: KafkaError.rdKafka(err).name])
             let owned = state.withLock { Array($0.partitions.keys) }
             revoke(owned, lost: true)
-            unassign()
+            unassign(owned)
         }
     }
 
-    private func assign(
-        _ partitions: [KafkaTopicPartition],
-        list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
-    ) {
+    /// `partitions` and, for each of them, the same partition number of every companion topic.
+    private func withCompanions(_ partitions: [KafkaTopicPartition]) -> [KafkaTopicPartition] {
+        guard !companionTopics.isEmpty else { return partitions }
+        return partitions + partitions.flatMap { partition in
+            companionTopics.map { KafkaTopicPartition(topic: $0, partition: partition.partition) }
+        }
+    }
+
+    private var isCooperative: Bool { rd_kafka_rebalance_protocol(handle.pointer).map { String(cString: $0) } == "COOPERATIVE" }
+
+    private func assign(_ partitions: [KafkaTopicPartition]) {
         // A partition this member just gave back and now gets again starts where this member had finished, not at
         // the committed offset: commits made while the group rebalanced may have been refused (librdkafka's mock
         // broker refuses every commit until the rebalance completes), and nobody owned it in between (eager). What it
@@ -52,9 +63,15 @@ extension KafkaConsumer {
         report(handovers)
         let assignment = RDKafkaTopicPartitionList(capacity: partitions.count)
         for partition in partitions { assignment.add(partition, offset: resumed[partition] ?? Int64(RD_KAFKA_OFFSET_INVALID)) }
-        let err = rd_kafka_assign(handle.pointer, resumed.isEmpty ? list : assignment.pointer)
-        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
-            report(KafkaError.rdKafka(err, reason: "assign failed: \(String(cString: rd_kafka_err2str(err)))"))
+        if isCooperative {
+            if let error = rd_kafka_incremental_assign(handle.pointer, assignment.pointer) {
+                report(KafkaError.consuming(error))
+            }
+        } else {
+            let err = rd_kafka_assign(handle.pointer, assignment.pointer)
+            if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                report(KafkaError.rdKafka(err, reason: "assign failed: \(String(cString: rd_kafka_err2str(err)))"))
+            }
         }
         if !resumed.isEmpty {
             // Store the resumed positions too, so the next commit records them even if nothing new arrives.
@@ -123,7 +140,16 @@ extension KafkaConsumer {
         metrics.setAssigned(self.assignment)
     }
 
-    private func unassign() {
+    /// Gives up `partitions` (cooperative), or the whole assignment (eager).
+    private func unassign(_ partitions: [KafkaTopicPartition]) {
+        if isCooperative {
+            let list = RDKafkaTopicPartitionList(capacity: partitions.count)
+            for partition in partitions { list.add(partition, offset: Int64(RD_KAFKA_OFFSET_INVALID)) }
+            if let error = rd_kafka_incremental_unassign(handle.pointer, list.pointer) {
+                logger.info("unassign failed", metadata: [KafkaLoggingKeys.error: KafkaError.consuming(error).name])
+            }
+            return
+        }
         let err = rd_kafka_assign(handle.pointer, nil)
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
             logger.info("unassign failed", metadata: [KafkaLoggingKeys.error: KafkaError.rdKafka(err).name])

@@ -19,6 +19,8 @@ public import Telemetry
 public final class KafkaConsumer: Sendable {
     /// The subscribed topics.
     let topics: [String]
+    /// Topics whose partition *p* this member takes with partition *p* of the subscribed topics (see ``init``).
+    let companionTopics: [String]
     let configuration: KafkaConsumerConfiguration
     let logger: Logger
     let metrics: KafkaConsumerMetrics
@@ -40,6 +42,10 @@ public final class KafkaConsumer: Sendable {
     ///
     /// - Parameters:
     ///   - topics: the topics to subscribe to; they must exist (topics are not auto-created).
+    ///   - companionTopics: topics (with as many partitions) whose partition *p* goes wherever partition *p* of
+    ///     `topics` goes: with cooperative rebalancing they are not subscribed, but assigned and revoked with it in
+    ///     the same rebalance callback, their offsets committed through the group; with eager rebalancing they are
+    ///     subscribed and the `range` assignor keeps them together. Default: none.
     ///   - configuration: settings; see ``KafkaConsumerConfiguration``.
     ///   - delegate: receives messages and events on the poll thread; retained until the consumer is closed.
     ///   - logger: librdkafka logs and errors go here (at info level and below).
@@ -47,19 +53,22 @@ public final class KafkaConsumer: Sendable {
     /// - Throws: ``KafkaError`` for invalid configuration or a failed subscription.
     public init(
         topics: [String],
+        companionTopics: [String] = [],
         configuration: KafkaConsumerConfiguration,
         delegate: any KafkaConsumerDelegate,
         logger: Logger,
         metrics: MetricsRegistry = MetricsRegistry()
     ) throws(KafkaError) {
         guard !topics.isEmpty else { throw KafkaError.configuration("no topics to subscribe to") }
-        self.topics = topics
+        let cooperative = configuration.rebalancing == .cooperative
+        self.topics = cooperative ? topics : topics + companionTopics
+        self.companionTopics = cooperative ? companionTopics : []
         self.configuration = configuration
         var logger = logger
         logger[metadataKey: KafkaLoggingKeys.groupID] = configuration.groupID
         logger[metadataKey: KafkaLoggingKeys.clientID] = configuration.clientID
         self.logger = logger
-        self.metrics = KafkaConsumerMetrics(registry: metrics, topics: topics)
+        self.metrics = KafkaConsumerMetrics(registry: metrics, topics: topics + companionTopics)
         self.state = Mutex(State())
         self.delegateBox = Mutex(delegate)
         self.fetchWakeup = rd_kafka_version() < 0x0203_0000 ? Mutex(configuration.fetchWakeup) : nil
@@ -83,8 +92,8 @@ public final class KafkaConsumer: Sendable {
         // Logs go to the main queue (log.queue=true), which the poll thread drains.
         rd_kafka_set_log_queue(handle.pointer, main)
 
-        let subscription = RDKafkaTopicPartitionList(capacity: topics.count)
-        for topic in topics { subscription.add(topic: topic) }
+        let subscription = RDKafkaTopicPartitionList(capacity: self.topics.count)
+        for topic in self.topics { subscription.add(topic: topic) }
         let err = rd_kafka_subscribe(handle.pointer, subscription.pointer)
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
             mainQueue.destroy()

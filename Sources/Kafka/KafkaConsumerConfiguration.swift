@@ -1,8 +1,10 @@
 /// Settings of a ``KafkaConsumer``. Every property has a default; ``dictionary`` renders the librdkafka keys.
 ///
 /// The at-least-once recipe is fixed and not configurable: `enable.auto.commit=true`,
-/// `enable.auto.offset.store=false` (offsets are stored by the consumer's offset trackers) and the eager `range`
-/// assignor, so partition *p* of every subscribed topic lands on the same member.
+/// `enable.auto.offset.store=false` (offsets are stored by the consumer's offset trackers), and partition *p* of
+/// every topic on one member: with ``Rebalancing/cooperative`` the group assigns the subscribed topics and the
+/// consumer takes its companion topics' partition *p* with partition *p*; with ``Rebalancing/eager`` the `range`
+/// assignor does it for every subscribed topic.
 public struct KafkaConsumerConfiguration: Sendable {
     /// Comma-separated `host:port` list. Default: `"localhost:9092"`.
     public var bootstrapServers: String = "localhost:9092"
@@ -60,8 +62,23 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var closeDrainTimeout: Duration = .seconds(10)
     /// Extra librdkafka properties, applied last (they win). Default: `[:]`.
     public var additionalProperties: [String: String] = [:]
+    /// How the group moves partitions when members join or leave. Default: `.cooperative`.
+    public var rebalancing: Rebalancing = .cooperative
 
     public init() {}
+
+    /// The group protocol: which partitions stop when the group changes.
+    public enum Rebalancing: String, Sendable, CaseIterable {
+        /// KIP-429 incremental rebalancing (`cooperative-sticky`): only the partitions that move stop; the others
+        /// keep being consumed (and their offsets committed) throughout. Companion topics follow their partition.
+        case cooperative
+        /// Every member gives up every partition at each change and gets its share back (`range`): every partition
+        /// stops for the whole rebalance. The only protocol of callpush before cooperative rebalancing: a group must
+        /// change protocol with every member stopped (the broker refuses a member whose protocol no other shares).
+        case eager
+
+        var assignor: String { self == .cooperative ? "cooperative-sticky" : "range" }
+    }
 
     /// In-flight limits: a partition is paused at its high watermark and resumed at the low one. A resume also wakes
     /// the partition's broker thread, which librdkafka 2.0.2 leaves asleep up to 1 s when it had nothing else to fetch
@@ -122,7 +139,7 @@ public struct KafkaConsumerConfiguration: Sendable {
             "enable.auto.commit": "true",
             "enable.auto.offset.store": "false",
             "enable.partition.eof": "false",
-            "partition.assignment.strategy": "range",
+            "partition.assignment.strategy": rebalancing.assignor,
             "log.queue": "true",
         ]
         for (key, value) in additionalProperties { result[key] = value }

@@ -6,7 +6,7 @@ import Testing
 
 @testable import Kafka
 
-@Suite(.timeLimit(.minutes(3))) struct KafkaGroupTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct KafkaGroupTests {
     enum Departure: String, CaseIterable, Sendable {
         case close
         case abandon
@@ -125,6 +125,62 @@ import Testing
         print("group test \(departure): deliveries \(deliveries) duplicates \(duplicates) handed over \(handedOver) in flight at departure \(inFlightAtDeparture)")
     }
 
+    /// Cooperative rebalancing with a companion topic (as the worker's retry tiers go with the calls topic): when a
+    /// second member joins, the first gives up only the partitions that move, each with its companion partition of
+    /// the same number, and never stops the others: it receives messages of the partitions it keeps while the group
+    /// rebalances. Every assignment holds partition p of both topics or neither; the companion's offsets are
+    /// committed through the group, so a member taking it over starts where the previous owner finished.
+    @Test func cooperativeRebalancingMovesOnlyWhatChangesAndKeepsCompanionsTogether() async throws {
+        let partitions: Int32 = 4
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: partitions)
+        defer { cluster.close() }
+        let companion = KafkaTestSupport.uniqueName("calls.retry")
+        try cluster.createTopic(companion, partitions: Int(partitions))
+        let first = RecordingDelegate.completingImmediately()
+        let second = RecordingDelegate.completingImmediately()
+        func member(_ delegate: RecordingDelegate) throws -> KafkaConsumer {
+            try KafkaConsumer(topics: [topic], companionTopics: [companion],
+                              configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
+                              delegate: delegate, logger: KafkaTestSupport.logger)
+        }
+        func coLocated(_ owned: some Sequence<KafkaTopicPartition>) -> Bool {
+            let byTopic = Dictionary(grouping: owned, by: \.topic).mapValues { Set($0.map(\.partition)) }
+            return byTopic[topic, default: []] == byTopic[companion, default: []]
+        }
+        let consumer1 = try member(first)
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { consumer1.assignment.count == 2 * Int(partitions) })
+        #expect(try await KafkaTestSupport.produce(cluster, topic: companion, count: 400, partitions: partitions) == 0)
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { first.receivedCount >= 400 })
+        try await Task.sleep(for: .seconds(1))  // auto-commit (200 ms) commits the companion's offsets
+
+        // A steady trickle into every calls partition while member 2 joins.
+        let producing = Task {
+            var next = 0
+            while !Task.isCancelled {
+                _ = try? await KafkaTestSupport.produce(cluster, topic: topic, count: 8, partitions: partitions, startingAt: next)
+                next += 8
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        let consumer2 = try member(second)
+        let split = await KafkaTestSupport.waitUntil(timeout: .seconds(40)) {
+            consumer1.assignment.count == Int(partitions) && consumer2.assignment.count == Int(partitions)
+        }
+        producing.cancel()
+        _ = await producing.value
+        #expect(split, "assignments \(consumer1.assignment) / \(consumer2.assignment)")
+        #expect(coLocated(consumer1.assignment) && coLocated(consumer2.assignment),
+                "\(consumer1.assignment) / \(consumer2.assignment)")
+        #expect(Set(consumer1.assignment).isDisjoint(with: consumer2.assignment))
+        let revoked = first.snapshot.withLock { $0.revoked.flatMap { $0 } }
+        #expect(Set(revoked) == Set(consumer2.assignment), "member 1 gave up exactly what member 2 took: \(revoked)")
+        #expect(first.snapshot.withLock { $0.assigned.dropFirst().allSatisfy(\.isEmpty) }, "member 1 was never assigned anew")
+        // Member 2 started the companion partitions it took where member 1 had committed: it reads none of the 400.
+        #expect(!second.received.contains { $0.topic == companion })
+        await consumer2.close()
+        await consumer1.close()
+    }
+
     /// Member 1 finishes batch 2 only when the rebalance member 2's join starts revokes its partitions, so the
     /// commit it makes on the revoke comes while the group rebalances, and the mock refuses it: the partitions that
     /// move are read again from batch 2 on by member 2, and member 1's `callpush_kafka_uncommitted_handed_over_total`
@@ -158,17 +214,19 @@ import Testing
         }
         let second = RecordingDelegate.completingImmediately()
         let registry = MetricsRegistry()
+        // Eager: member 1 gives up every partition at member 2's join and gets two of them back.
+        var eager = KafkaTestSupport.consumerConfiguration(cluster, group: group)
+        eager.rebalancing = .eager
         let consumer1 = try KafkaConsumer(
-            topics: [topic], configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group), delegate: first,
-            logger: KafkaTestSupport.logger, metrics: registry)
+            topics: [topic], configuration: eager, delegate: first, logger: KafkaTestSupport.logger, metrics: registry)
         #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 2 * batch, partitions: partitions) == 0)
         #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { first.receivedCount == 2 * batch })
         // Auto-commit (200 ms) commits batch 1 meanwhile, so member 2 normally reads only batch 2 again; the count is
         // exact either way.
         try await Task.sleep(for: .seconds(1))
+        eager.clientID = KafkaTestSupport.uniqueName("consumer")
         let consumer2 = try KafkaConsumer(
-            topics: [topic], configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group), delegate: second,
-            logger: KafkaTestSupport.logger)
+            topics: [topic], configuration: eager, delegate: second, logger: KafkaTestSupport.logger)
         let split = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) {
             consumer1.assignment.count == 2 && consumer2.assignment.count == 2
         }

@@ -100,6 +100,8 @@ final class RecordingDelegate: KafkaConsumerDelegate {
         var assigned: [[KafkaTopicPartition]] = []
         var revoked: [[KafkaTopicPartition]] = []
         var errors: [KafkaError] = []
+        /// What is assigned now: each assign adds, each revoke removes (eager revokes everything before it assigns).
+        var current: Set<KafkaTopicPartition> = []
     }
 
     let snapshot = Mutex(Snapshot())
@@ -124,11 +126,17 @@ final class RecordingDelegate: KafkaConsumerDelegate {
     }
 
     func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {
-        snapshot.withLock { $0.assigned.append(partitions) }
+        snapshot.withLock {
+            $0.assigned.append(partitions)
+            $0.current.formUnion(partitions)
+        }
     }
 
     func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {
-        snapshot.withLock { $0.revoked.append(partitions) }
+        snapshot.withLock {
+            $0.revoked.append(partitions)
+            $0.current.subtract(partitions)
+        }
         revokeHook.withLock { $0 }?(consumer)
     }
 
@@ -145,13 +153,6 @@ final class RecordingDelegate: KafkaConsumerDelegate {
 
     var received: [KafkaMessage] { snapshot.withLock { $0.received } }
     var receivedCount: Int { count.load(ordering: .relaxed) }
-    var assignedPartitions: Set<KafkaTopicPartition> {
-        snapshot.withLock { snapshot in
-            var current = Set<KafkaTopicPartition>()
-            // Eager protocol: each assign replaces the previous assignment.
-            if let last = snapshot.assigned.last { current = Set(last) }
-            return current
-        }
-    }
+    var assignedPartitions: Set<KafkaTopicPartition> { snapshot.withLock { $0.current } }
 }
 

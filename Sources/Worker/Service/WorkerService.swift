@@ -98,9 +98,10 @@ public final class WorkerService: KafkaConsumerDelegate {
         try checkPartitionCounts(producer.prepare(
             topics: configuration.allTopics, requiring: configuration.subscribedTopics,
             timeout: configuration.metadataTimeout))
+        // The group distributes the calls topic; partition p of every retry tier goes with its partition p.
         let consumer = try KafkaConsumer(
-            topics: configuration.subscribedTopics, configuration: configuration.consumer, delegate: self,
-            logger: logger, metrics: registry
+            topics: [configuration.callsTopic], companionTopics: Array(configuration.subscribedTopics.dropFirst()),
+            configuration: configuration.consumer, delegate: self, logger: logger, metrics: registry
         )
         consumerBox.withLock { $0 = consumer }
         logger.info("worker started", metadata: ["kafka.topics": configuration.subscribedTopics.joined(separator: ",")])
