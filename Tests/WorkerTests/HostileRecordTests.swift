@@ -17,7 +17,7 @@ import Testing
     static func event(_ id: String, call: String = call, type: String = "incoming", topic: String = "com.example.app",
                       caller: String = "Alice") -> String {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        return #"{"event_id":"\#(id)","type":"\#(type)","call_id":"\#(call)","device_token":"\#(String(repeating: "ab", count: 32))","push":"alert","topic":"\#(topic)","environment":"production","created_at":\#(now),"ring_timeout_s":30,"caller":{"name":"\#(caller)"}}"#
+        return #"{"event_id":"\#(id)","type":"\#(type)","call_id":"\#(call)","device_token":"\#(String(repeating: "ab", count: 32))","push":"alert","topic":"\#(topic)","environment":"production","created_at":\#(now),"ring_timeout_s":600,"caller":{"name":"\#(caller)"}}"#
     }
 
     /// Produces `records` to `calls` (all keyed by ``call``, so one partition) with a producer that sends up to 2 MB.
@@ -74,9 +74,9 @@ import Testing
             ("1500 keys wide", Array(wide.utf8), nil),
             ("raw NUL in a string", nul, "invalid_json"),
             ("invalid UTF-8", badUTF8, "invalid_json"),
-            ("created_at 1e400", Array(valid.replacingOccurrences(of: #""ring_timeout_s":30"#, with: #""ring_timeout_s":30,"created_at":1e400"#).utf8), "invalid_json"),
-            ("ring_timeout_s 2^70", Array(valid.replacingOccurrences(of: #""ring_timeout_s":30"#, with: #""ring_timeout_s":1180591620717411303424"#).utf8), "wrong_type:ring_timeout_s"),
-            ("duplicate type, last wins", Array(valid.replacingOccurrences(of: #""ring_timeout_s":30"#, with: #""ring_timeout_s":30,"type":"ringing""#).utf8), "unknown_type"),
+            ("created_at 1e400", Array(valid.replacingOccurrences(of: #""ring_timeout_s":600"#, with: #""ring_timeout_s":600,"created_at":1e400"#).utf8), "invalid_json"),
+            ("ring_timeout_s 2^70", Array(valid.replacingOccurrences(of: #""ring_timeout_s":600"#, with: #""ring_timeout_s":1180591620717411303424"#).utf8), "wrong_type:ring_timeout_s"),
+            ("duplicate type, last wins", Array(valid.replacingOccurrences(of: #""ring_timeout_s":600"#, with: #""ring_timeout_s":600,"type":"ringing""#).utf8), "unknown_type"),
             ("empty", [], "invalid_json"),
             ("an array", Array("[1,2,3]".utf8), "not_an_object"),
         ]
