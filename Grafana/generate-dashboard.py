@@ -201,14 +201,22 @@ place([
                         "oldest has waited: it stays below the APNs request timeout plus a few seconds unless an event is stuck.")),
 ], 7)
 place([
-    (8, series("Assigned and paused partitions",
+    (6, series("Assigned and paused partitions",
                [target(f'sum by (instance) (callpush_kafka_assigned_partitions{{{SEL}}})', "assigned {{instance}}", "A"),
                 target(f'sum by (reason) (callpush_kafka_paused_partitions{{{SEL}}})', "paused: {{reason}}", "B")], "short",
                "Assigned: the partitions of every subscribed topic (main and retry tiers) each worker owns; a worker with "
                "none is idle (more workers than partitions). Paused: backpressure: in-flight limits reached. retry_due: a "
-               "retry tier waits for its head record's due time (normal). rebalance: the group refused a commit while "
-               "rebalancing; intake waits for the new assignment.")),
-    (8, series("Rebalances, events read again, offset resets, events not keyed by call or created ahead",
+               "retry tier waits for its head record's due time (normal). rebalance (kafka.rebalance=eager only): the group "
+               "refused a commit while rebalancing; intake waits for the new assignment.")),
+    (6, series("Calls waiting for a new owner",
+               [target(f'histogram_quantile(0.99, sum by (le) (rate(callpush_kafka_assignment_wait_seconds_bucket{{{SEL}}}[$__rate_interval])))',
+                       "p99 first-call wait", "A"),
+                target(f'sum(increase(callpush_kafka_assignment_wait_seconds_count{{{SEL}}}[$__interval]))',
+                       "partitions newly assigned", "B")],
+               "s", "For each calls partition a worker is newly assigned, how long its first call had waited when read: "
+                    "the wait of calls whose partition moved (a crash, a scale event, a restart), plus any backlog. With "
+                    "cooperative rebalancing the partitions that do not move never wait (alert CallpushPartitionsWaitedForAnOwner).")),
+    (6, series("Rebalances, events read again, offset resets, events not keyed by call or created ahead",
                [target(f'sum by (instance) (increase(callpush_kafka_rebalances_total{{{SEL}}}[$__interval]))', "{{instance}}", "A"),
                 target(f'sum(increase(callpush_kafka_uncommitted_handed_over_total{{{SEL}}}[$__interval]))',
                        "read again after a hand-over", "E"),
@@ -224,7 +232,7 @@ place([
                         "Kafka key is not their call_id, so their hang-up may reach another worker (alert "
                         "CallpushEventsNotKeyedByCall). Created ahead: events whose created_at was more than 1 s ahead "
                         "of the worker's clock; they ring from when read (alert CallpushEventsCreatedAhead).")),
-    (8, series("Broker round-trip time",
+    (6, series("Broker round-trip time",
                [target(f'max by (broker) (callpush_kafka_broker_rtt_seconds{{{SEL}}})', "{{broker}}")], "s",
                "p99 RTT per broker from librdkafka statistics.")),
 ], 7)

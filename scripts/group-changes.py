@@ -11,7 +11,7 @@ SIGTERM), rolling restart (a, then b: SIGTERM, started again once stopped), SIGK
 1 s later), SIGKILL without restart (a killed). A fresh `callpush kafka-mock` (6 partitions) and `callpush mock-apns
 --latency-ms 5` per run; kcat produces RATE incoming calls/s (default 200), each hung up 2 s later, keyed by call id
 with the Java client's murmur2 partitioner; the workers run with receipts and `--kafka-session-timeout 6`. A
-partition moved in a phase when a worker logged its assignment or revocation then (or its owner was killed).
+partition moved in a phase when a worker logged its assignment or revocation during it.
 librdkafka's mock broker (2.0.2, the embedded default) waits session timeout - 1 s in every join: that part of a
 moved partition's wait is the broker's. The last line is JSON, for `callpush-bench`.
 BIN picks the binary (default .build/release/callpush).
@@ -287,8 +287,8 @@ def report(rebalance, bed, traffic, phases, phase_seconds):
     rows = []
     for index, (name, start, _) in enumerate(phases):
         end = phases[index + 1][1] if index + 1 < len(phases) else start + phase_seconds
-        # Moved: an assignment or revocation in this phase (up to what the group took to settle after it).
-        moved = {partition for moment, partition in changes if start <= moment < end + 15 and name != "steady"}
+        # Moved: assigned or revoked during this phase (the group settles well within a phase).
+        moved = {partition for moment, partition in changes if start <= moment < end and name != "steady"}
         split = {"moved": [], "kept": []}
         for event_id, (created, partition, kind, _) in traffic.events.items():
             latencies = [value for value in traffic.receipts.get(event_id, []) if value is not None]

@@ -135,9 +135,14 @@ extension KafkaConsumer {
     private func accept(_ incoming: KafkaMessage) -> Bool {
         let limits = configuration.backPressure
         var pauseWanted = false
+        var first = false
         let decision = state.withLock { state -> KafkaMessage? in
             guard state.phase == .running, let index = state.partitions.index(forKey: incoming.topicPartition) else {
                 return nil
+            }
+            if state.partitions.values[index].awaitsFirstRecord {
+                state.partitions.values[index].awaitsFirstRecord = false
+                first = true
             }
             var message = incoming
             // One in-place access to the partition's entry: reading `values[index].field` copies the whole entry
@@ -161,6 +166,10 @@ extension KafkaConsumer {
                 return nil
             }
             return message
+        }
+        if first, measuredTopics.contains(incoming.topic), let timestamp = incoming.timestampMilliseconds {
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            metrics.assignmentWait.observe(Double(max(0, now - timestamp)) / 1000)
         }
         guard let message = decision else { return pauseWanted }
         pendingBatch.withLock { $0.append(message) }

@@ -21,6 +21,9 @@ public final class KafkaConsumer: Sendable {
     let topics: [String]
     /// Topics whose partition *p* this member takes with partition *p* of the subscribed topics (see ``init``).
     let companionTopics: [String]
+    /// The `topics` given to ``init``: the first record of a newly assigned partition of these has its wait observed
+    /// (`callpush_kafka_assignment_wait_seconds`; a companion's records wait on purpose, until due).
+    let measuredTopics: Set<String>
     let configuration: KafkaConsumerConfiguration
     let logger: Logger
     let metrics: KafkaConsumerMetrics
@@ -63,6 +66,7 @@ public final class KafkaConsumer: Sendable {
         let cooperative = configuration.rebalancing == .cooperative
         self.topics = cooperative ? topics : topics + companionTopics
         self.companionTopics = cooperative ? companionTopics : []
+        self.measuredTopics = Set(topics)
         self.configuration = configuration
         var logger = logger
         logger[metadataKey: KafkaLoggingKeys.groupID] = configuration.groupID
@@ -301,6 +305,8 @@ extension KafkaConsumer {
         /// Set when a revoke has begun: nothing more is delivered or held; completions still count until the
         /// revoke removes the state.
         var revoked = false
+        /// No record has been read since the assignment (its first one's wait is observed).
+        var awaitsFirstRecord = true
     }
 
     struct State: Sendable {

@@ -64,6 +64,12 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var additionalProperties: [String: String] = [:]
     /// How the group moves partitions when members join or leave. Default: `.cooperative`.
     public var rebalancing: Rebalancing = .cooperative
+    /// Static membership (KIP-345, `group.instance.id`): a name that stays with the worker across restarts, such as a
+    /// StatefulSet pod's. A member restarted with the same name within ``sessionTimeout`` gets its partitions back
+    /// without a rebalance (Kafka 2.3 and later); a static member that stops does not leave the group, so its
+    /// partitions wait ``sessionTimeout`` unless it comes back; two running members with one name fence each other
+    /// (`FENCED_INSTANCE_ID`, fatal for the older). librdkafka 2.0.2's mock cluster ignores it. Default: nil (dynamic).
+    public var groupInstanceID: String?
 
     public init() {}
 
@@ -142,6 +148,7 @@ public struct KafkaConsumerConfiguration: Sendable {
             "partition.assignment.strategy": rebalancing.assignor,
             "log.queue": "true",
         ]
+        if let groupInstanceID { result["group.instance.id"] = groupInstanceID }
         for (key, value) in additionalProperties { result[key] = value }
         return result
     }

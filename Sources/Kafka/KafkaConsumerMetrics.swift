@@ -17,6 +17,9 @@ final class KafkaConsumerMetrics: Sendable {
     let offsetStoreFailures: Counter
     let commitsRefused: Counter
     let uncommittedHandedOver: Counter
+    /// `callpush_kafka_assignment_wait_seconds`: how long the first record of each newly assigned partition had
+    /// waited when this consumer read it.
+    let assignmentWait: Histogram
     /// Why the consumer woke librdkafka's fetcher: it drained a full local queue (``KafkaFetchWakeup``), or it
     /// resumed partitions.
     enum FetchWakeupReason: String, CaseIterable {
@@ -49,13 +52,18 @@ final class KafkaConsumerMetrics: Sendable {
         )
         commitsRefused = registry.counter(
             "callpush_kafka_commits_refused_total",
-            help: "Offset commits the group refused because it was rebalancing (intake pauses until the rebalance is done)."
+            help: "Offset commits the group refused because it was rebalancing (with eager rebalancing, intake pauses until the rebalance is done)."
         )
         uncommittedHandedOver = registry.counter(
             "callpush_kafka_uncommitted_handed_over_total",
             help: "Messages this consumer read from partitions it gave away (revoked, or closed) past their last commit "
                 + "that succeeded: their next owner reads them again (at-least-once repeats caused by rebalances)."
         )
+        assignmentWait = registry.histogram(
+            "callpush_kafka_assignment_wait_seconds",
+            help: "For each partition of the calls topic newly assigned to this consumer, how long its first record had "
+                + "waited (since its timestamp) when it was read: the wait of calls whose partition moved, plus any backlog.",
+            buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120])
         fetchWakeups = registry.counters(
             "callpush_kafka_fetch_wakeups_total",
             help: "Requests the consumer sent to wake librdkafka's fetcher, by reason: it drained a full local queue "

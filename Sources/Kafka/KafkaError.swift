@@ -47,6 +47,10 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         static let topicAuthorizationFailed = Code(rawValue: 29)
         static let clusterAuthorizationFailed = Code(rawValue: 31)
         static let invalidRecord = Code(rawValue: 87)
+        /// The group's members use another rebalance protocol (eager against cooperative).
+        public static let inconsistentGroupProtocol = Code(rawValue: 23)
+        /// Another member joined the group with this member's `group.instance.id`.
+        public static let fencedInstanceID = Code(rawValue: 82)
 
         // This module's own codes.
         /// A configuration value was rejected (by us or by librdkafka).

@@ -14,6 +14,7 @@ enum RunSettings {
         OptionSpec("kafka.client-id", .string, "client id of this process (default: callpush-<hostname>)"),
         OptionSpec("kafka.session-timeout", .number(6...300), default: "10", "seconds before a silent (crashed) worker loses its partitions; a crashed worker's restart holds the group's calls up to this long"),
         OptionSpec("kafka.rebalance", .choice(KafkaConsumerConfiguration.Rebalancing.allCases.map(\.rawValue)), default: "cooperative", "group protocol: cooperative moves only the partitions that change owner (the others never stop); eager stops every partition at each change. Every worker of a group must use the same one"),
+        OptionSpec("kafka.instance-id", .string, "static group membership (group.instance.id): a name that stays with the worker across restarts, e.g. the StatefulSet pod name; unique per worker"),
         OptionSpec("kafka.calls-topic", .string, default: "calls", "topic of incoming call events"),
         OptionSpec("kafka.retry-tiers", .string, default: "5s,30s,2m", "delays of the retry tiers, in order (ms, s, m, h; each 100ms…1h)"),
         OptionSpec("kafka.retry-topic-prefix", .string, default: "calls.retry.", "retry tier topic = prefix + delay"),
@@ -78,6 +79,7 @@ enum RunSettings {
         worker.consumer.clientID = clientID
         let session = options.defaultedNumber("kafka.session-timeout")
         worker.consumer.sessionTimeout = .milliseconds(Int(session * 1000))
+        worker.consumer.groupInstanceID = options.string("kafka.instance-id").flatMap { $0.isEmpty ? nil : $0 }
         worker.consumer.rebalancing = KafkaConsumerConfiguration.Rebalancing(rawValue: options.defaulted("kafka.rebalance")) ?? .cooperative
         worker.consumer.backPressure.maxInFlight = options.defaultedInteger("worker.max-in-flight")
         worker.consumer.backPressure.maxInFlightPerPartition = options.defaultedInteger("worker.max-in-flight-per-partition")

@@ -198,6 +198,20 @@ import Testing
         #expect(receipts.values.allSatisfy { $0 == 1 }, "a graceful drain leaves no duplicates")
     }
 
+    /// A worker with `--kafka-instance-id` (static membership) joins with it, works, and says at a graceful stop that
+    /// it does not leave the group, so its partitions wait a session timeout unless it comes back with that id.
+    /// (librdkafka's mock cluster ignores static membership: that a restart keeps the partitions shows only on Kafka.)
+    @Test func aStaticMemberSaysItsPartitionsWaitWhenItStops() async throws {
+        let bed = try Bed(latencyMilliseconds: 5)
+        try bed.produce(50, prefix: "static")
+        let worker = try BackgroundProcess(bed.workerArguments + ["--kafka-instance-id", "callpush-0"], readFirstLine: false)
+        let receipts = try await bed.waitForReceipts(atLeast: 50)
+        #expect(receipts.count == 50, "\(worker.logTail)")
+        #expect(worker.terminate() == 0)
+        #expect(worker.log.contains("static member callpush-0 stops without leaving the group: its partitions wait up to "
+            + "kafka.session-timeout (6 s) for another worker unless it starts again with the same id"), "\(worker.logTail)")
+    }
+
     @Test func aSecondSignalExitsAtOnce() async throws {
         let bed = try Bed(latencyMilliseconds: 20_000)  // answers take 20 s: a graceful drain would wait
         try bed.produce(50, prefix: "s")

@@ -138,10 +138,11 @@ import Testing
         try cluster.createTopic(companion, partitions: Int(partitions))
         let first = RecordingDelegate.completingImmediately()
         let second = RecordingDelegate.completingImmediately()
-        func member(_ delegate: RecordingDelegate) throws -> KafkaConsumer {
+        let registry2 = MetricsRegistry()
+        func member(_ delegate: RecordingDelegate, metrics: MetricsRegistry = MetricsRegistry()) throws -> KafkaConsumer {
             try KafkaConsumer(topics: [topic], companionTopics: [companion],
                               configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
-                              delegate: delegate, logger: KafkaTestSupport.logger)
+                              delegate: delegate, logger: KafkaTestSupport.logger, metrics: metrics)
         }
         func coLocated(_ owned: some Sequence<KafkaTopicPartition>) -> Bool {
             let byTopic = Dictionary(grouping: owned, by: \.topic).mapValues { Set($0.map(\.partition)) }
@@ -162,7 +163,7 @@ import Testing
                 try? await Task.sleep(for: .milliseconds(50))
             }
         }
-        let consumer2 = try member(second)
+        let consumer2 = try member(second, metrics: registry2)
         let split = await KafkaTestSupport.waitUntil(timeout: .seconds(40)) {
             consumer1.assignment.count == Int(partitions) && consumer2.assignment.count == Int(partitions)
         }
@@ -177,6 +178,11 @@ import Testing
         #expect(first.snapshot.withLock { $0.assigned.dropFirst().allSatisfy(\.isEmpty) }, "member 1 was never assigned anew")
         // Member 2 started the companion partitions it took where member 1 had committed: it reads none of the 400.
         #expect(!second.received.contains { $0.topic == companion })
+        // The first call of each calls partition member 2 took had its wait observed (the companion's are not).
+        let observed = await KafkaTestSupport.waitUntil(timeout: .seconds(10)) {
+            ExpositionSeries.value("callpush_kafka_assignment_wait_seconds_count", in: registry2.exposition()) == Double(partitions / 2)
+        }
+        #expect(observed, "\(ExpositionSeries.value("callpush_kafka_assignment_wait_seconds_count", in: registry2.exposition()) ?? -1)")
         await consumer2.close()
         await consumer1.close()
     }

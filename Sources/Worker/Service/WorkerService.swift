@@ -112,6 +112,10 @@ public final class WorkerService: KafkaConsumerDelegate {
     /// Events still unfinished are not committed and will be consumed again.
     public func shutdown() async {
         setReady(false)
+        if let id = configuration.consumer.groupInstanceID {
+            logger.warning("static member \(id) stops without leaving the group: its partitions wait up to kafka.session-timeout "
+                + "(\(Int(configuration.consumer.sessionTimeout.inSeconds)) s) for another worker unless it starts again with the same id")
+        }
         let consumer = consumerBox.withLock { $0 }
         logger.info("worker draining", metadata: ["worker.in_flight": String(dispatcher.inFlightCount)])
         dispatcher.giveBackHeld()
@@ -207,7 +211,16 @@ public final class WorkerService: KafkaConsumerDelegate {
     }
 
     public func consumer(_ consumer: KafkaConsumer, didFail error: KafkaError) {
-        if error.isFatal {
+        if error.code == .fencedInstanceID, let id = configuration.consumer.groupInstanceID {
+            logger.critical("another worker joined the group with this worker's kafka.instance-id \(id): give every worker its own (a StatefulSet pod name)")
+            setReady(false)
+            fatalHandler(error)
+        } else if error.code == .inconsistentGroupProtocol {
+            logger.critical("the group's workers use the other kafka.rebalance protocol (\(configuration.consumer.rebalancing.rawValue) here): "
+                + "every worker of a group must use the same one; change it with the whole group stopped")
+            setReady(false)
+            fatalHandler(error)
+        } else if error.isFatal {
             logger.error("fatal kafka error", metadata: ["error": "\(error)"])
             setReady(false)
             fatalHandler(error)
