@@ -18,6 +18,8 @@ enum BenchArea: String, CaseIterable, Sendable {
     case worker
     /// The worker's own time and end-to-end latency at 10–75 % of the embedded pipeline's maximum rate.
     case latency
+    /// Calls through `callpush run` processes while the consumer group changes (`scripts/group-changes.py`).
+    case groups
     /// Resident memory of `callpush run` processes (idle, 10 000 events in flight, a steady run with faults) and of
     /// this process across repeated in-process pipeline runs.
     case memory
@@ -37,6 +39,7 @@ enum BenchArea: String, CaseIterable, Sendable {
         case .pipeline: "events/s through the embedded pipeline vs min(Kafka consume, APNs client) rates"
         case .worker: "callpush run as a process: CPU/event vs client + consumer + producer parts; events/s vs min(consume, client)"
         case .latency: "worker's own time and end-to-end p50/p99 at 10, 25, 50, 75 % of the pipeline's maximum rate"
+        case .groups: "calls while the group changes: p99 of partitions that do not move vs steady; moved partitions' wait after a SIGKILL vs session timeout"
         case .memory: "callpush run RSS idle, peak at 10k events in flight, flatness at 1000 events/s with faults; RSS across in-process pipeline runs"
         }
     }

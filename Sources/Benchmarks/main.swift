@@ -54,6 +54,7 @@ for area in options.areas {
     case .pipeline: result.merge(await PipelineArea.run(options, references: result))
     case .worker: result.merge(await WorkerArea.run(options))
     case .latency: result.merge(await LatencyArea.run(options))
+    case .groups: result.merge(await GroupsArea.run(options))
     case .memory: result.merge(await MemoryArea.run(options))
     }
 }
