@@ -12,7 +12,7 @@ enum RunSettings {
         OptionSpec("kafka.brokers", .string, "Kafka bootstrap servers, HOST:PORT[,…] (required)"),
         OptionSpec("kafka.group", .string, default: "callpush", "consumer group shared by every worker"),
         OptionSpec("kafka.client-id", .string, "client id of this process (default: callpush-<hostname>)"),
-        OptionSpec("kafka.session-timeout", .number(6...300), default: "10", "seconds before a silent (crashed) worker loses its partitions; a crashed worker's restart holds the group's calls up to this long"),
+        OptionSpec("kafka.session-timeout", .number(6...300), default: "10", "seconds before a silent (crashed) worker loses its partitions: its calls wait this long for a new owner"),
         OptionSpec("kafka.rebalance", .choice(KafkaConsumerConfiguration.Rebalancing.allCases.map(\.rawValue)), default: "cooperative", "group protocol: cooperative moves only the partitions that change owner (the others never stop); eager stops every partition at each change. Every worker of a group must use the same one"),
         OptionSpec("kafka.instance-id", .string, "static group membership (group.instance.id): a name that stays with the worker across restarts, e.g. the StatefulSet pod name; unique per worker"),
         OptionSpec("kafka.calls-topic", .string, default: "calls", "topic of incoming call events"),
