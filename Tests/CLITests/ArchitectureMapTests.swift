@@ -38,4 +38,24 @@ import Testing
         let steps = map.split(separator: "\n").filter { $0.range(of: #"^\d+\. "#, options: .regularExpression) != nil }
         #expect((4...8).contains(steps.count), "the event's path has \(steps.count) steps")
     }
+
+    /// The threads table names each thread as the code names it (`ThreadName.setCurrent`), and every thread the code
+    /// names is in the table.
+    @Test func threadNamesMatchTheCode() throws {
+        let map = try String(contentsOf: Self.root.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+        let table = map.components(separatedBy: "## Threads")[1].components(separatedBy: "\n## ")[0]
+        let named = try NSRegularExpression(pattern: #"ThreadName\.setCurrent\("([a-z0-9-]+)(\\\()?"#)
+        var codeNames: Set<String> = []
+        for match in named.matches(in: Self.sources, range: NSRange(Self.sources.startIndex..., in: Self.sources)) {
+            let name = String(Self.sources[Range(match.range(at: 1), in: Self.sources)!])
+            codeNames.insert(match.range(at: 2).location == NSNotFound ? name : name + "<n>")
+        }
+        #expect(codeNames.count >= 5, "\(codeNames)")
+        for name in codeNames { #expect(table.contains("`\(name)`"), "ARCHITECTURE.md's threads table lacks `\(name)`") }
+        let quoted = try NSRegularExpression(pattern: #"^\| [^|]*\(`([a-z0-9<>-]+)`"#, options: .anchorsMatchLines)
+        for match in quoted.matches(in: table, range: NSRange(table.startIndex..., in: table)) {
+            let name = String(table[Range(match.range(at: 1), in: table)!])
+            #expect(codeNames.contains(name), "ARCHITECTURE.md names a thread `\(name)` the code does not name")
+        }
+    }
 }
