@@ -14,7 +14,8 @@ with the Java client's murmur2 partitioner; the workers run with receipts and `-
 partition moved in a phase when a worker logged its assignment or revocation during it.
 librdkafka's mock broker (2.0.2, the embedded default) waits session timeout - 1 s in every join: that part of a
 moved partition's wait is the broker's. The last line is JSON, for `callpush-bench`.
-BIN picks the binary (default .build/release/callpush).
+BIN picks the binary (default .build/release/callpush); CLUSTER=newer runs the workers against the mock cluster of
+the librdkafka PyPI's confluent-kafka wheel bundles (scripts/kafka-mock-newer.py) instead.
 """
 import collections
 import json
@@ -31,6 +32,10 @@ import uuid
 from datetime import datetime
 
 BIN = os.environ.get("BIN", ".build/release/callpush")
+# CLUSTER=newer: the newer librdkafka's mock cluster (scripts/kafka-mock-newer.py, run by PYTHON) instead of
+# `callpush kafka-mock` (librdkafka 2.0.2's); the workers' client is callpush's 2.0.2 either way.
+CLUSTER = os.environ.get("CLUSTER", "callpush")
+PYTHON = os.environ.get("PYTHON", ".build/python/bin/python3")
 RATE = int(os.environ.get("RATE", "200"))
 PARTITIONS = 6
 SESSION_TIMEOUT = "6"
@@ -76,8 +81,11 @@ class Bed:
         subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out",
                         self.key], check=True, stderr=subprocess.DEVNULL)
         topics = "calls,calls.retry.1s,calls.retry.2s,calls.dlq,apns.tokens.invalidated,calls.outcomes"
-        self.brokers = self.first_line(self.spawn("kafka", [BIN, "kafka-mock", "--partitions", str(PARTITIONS),
-                                                            "--topics", topics])[1])
+        cluster = [BIN, "kafka-mock"]
+        if CLUSTER == "newer":
+            cluster = [PYTHON, os.path.join(os.path.dirname(os.path.abspath(__file__)), "kafka-mock-newer.py")]
+        self.brokers = self.first_line(self.spawn("kafka", cluster + ["--partitions", str(PARTITIONS),
+                                                                      "--topics", topics])[1])
         self.apns, apns_log = self.spawn("apns", [BIN, "mock-apns", "--latency-ms", "5", "--key-file", self.key,
                                                   "--key-id", KEY_ID, "--team-id", TEAM_ID, "--record", "1000000"])
         self.apns_log = apns_log
@@ -309,8 +317,9 @@ def report(rebalance, bed, traffic, phases, phase_seconds):
         elif push_type == 1 and call in hung_up:
             rang_after += 1
     steady_p99 = rows[0]["kept"]["p99_ms"] or 0
+    cluster = "the newer librdkafka's mock cluster" if CLUSTER == "newer" else "librdkafka 2.0.2's mock cluster"
     print(f"group changes, {rebalance} rebalancing, {RATE} incoming calls/s, {PARTITIONS} partitions, session timeout "
-          f"{SESSION_TIMEOUT} s (librdkafka's mock cluster)")
+          f"{SESSION_TIMEOUT} s ({cluster})")
     print(f"{'phase':22} {'partitions':11} {'calls':>6} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'> 5 s':>6}")
 
     def cell(value):
@@ -326,7 +335,7 @@ def report(rebalance, bed, traffic, phases, phase_seconds):
                   f"{cell(data['p99_ms']):>7} {cell(data['max_ms']):>7} {data['over_5s']:6d}")
     print(f"events {len(traffic.events)}, lost {lost}, duplicate receipts {duplicates}, rings after hang-up "
           f"{rang_after}; steady p99 {steady_p99} ms")
-    print(json.dumps({"rebalance": rebalance, "phases": rows, "lost": lost, "duplicates": duplicates,
+    print(json.dumps({"rebalance": rebalance, "cluster": CLUSTER, "phases": rows, "lost": lost, "duplicates": duplicates,
                       "rings_after_hang_up": rang_after, "events": len(traffic.events)}))
 
 
