@@ -125,68 +125,6 @@ import Testing
         print("group test \(departure): deliveries \(deliveries) duplicates \(duplicates) handed over \(handedOver) in flight at departure \(inFlightAtDeparture)")
     }
 
-    /// Cooperative rebalancing with a companion topic (as the worker's retry tiers go with the calls topic): when a
-    /// second member joins, the first gives up only the partitions that move, each with its companion partition of
-    /// the same number, and never stops the others: it receives messages of the partitions it keeps while the group
-    /// rebalances. Every assignment holds partition p of both topics or neither; the companion's offsets are
-    /// committed through the group, so a member taking it over starts where the previous owner finished.
-    @Test func cooperativeRebalancingMovesOnlyWhatChangesAndKeepsCompanionsTogether() async throws {
-        let partitions: Int32 = 4
-        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: partitions)
-        defer { cluster.close() }
-        let companion = KafkaTestSupport.uniqueName("calls.retry")
-        try cluster.createTopic(companion, partitions: Int(partitions))
-        let first = RecordingDelegate.completingImmediately()
-        let second = RecordingDelegate.completingImmediately()
-        let registry2 = MetricsRegistry()
-        func member(_ delegate: RecordingDelegate, metrics: MetricsRegistry = MetricsRegistry()) throws -> KafkaConsumer {
-            try KafkaConsumer(topics: [topic], companionTopics: [companion],
-                              configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
-                              delegate: delegate, logger: KafkaTestSupport.logger, metrics: metrics)
-        }
-        func coLocated(_ owned: some Sequence<KafkaTopicPartition>) -> Bool {
-            let byTopic = Dictionary(grouping: owned, by: \.topic).mapValues { Set($0.map(\.partition)) }
-            return byTopic[topic, default: []] == byTopic[companion, default: []]
-        }
-        let consumer1 = try member(first)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { consumer1.assignment.count == 2 * Int(partitions) })
-        #expect(try await KafkaTestSupport.produce(cluster, topic: companion, count: 400, partitions: partitions) == 0)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { first.receivedCount >= 400 })
-        try await Task.sleep(for: .seconds(1))  // auto-commit (200 ms) commits the companion's offsets
-
-        // A steady trickle into every calls partition while member 2 joins.
-        let producing = Task {
-            var next = 0
-            while !Task.isCancelled {
-                _ = try? await KafkaTestSupport.produce(cluster, topic: topic, count: 8, partitions: partitions, startingAt: next)
-                next += 8
-                try? await Task.sleep(for: .milliseconds(50))
-            }
-        }
-        let consumer2 = try member(second, metrics: registry2)
-        let split = await KafkaTestSupport.waitUntil(timeout: .seconds(40)) {
-            consumer1.assignment.count == Int(partitions) && consumer2.assignment.count == Int(partitions)
-        }
-        producing.cancel()
-        _ = await producing.value
-        #expect(split, "assignments \(consumer1.assignment) / \(consumer2.assignment)")
-        #expect(coLocated(consumer1.assignment) && coLocated(consumer2.assignment),
-                "\(consumer1.assignment) / \(consumer2.assignment)")
-        #expect(Set(consumer1.assignment).isDisjoint(with: consumer2.assignment))
-        let revoked = first.snapshot.withLock { $0.revoked.flatMap { $0 } }
-        #expect(Set(revoked) == Set(consumer2.assignment), "member 1 gave up exactly what member 2 took: \(revoked)")
-        #expect(first.snapshot.withLock { $0.assigned.dropFirst().allSatisfy(\.isEmpty) }, "member 1 was never assigned anew")
-        // Member 2 started the companion partitions it took where member 1 had committed: it reads none of the 400.
-        #expect(!second.received.contains { $0.topic == companion })
-        // The first call of each calls partition member 2 took had its wait observed (the companion's are not).
-        let observed = await KafkaTestSupport.waitUntil(timeout: .seconds(10)) {
-            ExpositionSeries.value("callpush_kafka_assignment_wait_seconds_count", in: registry2.exposition()) == Double(partitions / 2)
-        }
-        #expect(observed, "\(ExpositionSeries.value("callpush_kafka_assignment_wait_seconds_count", in: registry2.exposition()) ?? -1)")
-        await consumer2.close()
-        await consumer1.close()
-    }
-
     /// Member 1 finishes batch 2 only when the rebalance member 2's join starts revokes its partitions, so the
     /// commit it makes on the revoke comes while the group rebalances, and the mock refuses it: the partitions that
     /// move are read again from batch 2 on by member 2, and member 1's `callpush_kafka_uncommitted_handed_over_total`
@@ -304,6 +242,68 @@ import Testing
         }
         #expect(split, "the revoke did not return once its in-flight work was completed")
         #expect(delegate.revokeStarted.withLock { $0 } != nil)
+        await consumer2.close()
+        await consumer1.close()
+    }
+
+    /// Cooperative rebalancing with a companion topic (as the worker's retry tiers go with the calls topic): when a
+    /// second member joins, the first gives up only the partitions that move, each with its companion partition of
+    /// the same number, and never stops the others: it receives messages of the partitions it keeps while the group
+    /// rebalances. Every assignment holds partition p of both topics or neither; the companion's offsets are
+    /// committed through the group, so a member taking it over starts where the previous owner finished.
+    @Test func cooperativeRebalancingMovesOnlyWhatChangesAndKeepsCompanionsTogether() async throws {
+        let partitions: Int32 = 4
+        let (cluster, topic, group) = try KafkaTestSupport.groupCluster(partitions: partitions)
+        defer { cluster.close() }
+        let companion = KafkaTestSupport.uniqueName("calls.retry")
+        try cluster.createTopic(companion, partitions: Int(partitions))
+        let first = RecordingDelegate.completingImmediately()
+        let second = RecordingDelegate.completingImmediately()
+        let registry2 = MetricsRegistry()
+        func member(_ delegate: RecordingDelegate, metrics: MetricsRegistry = MetricsRegistry()) throws -> KafkaConsumer {
+            try KafkaConsumer(topics: [topic], companionTopics: [companion],
+                              configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
+                              delegate: delegate, logger: KafkaTestSupport.logger, metrics: metrics)
+        }
+        func coLocated(_ owned: some Sequence<KafkaTopicPartition>) -> Bool {
+            let byTopic = Dictionary(grouping: owned, by: \.topic).mapValues { Set($0.map(\.partition)) }
+            return byTopic[topic, default: []] == byTopic[companion, default: []]
+        }
+        let consumer1 = try member(first)
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { consumer1.assignment.count == 2 * Int(partitions) })
+        #expect(try await KafkaTestSupport.produce(cluster, topic: companion, count: 400, partitions: partitions) == 0)
+        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { first.receivedCount >= 400 })
+        try await Task.sleep(for: .seconds(1))  // auto-commit (200 ms) commits the companion's offsets
+
+        // A steady trickle into every calls partition while member 2 joins.
+        let producing = Task {
+            var next = 0
+            while !Task.isCancelled {
+                _ = try? await KafkaTestSupport.produce(cluster, topic: topic, count: 8, partitions: partitions, startingAt: next)
+                next += 8
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        let consumer2 = try member(second, metrics: registry2)
+        let split = await KafkaTestSupport.waitUntil(timeout: .seconds(40)) {
+            consumer1.assignment.count == Int(partitions) && consumer2.assignment.count == Int(partitions)
+        }
+        producing.cancel()
+        _ = await producing.value
+        #expect(split, "assignments \(consumer1.assignment) / \(consumer2.assignment)")
+        #expect(coLocated(consumer1.assignment) && coLocated(consumer2.assignment),
+                "\(consumer1.assignment) / \(consumer2.assignment)")
+        #expect(Set(consumer1.assignment).isDisjoint(with: consumer2.assignment))
+        let revoked = first.snapshot.withLock { $0.revoked.flatMap { $0 } }
+        #expect(Set(revoked) == Set(consumer2.assignment), "member 1 gave up exactly what member 2 took: \(revoked)")
+        #expect(first.snapshot.withLock { $0.assigned.dropFirst().allSatisfy(\.isEmpty) }, "member 1 was never assigned anew")
+        // Member 2 started the companion partitions it took where member 1 had committed: it reads none of the 400.
+        #expect(!second.received.contains { $0.topic == companion })
+        // The first call of each calls partition member 2 took had its wait observed (the companion's are not).
+        let observed = await KafkaTestSupport.waitUntil(timeout: .seconds(10)) {
+            ExpositionSeries.value("callpush_kafka_assignment_wait_seconds_count", in: registry2.exposition()) == Double(partitions / 2)
+        }
+        #expect(observed, "\(ExpositionSeries.value("callpush_kafka_assignment_wait_seconds_count", in: registry2.exposition()) ?? -1)")
         await consumer2.close()
         await consumer1.close()
     }
