@@ -18,7 +18,7 @@ extension KafkaConsumer {
         let partitions = withCompanions(RDKafkaTopicPartitionList.elements(of: list).map(\.topicPartition))
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
-            assign(partitions)
+            assign(partitions, list: list)
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             revoke(partitions, lost: rd_kafka_assignment_lost(handle.pointer) != 0)
             unassign(partitions)
@@ -40,7 +40,7 @@ extension KafkaConsumer {
 
     private var isCooperative: Bool { rd_kafka_rebalance_protocol(handle.pointer).map { String(cString: $0) } == "COOPERATIVE" }
 
-    private func assign(_ partitions: [KafkaTopicPartition]) {
+    private func assign(_ partitions: [KafkaTopicPartition], list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) {
         // A partition this member just gave back and now gets again starts where this member had finished, not at
         // the committed offset: commits made while the group rebalanced may have been refused (librdkafka's mock
         // broker refuses every commit until the rebalance completes), and nobody owned it in between (eager). What it
@@ -68,7 +68,8 @@ extension KafkaConsumer {
                 report(KafkaError.consuming(error))
             }
         } else {
-            let err = rd_kafka_assign(handle.pointer, assignment.pointer)
+            // Eager: librdkafka's own list when nothing resumes (as it gave it), else one with the resume offsets.
+            let err = rd_kafka_assign(handle.pointer, resumed.isEmpty ? list : assignment.pointer)
             if err != RD_KAFKA_RESP_ERR_NO_ERROR {
                 report(KafkaError.rdKafka(err, reason: "assign failed: \(String(cString: rd_kafka_err2str(err)))"))
             }
