@@ -11,7 +11,7 @@ APT_BUILD := pkg-config librdkafka-dev libnghttp2-dev libssl-dev ca-certificates
 # package (aioapns) goes into a venv made from Debian's python3 that also sees its packages. Tests run the first
 # python3 that imports what they need (TestSupport/PythonInterpreter.swift: $$CALLPUSH_PYTHON, the venv, python3 on
 # PATH, /usr/bin/python3).
-APT_TEST := curl kcat nghttp2-client nghttp2-server prometheus openssl python3 python3-venv python3-jwt python3-cryptography python3-yaml python3-kafka python3-lz4
+APT_TEST := curl kcat nghttp2-client nghttp2-server prometheus openssl python3 python3-venv python3-jwt python3-cryptography python3-yaml python3-jsonschema python3-kafka python3-lz4
 PYTHON_VENV := .build/python
 PIP_TEST := aioapns
 IMAGE ?= callpush:local

@@ -60,18 +60,14 @@ enum ReferenceEventDecoder {
                 guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else {
                     throw Failure("wrong_type:" + name)
                 }
+                // A whole number too large for Int64 saturates: it is out of the field's range, not of the wrong type.
                 let type = String(cString: number.objCType)
                 if type == "d" || type == "f" {
                     let double = number.doubleValue
-                    guard double.rounded(.towardZero) == double, double.magnitude <= 9_007_199_254_740_992 else {
-                        throw Failure("wrong_type:" + name)
-                    }
-                    return Int64(double)
+                    guard double.rounded(.towardZero) == double else { throw Failure("wrong_type:" + name) }
+                    return double >= 0x1p63 ? .max : double < -0x1p63 ? .min : Int64(double)
                 }
-                if type == "Q" { throw Failure("wrong_type:" + name) }
-                let int = number.int64Value
-                guard int.magnitude <= 9_007_199_254_740_992 else { throw Failure("wrong_type:" + name) }
-                return int
+                return type == "Q" ? .max : number.int64Value
             }
             func dictionary(_ value: Any?, _ name: String) throws -> [String: Any]? {
                 guard let value, !(value is NSNull) else { return nil }

@@ -9,7 +9,8 @@ import APNs
 ///   absent or `null` → `missing_field:<name>`, not a string → `wrong_type:<name>`, `event_id`/`call_id`/`topic`
 ///   empty → `empty_field:<name>`.
 /// - `created_at` (required) and `ring_timeout_s` (optional, default
-///   ``Configuration/defaultRingTimeout``): whole numbers (`30`, `30.0`, `3e1` alike) of magnitude ≤ 2^53.
+///   ``Configuration/defaultRingTimeout``): whole numbers (`30`, `30.0`, `3e1` alike); one outside the field's range,
+///   however large, is `bad_created_at` / `bad_ring_timeout`.
 /// - optional: `caller {name,id}`, `alert {title,subtitle,body}`, `category`, `sound`, `custom {}`; `null` is the
 ///   same as absent; unknown keys inside `caller`/`alert` are ignored.
 /// - `custom` is kept as raw JSON members (validated), duplicates resolved last-wins.
@@ -344,7 +345,7 @@ public struct CallEventDecoder: Sendable {
     }
 
     private static func integer(_ slot: Slot, _ name: String) throws(EventDecodingError) -> Int64 {
-        guard case .number(let number) = slot, let value = number.exactInteger else {
+        guard case .number(let number) = slot, let value = number.wholeNumber else {
             throw EventDecodingError(.wrongType(name), "\(name) must be a whole number")
         }
         return value

@@ -24,12 +24,12 @@ public struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvert
         static let unknownEnvironment = Self(rawValue: "unknown_environment")
         /// `ring_timeout_s` is outside the configured range.
         static let badRingTimeout = Self(rawValue: "bad_ring_timeout")
-        /// `created_at` is negative.
+        /// `created_at` is negative or later than 9999-12-31 (``CallEvent/latestCreatedAtMilliseconds``).
         static let badCreatedAt = Self(rawValue: "bad_created_at")
 
         /// A required field is absent or null.
         static func missingField(_ path: String) -> Self { Self(rawValue: "missing_field:" + path) }
-        /// A field has the wrong JSON type (integers must be whole numbers with magnitude ≤ 2^53).
+        /// A field has the wrong JSON type (integers must be whole numbers).
         static func wrongType(_ path: String) -> Self { Self(rawValue: "wrong_type:" + path) }
         /// A required string field is empty.
         static func emptyField(_ path: String) -> Self { Self(rawValue: "empty_field:" + path) }

@@ -14,19 +14,19 @@ enum JSONNumber: Sendable, Equatable {
     /// Anything else, as the nearest finite Double.
     case double(Double)
 
-    /// The value when it is a whole number with magnitude at most 2^53 (exact in a Double), else nil.
-    var exactInteger: Int64? {
+    /// The value when it is a whole number, saturated to Int64's range (`1e300` is `Int64.max`), else nil: a whole
+    /// number too large for a field is out of that field's range, not of the wrong type.
+    var wholeNumber: Int64? {
         switch self {
         case .integer(let value):
-            return value.magnitude <= JSONNumber.maximumExactInteger ? value : nil
+            return value
         case .double(let value):
-            guard value.rounded(.towardZero) == value, value.magnitude <= Double(JSONNumber.maximumExactInteger)
-            else { return nil }
+            guard value.rounded(.towardZero) == value else { return nil }
+            if value >= 0x1p63 { return .max }
+            if value < -0x1p63 { return .min }
             return Int64(value)
         }
     }
-
-    static let maximumExactInteger: UInt64 = 1 << 53
 }
 
 /// A strict RFC 8259 scanner over UTF-8 bytes, for hand-written decoders of fixed shapes.
