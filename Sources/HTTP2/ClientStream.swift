@@ -11,6 +11,8 @@ final class ClientStream {
     var status = 0
     var headers = HTTP2RawHeaderBlock()
     var responseBody: [UInt8] = []
+    /// Bytes of response header fields and body received so far.
+    var responseBytes = 0
 
     /// A stream for `submission`; no deadline is `UInt64.max`.
     init(_ submission: HTTP2Submission) {

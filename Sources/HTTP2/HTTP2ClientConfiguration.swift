@@ -29,6 +29,11 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// closes. A client has 2³⁰ odd stream ids; at tens of thousands of requests a second one connection uses them up
     /// in hours, and nghttp2 then refuses every new stream. Default: 2³¹ − 2²¹ (about a million ids left).
     package var retirementStreamID: Int32 = Int32.max - (1 << 21)
+    /// The largest response accepted on one stream, header fields and body together; it is also advertised as
+    /// SETTINGS_MAX_HEADER_LIST_SIZE. A peer that sends more is broken or hostile: the connection closes with
+    /// `protocolError` and its requests fail as a lost connection (APNs answers in a few hundred bytes).
+    /// Default: 64 KiB.
+    package var maximumResponseSize = 65_536
     /// The first stream id the connection uses (tests start near ``retirementStreamID``). Default: 1.
     package var firstStreamID: Int32 = 1
 

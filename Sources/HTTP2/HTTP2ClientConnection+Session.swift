@@ -30,6 +30,8 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: 1000),
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue),
                                    value: UInt32(clamping: configuration.initialWindowSize)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
+                                   value: UInt32(clamping: configuration.maximumResponseSize)),
         ]
         nghttp2_submit_settings(newSession, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count)
         nghttp2_session_set_local_window_size(newSession, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0,
@@ -44,7 +46,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         let consumed = nghttp2_session_mem_recv(session, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                                 bytes.count)
         if consumed < 0 {
-            closeError = HTTP2Error(.protocolError, reason: nghttp2ErrorText(consumed))
+            if closeError == nil { closeError = HTTP2Error(.protocolError, reason: nghttp2ErrorText(consumed)) }
             return false
         }
         return true
@@ -175,6 +177,19 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
             stream.completion(.failure(HTTP2Error(.notProcessed, reason: "connection retired: stream ids used up")))
         }
         transport?.scheduleFlush()
+    }
+
+    /// Counts `count` more bytes of `stream`'s response (header fields or body); false, with the connection's close
+    /// error set, once the response passes ``HTTP2ClientConfiguration/maximumResponseSize``: the callback then fails
+    /// and nghttp2 ends the session, so a peer that floods one answer costs its connection, not the client's memory.
+    func admitResponseBytes(_ count: Int, of stream: ClientStream) -> Bool {
+        stream.responseBytes += count
+        guard stream.responseBytes > configuration.maximumResponseSize else { return true }
+        if closeError == nil {
+            closeError = HTTP2Error(.protocolError,
+                                    reason: "response on stream \(stream.streamID) over \(configuration.maximumResponseSize) bytes")
+        }
+        return false
     }
 
     func didCloseStream(_ stream: ClientStream, errorCode: UInt32) {
@@ -319,6 +334,10 @@ private let clientOnHeader: nghttp2_on_header_callback = { session, frame, name,
             return
         }
         if nameLength == 0 || name[0] == UInt8(ascii: ":") { return }
+        guard clientConnection(userData).admitResponseBytes(nameLength + valueLength, of: stream) else {
+            result = NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+            return
+        }
         stream.headers.append(name: name, nameLength: nameLength, value: value, valueLength: valueLength)
     }
     return result
@@ -326,8 +345,15 @@ private let clientOnHeader: nghttp2_on_header_callback = { session, frame, name,
 
 private let clientOnDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, userData in
     guard let data, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
-    withClientStream(session, streamID) { $0.responseBody.append(contentsOf: UnsafeBufferPointer(start: data, count: length)) }
-    return 0
+    var result: Int32 = 0
+    withClientStream(session, streamID) { stream in
+        guard clientConnection(userData).admitResponseBytes(length, of: stream) else {
+            result = NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+            return
+        }
+        stream.responseBody.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+    }
+    return result
 }
 
 private let clientOnStreamClose: nghttp2_on_stream_close_callback = { session, streamID, errorCode, userData in
