@@ -1,7 +1,7 @@
 # callpush: two commands on a fresh Debian 12 machine with Swift installed:
 #   make demo   installs missing apt packages, builds release, runs the whole pipeline on the embedded default
 #   make test   installs what the tests need, runs the whole test suite
-# and, for the container image (docker or podman; see README "Container image"):
+# and, for the container image (docker or podman; see docs/operations.md "Container image"):
 #   make image        builds Deploy/Dockerfile as $(IMAGE), without a registry if none is reachable
 #   make test-image   runs it for real: demo, a worker against kafka-mock + mock-apns containers, health, stop
 SHELL := /bin/bash

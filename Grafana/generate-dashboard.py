@@ -5,7 +5,7 @@ The JSON is the deployed artefact; this script is its source so that layout stay
 `python3 Grafana/generate-dashboard.py`, commit both. `--check` exits 1 when the JSON is out of date.
 
 Layout (top to bottom): SLO overview -> APNs (RED + saturation) -> Kafka consumption -> outcomes -> latency.
-Every query uses metrics callpush exports (README "Observability") and Prometheus' `up`; a test checks it.
+Every query uses metrics callpush exports (docs/operations.md "Observability") and Prometheus' `up`; a test checks it.
 """
 import json
 import pathlib

@@ -3,10 +3,10 @@ import TestSupport
 import Testing
 @preconcurrency import Glibc
 
-/// The deployment assets (Deploy/, Grafana/) checked against the real `callpush` binary and the README:
+/// The deployment assets (Deploy/, Grafana/) checked against the real `callpush` binary and docs/operations.md:
 /// every file parses, names refer to things that exist, every CALLPUSH_* variable is a real `callpush run`
 /// setting, the Kubernetes grace period covers the drain, promtool accepts the rules and their unit tests, and
-/// every metric the dashboard and the alerts query is documented in the README and actually exported.
+/// every metric the dashboard and the alerts query is documented in docs/operations.md and actually exported.
 @Suite struct DeployAssetsTests {
     // MARK: - Files
 
@@ -71,11 +71,11 @@ import Testing
         }
     }
 
-    /// The README's "Observability" table: metric name → type.
-    static func readmeMetrics() throws -> [String: String] {
-        let readme = try text("README.md")
-        guard let start = readme.range(of: "## Observability") else { return [:] }
-        let section = readme[start.upperBound...]
+    /// The "Observability" table of docs/operations.md: metric name → type.
+    static func documentedMetrics() throws -> [String: String] {
+        let operations = try text("docs/operations.md")
+        guard let start = operations.range(of: "\n## Observability\n") else { return [:] }
+        let section = operations[start.upperBound...]
         let end = section.range(of: "\n## ").map { section[..<$0.lowerBound] } ?? section
         var metrics: [String: String] = [:]
         for line in end.split(separator: "\n") where line.hasPrefix("| `callpush_") || line.hasPrefix("| `process_") {
@@ -427,9 +427,9 @@ import Testing
     static func freePort() -> Int { FreePort.next() }
 
     @Test func everyQueriedMetricIsDocumentedAndExported() throws {
-        let readme = try Self.readmeMetrics()
-        #expect(readme.count >= 20, "README Observability table: \(readme.count) metrics")
-        let histograms = Set(readme.filter { $0.value == "histogram" }.keys)
+        let documented = try Self.documentedMetrics()
+        #expect(documented.count >= 20, "docs/operations.md Observability table: \(documented.count) metrics")
+        let histograms = Set(documented.filter { $0.value == "histogram" }.keys)
 
         var queried: [String: Set<String>] = [:]  // family → where
         for expression in try Self.dashboardExpressions() {
@@ -448,22 +448,22 @@ import Testing
 
         let (exported, expositions) = try Self.exportedFamilies()
         for (family, users) in queried.sorted(by: { $0.key < $1.key }) where family != "up" {
-            #expect(readme[family] != nil, "\(family) (used by \(users.sorted())) is not in the README Observability table")
+            #expect(documented[family] != nil, "\(family) (used by \(users.sorted())) is not in the docs/operations.md Observability table")
             #expect(exported.contains(family), "\(family) (used by \(users.sorted())) is not in any exposition")
         }
         // Every documented metric is exported (series are registered up front, so 0 shows, not nothing).
-        let missing = Set(readme.keys).subtracting(exported)
-        #expect(missing.isEmpty, "README metrics not exported by demo/run: \(missing.sorted())")
+        let missing = Set(documented.keys).subtracting(exported)
+        #expect(missing.isEmpty, "documented metrics not exported by demo/run: \(missing.sorted())")
         // Documented types match the exposition's TYPE lines.
         for exposition in expositions {
             for line in exposition.split(separator: "\n") where line.hasPrefix("# TYPE callpush_") || line.hasPrefix("# TYPE process_") {
                 let parts = line.split(separator: " ")
-                if let documented = readme[String(parts[2])] { #expect(documented == String(parts[3]), "\(line) vs README \(documented)") }
+                if let type = documented[String(parts[2])] { #expect(type == String(parts[3]), "\(line) vs docs/operations.md \(type)") }
             }
         }
-        // Exported but undocumented families are printed for the record (the README table says "at least").
-        let undocumented = exported.subtracting(readme.keys).sorted()
-        if !undocumented.isEmpty { print("DeployAssetsTests: exported but not in the README table: \(undocumented)") }
+        // Exported but undocumented families are printed for the record.
+        let undocumented = exported.subtracting(documented.keys).sorted()
+        if !undocumented.isEmpty { print("DeployAssetsTests: exported but not in the docs/operations.md table: \(undocumented)") }
     }
 
     // MARK: - Demo secrets

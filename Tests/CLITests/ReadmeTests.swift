@@ -1,13 +1,21 @@
 import Foundation
 import Testing
 
-/// The README documents what the binary really offers: every command, and every setting of `callpush run` with
-/// its variable and default.
+/// The README and docs/operations.md document what the binary really offers: the README has a section for every
+/// command and stays short; docs/operations.md has every setting of `callpush run` with its variable and default.
 @Suite struct ReadmeTests {
-    static let readme: String = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
-    }()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static func text(_ relative: String) -> String {
+        (try? String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)) ?? ""
+    }
+
+    static let readme = text("README.md")
+    static let operations = text("docs/operations.md")
+
+    /// The longest README a newcomer reads through; the details live in docs/.
+    static let maximumReadmeLines = 300
 
     @Test func everyCommandHasASection() throws {
         let overview = try CallpushProcess.run(["--help"])
@@ -24,6 +32,7 @@ import Testing
 
     @Test func everyRunSettingIsInTheConfigurationTable() throws {
         let help = try CallpushProcess.run(["run", "--help"]).stdout
+        let rows = Self.operations.split(separator: "\n").filter { $0.hasPrefix("| `") }
         var checked = 0
         for line in help.split(separator: "\n") {
             guard let flag = line.split(separator: " ").first(where: { $0.hasPrefix("--") }),
@@ -34,12 +43,12 @@ import Testing
             let name = String(flag.dropFirst(2))
             guard let dash = name.firstIndex(of: "-") else { continue }
             let key = name[..<dash] + "." + name[name.index(after: dash)...]
-            let row = Self.readme.split(separator: "\n").first { $0.hasPrefix("| `\(key)` |") }
-            #expect(row != nil, "README configuration table lacks \(key)")
-            #expect(row?.contains("`\(variable)`") == true, "README row of \(key) lacks \(variable)")
+            let row = rows.first { $0.hasPrefix("| `\(key)` |") }
+            #expect(row != nil, "docs/operations.md configuration table lacks \(key)")
+            #expect(row?.contains("`\(variable)`") == true, "docs/operations.md row of \(key) lacks \(variable)")
             if let range = line.range(of: #"\[default: [^\]]+\]"#, options: .regularExpression) {
                 let value = line[range].dropFirst("[default: ".count).dropLast()
-                #expect(row?.contains("`\(value)`") == true, "README row of \(key) lacks its default \(value)")
+                #expect(row?.contains("`\(value)`") == true, "docs/operations.md row of \(key) lacks its default \(value)")
             }
             checked += 1
         }
@@ -50,5 +59,11 @@ import Testing
         let start = Self.readme.prefix(2_000)
         #expect(start.contains("make demo"))
         #expect(start.contains("make test"))
+    }
+
+    @Test func theReadmeIsShort() {
+        let lines = Self.readme.utf8.filter { $0 == UInt8(ascii: "\n") }.count  // as `wc -l` counts
+        #expect(!Self.readme.isEmpty)
+        #expect(lines <= Self.maximumReadmeLines, "README.md has \(lines) lines, at most \(Self.maximumReadmeLines)")
     }
 }

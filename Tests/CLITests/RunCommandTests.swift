@@ -361,8 +361,8 @@ import Testing
     }
 
     /// `run` opens its APNs connections at start, before any call arrives, and the first call goes out on them: no
-    /// connect or TLS handshake on its path (README "Running in production"); with `--apns-connect-at-start none`
-    /// they open at the first call, as a library client's do.
+    /// connect or TLS handshake on its path (docs/operations.md "APNs connections at start"); with
+    /// `--apns-connect-at-start none` they open at the first call, as a library client's do.
     @Test(arguments: ["all", "none"]) func apnsConnectionsOpenAtStart(setting: String) async throws {
         let bed = try Bed(latencyMilliseconds: 0)
         let port = FreePort.next()
@@ -398,8 +398,8 @@ import Testing
         #expect(ExpositionSeries.value(opened, in: after) == 2, "\(after)")
     }
 
-    /// librdkafka's troubleshooting switch, `--kafka-properties debug=…`, logs at `trace`: README "Logs". At `debug`
-    /// its lines stay out (they are many), at `trace` they are there with their facility.
+    /// librdkafka's troubleshooting switch, `--kafka-properties debug=…`, logs at `trace`: docs/operations.md
+    /// "Logs". At `debug` its lines stay out (they are many), at `trace` they are there with their facility.
     @Test func librdkafkaDebugContextsLogAtTrace() async throws {
         let bed = try Bed(latencyMilliseconds: 0)
         func groupStateLines(logLevel: String) async throws -> [Substring] {

@@ -191,7 +191,8 @@ final class ScaleOutBed {
 
     /// Incoming calls the workers' read-ahead let go before reading through their partition's backlog
     /// (`callpush_read_ahead_released_early_total`, both reasons), read before each SIGTERM and from the running
-    /// workers (a killed worker's are lost): where "never ring after the hang-up" is not guaranteed (README).
+    /// workers (a killed worker's are lost): where "never ring after the hang-up" is not guaranteed
+    /// (docs/operations.md, "Never ring after a hang-up").
     var readAheadReleasedEarly: Int {
         workers.keys.reduce(retiredReleasedEarly) { $0 + releasedEarly($1) }
     }

@@ -71,7 +71,8 @@ import Testing
         // About one run in 25 finds one partition's batches (values i % 6 alike) at two offsets, resent after the
         // injected errors and stored again: librdkafka's idempotent producer bumps its epoch after an
         // out-of-order-sequence answer and resends batches the broker may already hold (librdkafka issue #4953,
-        // open; README "Duplicates"), or the 2.0.2 mock broker stores a resent batch twice — not told apart (no
+        // open; docs/operations.md "At-least-once delivery and duplicates"), or the 2.0.2 mock broker stores a
+        // resent batch twice — not told apart (no
         // debug log of a failing run yet); neither is our code, so it is a known issue. Usually one batch of five
         // values; session 23's fresh-clone CI once found 143 values of one partition (every batch it had in flight,
         // up to five requests, is resent). Loss above stays a failure, and so does a record written a third time.
