@@ -9,7 +9,7 @@
 #                                                  the worker under valgrind's callgrind, counting only while the
 #                                                  events are processed (default 5 000; about 1.5 minutes); then
 #                                                  `callgrind_annotate --inclusive=yes FILE.1` (instructions per
-#                                                  event = totals ÷ EVENTS; see README "Benchmarks")
+#                                                  event = totals ÷ EVENTS; see docs/benchmarks.md)
 #                                                  SEPARATE_THREADS=yes: a file per thread (FILE.1-NN; the
 #                                                  thread's name is not recorded: tell them apart by their
 #                                                  top functions, e.g. runPollLoop for kafka-consume)

@@ -13,8 +13,7 @@ public struct APNsPriority: RawRepresentable, Hashable, Sendable, CustomStringCo
     public static let conservePower = Self(unchecked: 5)
     static let doNotAwaken = Self(unchecked: 1)
 
-    /// The header value: a literal for each of the three values (formatting the integer was about 200 instructions
-    /// per push on the event loop).
+    /// The header value: a literal for each of the three values (no integer formatting per push on the event loop).
     public var description: String {
         switch rawValue {
         case 10: "10"

@@ -73,7 +73,7 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// worker's in-flight window).
     public static let appInFlightLimit = Self("AppInFlightLimit")
 
-    /// Every reason APNs documents or has been seen sending for device pushes (facts §6).
+    /// Every reason APNs documents or has been seen sending for device pushes (docs/apns.md has the table).
     static let allDevicePushReasons: [Self] = [
         .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
         .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken, .missingTopic,

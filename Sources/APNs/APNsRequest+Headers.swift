@@ -11,8 +11,8 @@ extension APNsRequest {
     ///
     /// `:path` and `apns-id` are unique per request and `apns-collapse-id` per call, so they are never indexed: each
     /// would take a dynamic-table entry for one use, and nghttp2 finds an entry by comparing the value of every entry
-    /// with the same name (a table churned by collapse ids cost about 16k instructions of HPACK per request in the
-    /// worker, against under 4k without them). `apns-expiration` stays indexed (a second's events share it).
+    /// with the same name, so a table churned by per-request values makes HPACK several times dearer.
+    /// `apns-expiration` stays indexed (a second's events share it).
     /// `authorization` is not flagged, as Apple's newer connection article advises indexing it (the value changes at
     /// most every 20 minutes), but nghttp2's encoder sends that one header "literal never indexed" whatever the flag
     /// (it treats it as sensitive): every request carries the whole provider token, Huffman-coded again.

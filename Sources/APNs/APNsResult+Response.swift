@@ -63,7 +63,7 @@ extension APNsResult {
     }
 
     /// `String(decoding: bytes, as: UTF8.self).lowercased()`, built eight bytes at a time when the bytes are ASCII
-    /// (an `apns-unique-id` per answer: a byte loop was about 480 instructions of the event loop's work per push).
+    /// (an `apns-unique-id` per answer, on the event loop).
     private static func lowercasedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return "" }
         var ascii = true

@@ -4,7 +4,8 @@ import HTTP2
 internal import Telemetry
 import Synchronization
 
-/// Decides APNs' answer to one request, the way Apple validates (facts §2–§7), plus injected faults.
+/// Decides APNs' answer to one request, the way Apple validates (the rules are tabled in docs/apns.md), plus
+/// injected faults.
 ///
 /// Checks, in this order (the first failure answers):
 /// 1. `:method` is POST, else `405 MethodNotAllowed`.

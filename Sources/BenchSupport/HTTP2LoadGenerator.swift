@@ -160,7 +160,7 @@ final class LoadDriver: Sendable {
     let connection: HTTP2ClientConnection
     let request: HTTP2Request
     /// Sent in turn instead of `request` when not empty. Each behind a reference: copying a request out of an array
-    /// (a retain per string and array in it) cost the client about 6 % more CPU per request.
+    /// (a retain per string and array in it) would add to the client CPU per request the bench compares.
     let variants: [Variant]
     let concurrency: Int
     let limit: Int?

@@ -5,7 +5,7 @@ struct BenchRatio: Sendable {
     let name: String
     let value: Double
     let reference: Double
-    /// A target from the issue, if there is one.
+    /// The project's target for this ratio (docs/performance.md), if there is one.
     let target: BenchTarget?
 
     var ratio: Double { reference > 0 ? value / reference : 0 }

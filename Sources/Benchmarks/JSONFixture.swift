@@ -1,7 +1,7 @@
 import Foundation
 import Worker
 
-/// The design.md event shape (an incoming alert call with a caller) and what Foundation needs to decode it and
+/// A call event as docs/integration.md ("Call event") describes it (an incoming alert call with a caller) and what Foundation needs to decode it and
 /// to encode its alert payload.
 enum JSONFixture {
     static let eventJSON = #"{"event_id":"8d7f3c2e-1b4a-4f6e-9a0b-7c6d5e4f3a2b","type":"incoming","call_id":"c-42","device_token":"a1b2c3d4a1b2c3d4a1b2c3d4a1b2c3d4a1b2c3d4a1b2c3d4a1b2c3d4a1b2c3d4","push":"alert","topic":"com.example.app","environment":"production","created_at":1764489600123,"ring_timeout_s":30,"caller":{"name":"Alice","id":"u-7"}}"#

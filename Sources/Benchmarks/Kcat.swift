@@ -43,8 +43,7 @@ struct Kcat {
     }
 
     /// `kcat -L` on `topic`: the start-up and metadata time subtracted from the timed runs; the median of three
-    /// (one run alone was seen at 0.3–0.5 s instead of 10–20 ms on the loaded machine, which made kcat's rates
-    /// several times too high).
+    /// (a single run is sometimes many times slower on a loaded machine, which would inflate kcat's rates).
     func startupSeconds(brokers: String, topic: String) throws -> Double {
         var runs: [Double] = []
         for _ in 0..<3 { runs.append(try timed(["-L", "-b", brokers, "-t", topic]).seconds) }

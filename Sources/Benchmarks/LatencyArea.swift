@@ -10,12 +10,11 @@ import Worker
 /// outcome.
 ///
 /// The area runs in a `callpush-bench` process of its own with `callpush run`'s malloc arena limit
-/// (``OwnProcessArea``): it measures the worker's latency. In interleaved runs of the whole area with 2 arenas
-/// against 8 its p99 at 75 % was 240 / 21 / 91 against 12.5 / 10.8 / 22 ms, the maximum alike (31.6–34.0k against
-/// 32.9–33.1k events/s).
+/// (``OwnProcessArea``): it measures the worker's latency, and 2 arenas made its tail several times longer
+/// (docs/performance.md, "Memory allocator").
 enum LatencyArea {
     static let fractions = [0.10, 0.25, 0.50, 0.75]
-    /// The bound on the worker's own p99 at half the maximum rate.
+    /// The target bound on the worker's own p99 at half the maximum rate.
     static let workerP99Bound = 0.005
 
     static func run(_ options: BenchOptions) async -> AreaResult {

@@ -6,10 +6,9 @@ import Foundation
 /// areas stand for `callpush demo`, and would hand the area the heap of every area before it. The child's output
 /// goes to this process's; its results come back through a file (``AreaResult/lines``).
 ///
-/// Why it matters: with 2 arenas about 72 % of the pipeline's futex calls at a steady rate were glibc's arena locks
-/// (perf, session 9); the latency area's p99 at 50 % measured 9.6 / 8.2 / 9.9 ms against 7.1 / 7.4 / 8.6 ms with 8,
-/// and the kafka area's producer 0.81 / 0.77× kcat against 0.95 / 0.95× (interleaved runs, session 10) — kcat is a
-/// process of its own with glibc's default limit, while our producer shares this process with the mock cluster.
+/// Why it matters: with 2 arenas most of the pipeline's futex calls at a steady rate are glibc's arena locks, which
+/// slow both the worker's latency and our producer against kcat (a process of its own with glibc's default limit);
+/// the measurements are in docs/performance.md, "Memory allocator".
 enum OwnProcessArea {
     static func run(_ area: BenchArea, _ options: BenchOptions) -> AreaResult {
         let arenas = ProcessInfo.processInfo.environment["MALLOC_ARENA_MAX"] ?? "\(MallocArenaLimit.workerArenas)"

@@ -17,7 +17,8 @@ struct PipelineRun: Sendable {
     var p99: Double?
     var maximum: Double?
     /// Longest time, once the first outcome was final, in which no further outcome became final while some were
-    /// still missing: an intake stall shows here (session 14's resumed partitions waited up to 1 s each).
+    /// still missing: an intake stall shows here (e.g. a resumed partition fetched only when librdkafka's broker
+    /// thread wakes on its own, up to 1 s later).
     var longestStall: Double
     /// VmHWM after the run (reset just before it where the kernel allows).
     var peakKilobytes: Int?

@@ -9,15 +9,15 @@ import Telemetry
 import Worker
 
 /// Area `worker`: the real `callpush run` in a process of its own, with `callpush kafka-mock` and `callpush
-/// mock-apns` in two more, receipts on. A backlog of call events is produced beforehand (the measurement);
+/// mock-apns` in two more, receipts on. A backlog of call events is produced beforehand (the target's measurement);
 /// then the worker starts, and once its first outcomes are final its CPU time (from `/proc`) and final outcomes are
 /// read together, and again when every outcome is final: start-up and the group join are left out. Its CPU per
 /// event over that span is compared with the sum of its parts measured in this process against the same servers in
 /// the same repetition: the HTTP/2 client's CPU per request to nghttpd, the consumer's CPU per message and the
 /// producer's CPU per record (one receipt per event). Its events/s over the span is compared with the slower of the
 /// consumer's rate and APNsClient's rate against the same mock. Each repetition then runs a second worker with
-/// `--kafka-linger 5` on a fresh cluster with the same backlog (no target: what the receipts' linger costs, README
-/// "Throughput and CPU").
+/// `--kafka-linger 5` on a fresh cluster with the same backlog (no target: what the receipts' linger costs;
+/// docs/performance.md, "Producer linger").
 enum WorkerArea {
     /// The linger of the second, informational worker of each repetition, in milliseconds.
     static let longLinger = "5"

@@ -56,10 +56,9 @@ struct WorkerProcess {
         }
     }
 
-    /// Waits until `count` outcomes are final. Each look is a `/metrics` exposition, which costs the worker CPU
-    /// (about 1 ms for its few hundred series): a fixed 25 ms poll made it 2–3 µs of the worker's CPU per event in
-    /// the `worker` area. So it looks again after half the time the rate seen so far needs for the rest, between
-    /// 10 and 250 ms: a dozen scrapes per run, and the end is still seen within about 10 ms.
+    /// Waits until `count` outcomes are final. Each look is a `/metrics` exposition, which costs the worker CPU and
+    /// would be counted in its CPU per event, so it looks again after half the time the rate seen so far needs for the
+    /// rest, between 10 and 250 ms: a dozen scrapes per run, and the end is still seen within about 10 ms.
     /// - Throws: ``BenchFailure`` when the worker stops or `timeout` passes first.
     func waitForFinalOutcomes(_ count: Int, timeout: Duration) async throws(BenchFailure) {
         let deadline = ContinuousClock.now + timeout

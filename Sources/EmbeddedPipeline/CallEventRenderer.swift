@@ -1,10 +1,10 @@
 import APNsMock
 import Worker
 
-/// Writes the generator's call events as JSON bytes (design.md's event schema) with the worker's `JSONWriter`, no
-/// Foundation formatting: the generator runs on the cores of the pipeline it loads, and `String(format:)`, `UUID()`
-/// (a `getrandom` call each) and string interpolation made it about a fifth of the `latency` bench area's CPU at
-/// half the maximum rate.
+/// Writes the generator's call events as JSON bytes (docs/integration.md, "Call event") with the worker's
+/// `JSONWriter`, no Foundation formatting: the generator runs on the cores of the pipeline it loads, and
+/// `String(format:)`, `UUID()` (a `getrandom` call each) and string interpolation took CPU from the worker it
+/// measures (docs/performance.md, "Latency").
 struct CallEventRenderer: Sendable {
     /// One call's fields shared by its incoming event and its hang-up.
     struct Call: Sendable {

@@ -109,7 +109,7 @@ public final class EmbeddedPipeline: Sendable {
         mock.stop()
         cluster.close()
         // What the pipeline's threads allocated is freed now, but glibc keeps free pages in the arenas those threads
-        // used (7–15 MB a bench run, with 1–3 MB still in use): give them back, so a process that runs pipelines one
+        // used, several times what is still in use: give them back, so a process that runs pipelines one
         // after another (tests, the bench) does not grow by each one's peak.
         malloc_trim(0)
     }

@@ -8,15 +8,13 @@ import CGlibcMalloc
 /// Dispatch's workers).
 ///
 /// - `callpush run` (``workerArenas``, 8): every busy thread its own arena. With 2, the worker's threads and
-///   librdkafka's contended for the arena locks: in interleaved `scripts/profile-worker.sh` runs (60k events, session
-///   8) the CPU per event with 8 arenas was 0.86× that with 2 (median of 9 pairs, 8 of them lower with 8), with 0.5–1.2
-///   futex calls per event against 0.9–2.8; 4 arenas measured as 2, 16 as 8.
-///   Its memory stayed within the bench's bounds (idle 24.8 MB, 99.4 MB at 10 000 in flight, flat over the soak):
-///   `run` gives malloc's free pages back every 30 s (`MallocTrimmer`).
+///   librdkafka's contend for the arena locks, which costs CPU per event; its memory stays within the bench's bounds
+///   with 8, as `run` gives malloc's free pages back every 30 s (`MallocTrimmer`).
 /// - Every other command (``defaultArenas``, 2): `demo` and the tests run whole pipelines in one process, one after
-///   another; what each run allocated and freed stayed spread over up to 16 arenas, and the memory malloc held free
-///   grew by 7–15 MB a run while what was in use stayed at 1–3 MB (with 8 arenas the bench's repeated in-process
-///   runs grew 1.17×, with 2 1.03×). Two arenas keep freed memory where the next run reuses it.
+///   another; with more arenas what each run allocated and freed stays spread over them and the memory malloc holds
+///   free grows from run to run. Two arenas keep freed memory where the next run reuses it.
+///
+/// The measurements behind both are in docs/performance.md, "Memory allocator".
 ///
 /// `MALLOC_ARENA_MAX` (or `GLIBC_TUNABLES=glibc.malloc.arena_max=N`) in the environment wins: glibc applies it
 /// before callpush starts, and then callpush leaves the limit alone.

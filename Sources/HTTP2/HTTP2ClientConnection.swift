@@ -373,8 +373,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     /// Fails every queued or in-flight stream whose deadline has passed. Scans them only once the earliest deadline
-    /// is due: a scan every 10 ms of the whole queue and every stream was a tenth of the worker's CPU with a backlog
-    /// queued (thousands of requests, each visited 100 times a second).
+    /// is due: with a backlog queued, a scan every 10 ms would visit thousands of requests 100 times a second.
     private func sweepDeadlines() {
         let now = HTTP2Deadline.now().uptimeNanoseconds
         guard earliestDeadline <= now else {

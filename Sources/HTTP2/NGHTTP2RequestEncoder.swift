@@ -9,8 +9,8 @@ internal import CNGHTTP2
 /// only `:path` is rewritten (a copy is cheaper than a comparison); when only some header fields differ, the fields
 /// before the first that differs are kept and the rest re-encoded. APNs requests differ from one another from
 /// `apns-expiration` or `apns-collapse-id` on, while `authorization`, `apns-push-type`, `apns-topic` and
-/// `apns-priority` before them stay the same: re-encoding every field for each of them cost about 5,000
-/// instructions per request in the worker. Comparisons are on UTF-8 bytes (`String ==` would treat canonically
+/// `apns-priority` before them stay the same, so re-encoding every field would redo that work per request.
+/// Comparisons are on UTF-8 bytes (`String ==` would treat canonically
 /// equivalent but different byte sequences as equal); a header array whose buffer is the cached one (the cache
 /// holds it, so it cannot have changed or been reused) matches without looking at its elements.
 final class NGHTTP2RequestEncoder {

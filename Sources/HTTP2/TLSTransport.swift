@@ -56,7 +56,7 @@ final class TLSTransport: EventLoopHandler {
     /// Decrypted bytes handed to the delegate per loop turn, at most (a record may overshoot it). Four full TLS
     /// records (64 KiB): about 120 APNs pushes on a server, a thousand answers on a client. One record per turn, with
     /// output written a record at a time, woke the peer more often and cost more than it saved at moderate load
-    /// (PERFORMANCE.md, "Latency, session 11").
+    /// (docs/performance.md, "Latency").
     static let readBudget = 64 * 1024
 
     private static let eventIn = EPOLLIN.rawValue

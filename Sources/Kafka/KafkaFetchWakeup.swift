@@ -6,8 +6,8 @@
 /// 2.3.0 on it is `fetch.queue.backoff.ms`, default 1 s too). With a group consumer every partition's messages go
 /// to the one consumer queue, and the limits are checked against that queue: all partitions stop together once the
 /// messages prefetched *in total* reach `queued.min.messages`, however few each partition holds. A consumer that
-/// drains the queue in less than a second then sits idle until the broker thread wakes up (measured: 200k records
-/// on 16 partitions read in 0.2–0.3 s, then the last few hundred of each partition a second later).
+/// drains the queue in less than a second then sits idle until the broker thread wakes up (docs/performance.md,
+/// "Kafka consumer").
 ///
 /// The poll thread reports the queue's length after each batch. Once it has been within `margin` of a limit (the
 /// fetcher may have stopped) and then falls to half of the limits, ``observe(queueLength:takenMessages:takenBytes:)``

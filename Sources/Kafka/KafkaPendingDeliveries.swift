@@ -3,8 +3,8 @@
 /// Ids are handed out in order and reports come back nearly in order (in order per partition), so the elements sit
 /// in a ring buffer indexed by `id - firstID`: inserting appends at the back, removing moves the element out of its
 /// slot and, when it was the oldest, the front past the emptied slots. No hashing, and no allocation once the ring
-/// has grown to the records in flight (a `Dictionary` keyed by id cost about a tenth of the producer's CPU per
-/// record, lookups, resizes and all).
+/// has grown to the records in flight (a `Dictionary` keyed by id was one of the producer's hottest costs: lookups,
+/// hashing, resizes).
 struct KafkaPendingDeliveries<Element> {
     /// The slot of id `firstID + i` is `ring[(start + i) & mask]`, for `i < span`; nil once removed. Its size is a
     /// power of two.
@@ -59,9 +59,8 @@ struct KafkaPendingDeliveries<Element> {
         return elements
     }
 
-    /// Doubles the ring (it starts at 1024 slots), laying the slots out from index 0. The slots are moved bitwise (a
-    /// producer that enqueues faster than reports come back grows it to all its records in flight, e.g. 200k: moving
-    /// them one by one was 5 % of the produce path).
+    /// Doubles the ring (it starts at 1024 slots), laying the slots out from index 0. The slots are moved bitwise: a
+    /// producer that enqueues faster than reports come back grows it to all its records in flight (e.g. 200k).
     private mutating func grow() {
         let size = max(1024, ring.count * 2)
         let first = min(span, ring.count - start)  // slots from `start` to the end of the old storage

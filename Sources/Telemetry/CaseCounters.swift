@@ -1,6 +1,6 @@
 /// One counter per case of a small enum, found without hashing: the counters in `allCases` order, picked by a scan of
-/// the cases. (A dictionary keyed by an enum with raw values hashes the case's raw string at every lookup: a few
-/// hundred instructions per event on the worker's hot path.)
+/// the cases. (A dictionary keyed by an enum with raw values hashes the case's raw string at every lookup, on the
+/// worker's hot path.)
 public struct CaseCounters<Key: CaseIterable & Equatable & Sendable>: Sendable {
     private let keys: [Key]
     private let counters: [Counter]

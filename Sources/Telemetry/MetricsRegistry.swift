@@ -196,8 +196,8 @@ public final class MetricsRegistry: Sendable {
     static func escapeHelp(_ help: String) -> String { escape(help, quotes: false) }
 
     /// `text` with backslashes and newlines (and double quotes when `quotes`) escaped. Most texts hold none, so it
-    /// looks first and returns the text itself (two Foundation `replacingOccurrences` per help text were about 60 % of
-    /// an exposition's CPU time). By Unicode scalar, not Character: a "\r\n" is one Character, and its "\n" must be
+    /// looks first and returns the text itself (two Foundation `replacingOccurrences` per help text dominated an
+    /// exposition's CPU time). By Unicode scalar, not Character: a "\r\n" is one Character, and its "\n" must be
     /// escaped too.
     private static func escape(_ text: String, quotes: Bool) -> String {
         let needsEscaping = text.utf8.contains { byte in

@@ -74,7 +74,7 @@ import Testing
         // open; docs/operations.md "At-least-once delivery and duplicates"), or the 2.0.2 mock broker stores a
         // resent batch twice — not told apart (no
         // debug log of a failing run yet); neither is our code, so it is a known issue. Usually one batch of five
-        // values; session 23's fresh-clone CI once found 143 values of one partition (every batch it had in flight,
+        // values; a fresh-clone CI run once found 143 values of one partition (every batch it had in flight,
         // up to five requests, is resent). Loss above stays a failure, and so does a record written a third time.
         let duplicated = positions.filter { $0.value.count > 1 }.keys.sorted()
         withKnownIssue("librdkafka #4953: a batch written twice after an epoch bump", isIntermittent: true) {

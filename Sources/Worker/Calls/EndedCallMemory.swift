@@ -12,13 +12,12 @@
 /// refresh moves a node to the newest end in O(1) and the oldest is dropped first), and an open-addressing index
 /// (linear probing, a power-of-two table of at least twice ``capacity`` slots, so at most half full) of 4-byte node
 /// numbers, emptied by backward-shift deletion (no tombstones, no rebuilds). At the default 100 000 calls that is
-/// 2.4 MB of nodes and 1 MB of index, 3.4 MB in all, where a `Dictionary` and an order array took about 6.3 MB and
-/// grew by doubling (a resize holding the old and the new storage at once), which showed as steps in the soak's RSS.
+/// 2.4 MB of nodes and 1 MB of index, 3.4 MB in all, about half what a `Dictionary` and an order array take, and
+/// never resized (a doubling holds the old and the new storage at once, which showed as steps in the soak's RSS).
 ///
 /// Allocation happens once, in full, when the first call is remembered: an idle worker (no call ended yet) holds none
-/// of it, and from then on the memory's share of RSS is the same however full it is. Allocated at start it made the
-/// idle worker 28.1 MB instead of 24.1 (over the 28 MB bound); filled by appending into reserved storage, its pages
-/// became resident as it filled and the soak's RSS climbed by about 2.4 MB over its first 7 minutes. Nodes never used
+/// of it, and from then on the memory's share of RSS is the same however full it is (allocated at start it would put
+/// the idle worker over its memory bound; filled page by page it would make RSS climb through a soak). Nodes never used
 /// are taken in order, then released ones through a free list.
 ///
 /// Keys are 64-bit hashes (``CallTracker/endedKey(_:)``); the index takes its home slot from the key's low bits, so

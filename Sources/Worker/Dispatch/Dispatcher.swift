@@ -19,7 +19,7 @@ import Telemetry
 final class Dispatcher: Sendable {
     /// An admitted event waiting for, or holding, its call's turn. A class: it passes through the read-ahead, the
     /// call tracker and the send and answer closures, and copying the record, event and request at every step (a
-    /// retain per string and array inside) cost more than the rest of the hand-over in profiles.
+    /// retain per string and array inside) would cost more than the rest of the hand-over.
     final class Pending: Sendable {
         let record: InboundRecord
         let event: CallEvent
@@ -238,9 +238,8 @@ final class Dispatcher: Sendable {
     }
 
     /// At most this many pushes wait in an ``Outbox``: a large batch goes out in parts of this size. 16 rather than
-    /// 64: the event loop gets work sooner and in smaller bites (latency area at fixed rates of 12.2k and 18.4k
-    /// events/s: worker p99 6.5 vs 7.4 ms and 7.4–9.8 vs 13.7–17.1 ms; the APNs leg's p50 1.0–1.2 vs 1.5–1.8 ms),
-    /// and callgrind showed no more instructions per event.
+    /// 64: the event loop gets work sooner and in smaller bites, which shortened the worker's p99 at no CPU cost
+    /// (docs/performance.md, "Latency").
     private static let outboxChunk = 16
 
     /// Sends what `outbox` holds, in one call when the sender takes batches.
@@ -296,7 +295,7 @@ final class Dispatcher: Sendable {
 
     /// Whether the record's Kafka key is the event's call id, as the event contract requires: the key decides the
     /// partition, so the call's events (its hang-up after its incoming call) reach one worker in order.
-    /// (Over the bytes in place: `elementsEqual` on the key and `callID.utf8` cost about 500 instructions an event.)
+    /// (Over the bytes in place: `elementsEqual` on the key and `callID.utf8` is far slower.)
     private static func isKeyed(_ record: InboundRecord, by callID: String) -> Bool {
         guard let key = record.key, key.count == callID.utf8.count else { return false }
         var callID = callID

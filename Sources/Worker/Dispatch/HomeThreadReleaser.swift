@@ -6,13 +6,12 @@ import Synchronization
 /// glibc's malloc serves each thread from an arena, and a block freed on another thread takes that arena's lock. Every
 /// event's objects (the consumed record's bytes, the decoded event, the APNs request and its payload) are made on the
 /// consumer's poll thread and used to die on the thread that finished the event (the producer's delivery thread):
-/// under load the two contended on the arena lock, over half of the worker's futex calls. Finished events wait here
+/// under load the two contended on the arena lock. Finished events wait here
 /// instead until the poll thread's next turn drops them (``releaseAll()``), and their blocks go back to its own cache.
 ///
 /// Objects something else still references are freed wherever that last reference goes, as before; nothing here
-/// delays an outcome, only the freeing of memory (by at most one poll turn). Measured with `scripts/profile-worker.sh
-/// native` (60 000 events, runs of the two builds interleaved): CPU per event median 25.1 → 21.3 µs and futex calls per
-/// event 1.65 → 0.73 in eight pairs with another benchmark on the cores, 27.5 → 25.3 µs in four on a quiet machine.
+/// delays an outcome, only the freeing of memory (by at most one poll turn). What it saved is in docs/performance.md,
+/// "Worker CPU".
 final class HomeThreadReleaser<Item: Sendable>: Sendable {
     private struct State {
         var items: [Item] = []

@@ -1,6 +1,6 @@
 public import APNs
 
-/// One call event from the `calls` topic (design.md "Events"), decoded and validated.
+/// One call event from the `calls` topic (docs/integration.md, "Call event"), decoded and validated.
 ///
 /// Build one with ``CallEventDecoder`` from the record value bytes, or with the memberwise initialiser in tests.
 public struct CallEvent: Sendable, Hashable {

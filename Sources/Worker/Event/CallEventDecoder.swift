@@ -1,6 +1,6 @@
 import APNs
 
-/// A specialised, allocation-light decoder for the call event shape (design.md "Events").
+/// A specialised, allocation-light decoder for the call event shape (docs/integration.md, "Call event").
 ///
 /// It scans the UTF-8 bytes once with a strict RFC 8259 scanner, in any key order, ignoring unknown keys
 /// (which are still validated), then checks the fields in a fixed order, so the reported reason does not

@@ -6,7 +6,7 @@ public import APNs
 /// rejected by the decoder with `unknown_type`.
 ///
 /// An enum, not a struct around its string: the type is compared several times per event (mapper, dispatcher,
-/// call tracker, router), and comparing small strings cost about 90 instructions each time.
+/// call tracker, router), and an enum compares in one instruction where small strings take a call each time.
 public enum CallEventType: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// The phone should start ringing.
     case incoming

@@ -1,8 +1,9 @@
 import Glibc
 
 /// Tells, without decoding, whether an event's JSON may be a stop event (`hangup`, `missed`, `answered_elsewhere`):
-/// backlog and history scans decode only those (a scan reads incoming calls too, and decoding one costs about 10 000
-/// instructions against about 2 000 for this look at its quotes and backslashes, which `memchr` finds).
+/// backlog and history scans decode only those (a scan reads incoming calls too, and decoding one costs several
+/// times this look at its quotes and backslashes, which `memchr` finds; docs/performance.md, "Backlog and history
+/// scans").
 ///
 /// Exact in one direction: an event that decodes to a stop type contains its type's name between two quotes
 /// (`"hangup"`, …), unless the value is written with `\u` escapes, which this also answers true for. It may answer

@@ -4,8 +4,8 @@
 /// as UTF-8 unchanged. The caller is responsible for the structure (commas, braces).
 ///
 /// It writes into a buffer of its own, growing it when needed, and ``finish()`` hands out an array of exactly the
-/// bytes written: each append is a capacity check and a copy (an `Array` append costed about 70 instructions a call,
-/// some 30 calls per event for payload and receipt). Non-copyable: one owner frees the buffer.
+/// bytes written: each append is a capacity check and a copy, cheaper than an `Array` append (some 30 appends per
+/// event for payload and receipt). Non-copyable: one owner frees the buffer.
 package struct JSONWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0

@@ -1,6 +1,6 @@
 /// How call events become APNs requests: defaults plus per-deployment overrides.
 ///
-/// Every property has a default, so `MappingConfiguration()` produces exactly the mapping in design.md.
+/// Every property has a default, so `MappingConfiguration()` produces the mapping ``PushMapper`` documents.
 public struct MappingConfiguration: Sendable, Hashable {
     /// Default alert content for one event type.
     public struct AlertDefaults: Sendable, Hashable {

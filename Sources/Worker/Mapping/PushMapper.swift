@@ -1,7 +1,7 @@
 import APNs
 
-/// Maps a ``CallEvent`` to an ``APNsRequest`` exactly as design.md describes, with a hand-written payload
-/// encoder (no Foundation on the hot path).
+/// Maps a ``CallEvent`` to an ``APNsRequest`` as below, with a hand-written payload encoder (no Foundation on the
+/// hot path). The event is docs/integration.md's "Call event"; the headers' rules are in docs/apns.md.
 ///
 /// Alert pushes (`push: alert`): `apns-push-type: alert`, priority 10, collapse id = call id, payload
 /// `{"pushType":1|2,"callId":…,"caller":{…},"aps":{"alert":{…},"mutable-content":1,"category":…,

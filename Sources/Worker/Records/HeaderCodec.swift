@@ -1,4 +1,5 @@
-/// Header names the worker reads and writes (kafka-notes.md §1.6), and their ASCII-decimal encoding.
+/// Header names the worker reads and writes (docs/integration.md, "Records callpush writes"), and their
+/// ASCII-decimal encoding.
 enum HeaderCodec {
     /// Delivery attempt number; 1 = first try on the main topic.
     static let attempt = "x-attempt"

@@ -1,6 +1,7 @@
 import Telemetry
 
-/// Delayed-retry tiers (one topic per delay, kafka-notes.md §1.5) and the attempt budget.
+/// Delayed-retry tiers and the attempt budget. One topic per delay: Kafka has no per-record delay, and within one
+/// tier records fall due in the order they were written, so each partition waits only for its head record.
 ///
 /// Attempt 1 is the first try on the main topic. When attempt *n* fails transiently it goes to tier *n − 1*
 /// (attempt 1 → `calls.retry.5s`, 2 → `calls.retry.30s`, 3 → `calls.retry.2m`) as attempt *n + 1*; attempts beyond

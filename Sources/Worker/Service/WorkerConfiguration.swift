@@ -13,9 +13,9 @@ public struct WorkerConfiguration: Sendable {
     }()
     /// The idempotent producer for retry, dead-letter, invalidation and receipt records.
     /// Default: ``KafkaProducerConfiguration/init()`` with `linger` `.milliseconds(1)`: an event's outcome is final
-    /// only once its records are acknowledged, so linger adds to every such event's time (librdkafka's 5 ms was the
-    /// median of the worker's own time with receipts on); 0 cost more than it saved under load (a produce request
-    /// per record).
+    /// only once its records are acknowledged, so linger adds to every such event's time (librdkafka's 5 ms default
+    /// would dominate the worker's own time with receipts on); 0 costs more than it saves under load (a produce
+    /// request per record). docs/performance.md, "Producer linger", has the measurements.
     public var producer: KafkaProducerConfiguration = {
         var producer = KafkaProducerConfiguration()
         producer.linger = .milliseconds(1)

@@ -72,7 +72,7 @@ public final class WorkerService: KafkaConsumerDelegate {
                 + "An incoming retry or replay of a call that ended longer ago rings again.")
         // Weakly: the registry outlives the worker when it is shared (the APNs client's metrics keep it), and a strong
         // capture kept the dispatcher, and through it the sender (the APNs client with its connections and their
-        // nghttp2 sessions), alive after shutdown: 5–6 MB left allocated by every in-process pipeline run.
+        // nghttp2 sessions), alive after shutdown: memory left allocated by every in-process pipeline run.
         registry.addCollector { [weak dispatcher] in
             guard let dispatcher else { return }
             oldest.set(dispatcher.oldestInFlightAgeSeconds)
