@@ -34,7 +34,7 @@ struct BenchOptions: Sendable {
           --quick       short runs and small counts (allowed in debug builds, with a warning)
           --soak-minutes N
                         the memory area's steady run at 1000 events/s with faults lasts N minutes
-                        (default: 90 s after 20 s of warm-up), e.g. --soak-minutes 30 for the issue's soak
+                        (default: 90 s after 20 s of warm-up), e.g. --soak-minutes 30 for a half-hour soak
           --latency-max-rate N
                         the latency area drives 10/25/50/75 % of N events/s instead of measuring its maximum
                         with bursts (compare two builds at the same rates)

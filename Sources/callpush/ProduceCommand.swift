@@ -12,8 +12,8 @@ struct ProduceCommand: Command {
         Usage: callpush produce --brokers HOST:PORT[,…] [--file FILE] [options]
                callpush produce --brokers HOST:PORT[,…] --from-dlq [options]
 
-        Reads one event per line (the schema in the README), validates each with the worker's own decoder, and
-        produces the valid ones to the calls topic keyed by call id. Invalid lines are reported as
+        Reads one event per line (docs/integration.md; docs/call-event.schema.json), validates each with the
+        worker's own decoder, and produces the valid ones to the calls topic keyed by call id. Invalid lines are reported as
         'line N: reason' on stderr and not sent. Ends with a count of produced and failed events; exits 1 if any
         failed. With --from-dlq it consumes the dead-letter topic (as consumer group --group, so a replay resumes
         where it stopped) and re-produces each event to the calls topic, stopping once the topic has been idle for
