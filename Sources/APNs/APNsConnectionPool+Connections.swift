@@ -36,6 +36,8 @@ extension APNsConnectionPool {
             pingTimeout: configuration.pingTimeout)
         settings.deadlineCheckInterval = .milliseconds(10)
         settings.firstStreamID = configuration.firstStreamID
+        // APNs answers in a few hundred bytes: a peer that sends more than this on one stream loses its connection.
+        settings.maximumResponseSize = 65_536
         let h2 = settings
         let loop = group.next()
         // Name resolution blocks: do it off the event loops and off the caller. The connection id rotates the first

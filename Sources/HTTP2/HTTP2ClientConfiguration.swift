@@ -31,9 +31,8 @@ public struct HTTP2ClientConfiguration: Sendable {
     package var retirementStreamID: Int32 = Int32.max - (1 << 21)
     /// The largest response accepted on one stream, header fields and body together; it is also advertised as
     /// SETTINGS_MAX_HEADER_LIST_SIZE. A peer that sends more is broken or hostile: the connection closes with
-    /// `protocolError` and its requests fail as a lost connection (APNs answers in a few hundred bytes).
-    /// Default: 64 KiB.
-    package var maximumResponseSize = 65_536
+    /// `protocolError` and its requests fail as a lost connection. Default: 16 MiB (the APNs client sets far less).
+    package var maximumResponseSize = 16 << 20
     /// The first stream id the connection uses (tests start near ``retirementStreamID``). Default: 1.
     package var firstStreamID: Int32 = 1
 

@@ -75,7 +75,7 @@ import Testing
             ("raw NUL in a string", nul, "invalid_json"),
             ("invalid UTF-8", badUTF8, "invalid_json"),
             ("created_at 1e400", Array(valid.replacingOccurrences(of: #""ring_timeout_s":600"#, with: #""ring_timeout_s":600,"created_at":1e400"#).utf8), "invalid_json"),
-            ("ring_timeout_s 2^70", Array(valid.replacingOccurrences(of: #""ring_timeout_s":600"#, with: #""ring_timeout_s":1180591620717411303424"#).utf8), "wrong_type:ring_timeout_s"),
+            ("ring_timeout_s 2^70", Array(valid.replacingOccurrences(of: #""ring_timeout_s":600"#, with: #""ring_timeout_s":1180591620717411303424"#).utf8), "bad_ring_timeout"),
             ("duplicate type, last wins", Array(valid.replacingOccurrences(of: #""ring_timeout_s":600"#, with: #""ring_timeout_s":600,"type":"ringing""#).utf8), "unknown_type"),
             ("empty", [], "invalid_json"),
             ("an array", Array("[1,2,3]".utf8), "not_an_object"),

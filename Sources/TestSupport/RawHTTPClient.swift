@@ -1,11 +1,11 @@
-import Foundation
+public import Foundation
 @preconcurrency import Glibc
 
 /// A deliberately dumb TCP client for poking the telemetry server with well-formed and malformed bytes.
-final class RawHTTPClient {
-    let fd: Int32
+public final class RawHTTPClient {
+    public let fd: Int32
 
-    init(port: Int) throws {
+    public init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -23,13 +23,13 @@ final class RawHTTPClient {
 
     deinit { close(fd) }
 
-    func send(_ text: String) {
+    public func send(_ text: String) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
     /// Reads until the server closes (or the 10 s receive timeout passes).
-    func readAll() -> String {
+    public func readAll() -> String {
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -41,12 +41,12 @@ final class RawHTTPClient {
     }
 
     /// True when the server has neither answered nor closed the connection (a non-blocking read would block).
-    var isOpenWithoutData: Bool {
+    public var isOpenWithoutData: Bool {
         var byte: UInt8 = 0
         return recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
     }
 
-    static func request(port: Int, _ text: String) throws -> String {
+    public static func request(port: Int, _ text: String) throws -> String {
         let client = try RawHTTPClient(port: port)
         client.send(text)
         return client.readAll()
@@ -54,8 +54,8 @@ final class RawHTTPClient {
 }
 
 extension String {
-    var statusLine: String { components(separatedBy: "\r\n").first ?? "" }
-    var body: String {
+    public var statusLine: String { components(separatedBy: "\r\n").first ?? "" }
+    public var body: String {
         guard let range = range(of: "\r\n\r\n") else { return "" }
         return String(self[range.upperBound...])
     }
