@@ -37,7 +37,7 @@ final class APNsConnectionPool: Sendable {
         var slots: [OpenConnection?]
         /// Every open connection (in a slot or draining), by ``APNsPooledConnection/key``.
         var open: [ObjectIdentifier: OpenConnection] = [:]
-        var pending = APNsRequestQueue()
+        var pending = FIFOQueue<APNsPendingRequest>()
         var connecting = false
         var consecutiveFailures = 0
         /// Why the last connection attempt failed; nil once one succeeds.
@@ -324,7 +324,7 @@ final class APNsConnectionPool: Sendable {
         maintenance.withLock { $0?.cancel() }
         let (pending, open) = state.withLock { state -> ([APNsPendingRequest], [APNsPooledConnection]) in
             state.isShutdown = true
-            return (state.pending.removeAll(), state.open.values.map(\.pooled))
+            return (state.pending.takeAll(), state.open.values.map(\.pooled))
         }
         for request in pending {
             finish(request, .transportFailure(reason: .notProcessed, apnsID: request.request.apnsID))

@@ -22,66 +22,6 @@ final class ClientStream {
     }
 }
 
-/// A FIFO of queued requests: an array with a moving head, compacted when the dead prefix is large.
-struct PendingQueue {
-    private var items: [ClientStream] = []
-    private var head = 0
-
-    var count: Int { items.count - head }
-    var isEmpty: Bool { head >= items.count }
-
-    mutating func append(_ stream: ClientStream) { items.append(stream) }
-
-    mutating func popFirst() -> ClientStream? {
-        guard head < items.count else { return nil }
-        let item = items[head]
-        head += 1
-        if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 1024 && head * 2 >= items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        return item
-    }
-
-    /// Removes and returns every element matching `predicate`, keeping the order of the rest. Deadlines mostly pass in
-    /// queue order: a matching prefix is taken by moving the head, and the rest is copied only when a later element
-    /// matches too (a queue of thousands during an APNs outage was copied at every sweep).
-    mutating func removeAll(where predicate: (ClientStream) -> Bool) -> [ClientStream] {
-        var removed: [ClientStream] = []
-        while head < items.count, predicate(items[head]) {
-            removed.append(items[head])
-            head += 1
-        }
-        if let first = items[head...].firstIndex(where: predicate) {
-            var kept: [ClientStream] = Array(items[head..<first])
-            kept.reserveCapacity(items.count - head)
-            for index in first..<items.count {
-                if predicate(items[index]) { removed.append(items[index]) } else { kept.append(items[index]) }
-            }
-            items = kept
-            head = 0
-        } else if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return removed
-    }
-
-    func forEach(_ body: (ClientStream) -> Void) {
-        for index in head..<items.count { body(items[index]) }
-    }
-
-    mutating func takeAll() -> [ClientStream] {
-        let all = Array(items[head...])
-        items = []
-        head = 0
-        return all
-    }
-}
-
 /// An outstanding PING.
 struct PingWaiter {
     let sentAt: UInt64

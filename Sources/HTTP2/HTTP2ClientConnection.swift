@@ -45,7 +45,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     var transport: TLSTransport?
     var session: OpaquePointer?
     var streams = ActiveStreams()
-    var queue = PendingQueue()
+    var queue = FIFOQueue<ClientStream>()
     var encoder = NGHTTP2RequestEncoder()
     /// nghttp2's memory; outlives `session` (deleted in `finishClose`, or never created).
     let allocator = NGHTTP2Allocator()
