@@ -45,8 +45,11 @@ let package = Package(
         // client's CPU in release profiles; the module's mutable state is confined to one loop thread per object.
         .target(name: "HTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "CLinuxScheduler", "Crypto", "Telemetry"],
                 swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        // HTTP2Server: the server side, for the mock APNs, the benchmarks and the tests; APNs and Worker do not see it.
+        .target(name: "HTTP2Server", dependencies: ["HTTP2", "CNGHTTP2", "COpenSSL", "Telemetry"],
+                swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         .target(name: "APNs", dependencies: ["HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
-        .target(name: "APNsMock", dependencies: ["APNs", "HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "APNsMock", dependencies: ["APNs", "HTTP2", "HTTP2Server", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Worker", dependencies: ["Kafka", "APNs", "Telemetry"], swiftSettings: swiftSettings),
         .target(
             name: "EmbeddedPipeline",
@@ -60,12 +63,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry", "BenchSupport",
-                           "CGlibcMalloc"],
+            dependencies: ["Kafka", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry",
+                           "BenchSupport", "CGlibcMalloc"],
             swiftSettings: swiftSettings
         ),
         /// Measurement code shared by the benchmark executable and the gated measurement tests; not in any product module.
-        .target(name: "BenchSupport", dependencies: ["Kafka", "HTTP2", "APNs", "APNsMock", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "BenchSupport", dependencies: ["Kafka", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
 
@@ -74,7 +77,7 @@ let package = Package(
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Telemetry", "TestSupport", "BenchSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Crypto", "Telemetry", "TestSupport", "BenchSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "HTTP2Server", "Crypto", "Telemetry", "TestSupport", "BenchSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "APNsTests",
             dependencies: ["APNs", "APNsMock", "Crypto", "HTTP2", "Telemetry", "TestSupport", "BenchSupport"],

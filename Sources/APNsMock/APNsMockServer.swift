@@ -2,6 +2,7 @@ public import APNs
 internal import Crypto
 internal import Foundation
 public import HTTP2
+public import HTTP2Server
 import Synchronization
 public import Telemetry
 

@@ -1,6 +1,7 @@
 import BenchSupport
 import Foundation
 import HTTP2
+import HTTP2Server
 
 /// Area `http2`: our client → nghttpd vs h2load → nghttpd, and h2load → our `HTTP2Server` vs h2load → nghttpd,
 /// at `-c 1 -m 100` and `-c 4 -m 100`, with CPU seconds per 100k requests. One h2load → nghttpd run per

@@ -6,7 +6,7 @@ import Telemetry
 
 /// Something registered with an event loop for readiness events on one file descriptor.
 /// All methods are called on the loop's thread.
-protocol EventLoopHandler: AnyObject {
+package protocol EventLoopHandler: AnyObject {
     /// The descriptor became readable, writable, or reported an error/hang-up (`events` holds the epoll bits).
     func handleEvents(_ events: UInt32)
     /// Called once per loop turn after I/O when the handler asked for it with `EventLoop.scheduleFlush`.
@@ -86,7 +86,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// True when called on this loop's thread.
-    var inEventLoop: Bool {
+    package var inEventLoop: Bool {
         started.load(ordering: .acquiring) && pthread_equal(pthread_self(), threadID) != 0
     }
 
@@ -128,7 +128,7 @@ public final class EventLoop: @unchecked Sendable {
 
     // MARK: - Registration (loop thread only)
 
-    func register(fd: Int32, handler: any EventLoopHandler, events: UInt32) -> Bool {
+    package func register(fd: Int32, handler: any EventLoopHandler, events: UInt32) -> Bool {
         var event = epoll_event()
         event.events = events
         event.data.fd = fd
@@ -144,7 +144,7 @@ public final class EventLoop: @unchecked Sendable {
         epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
     }
 
-    func deregister(fd: Int32) {
+    package func deregister(fd: Int32) {
         var event = epoll_event()
         epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
         handlers[fd] = nil

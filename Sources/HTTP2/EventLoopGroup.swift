@@ -6,7 +6,7 @@ import Synchronization
 /// Create one per process (or per component) and call `shutdown()` once at the end.
 public final class EventLoopGroup: Sendable {
     /// The loops, in index order.
-    let loops: [EventLoop]
+    package let loops: [EventLoop]
     private let nextIndex = Atomic<Int>(0)
     private let isShutdown = Atomic<Bool>(false)
 

@@ -4,7 +4,7 @@ internal import CNGHTTP2
 // MARK: - Transport delegate: session setup, input, output, close
 
 extension HTTP2ClientConnection: TLSTransportDelegate {
-    func transportDidBecomeActive() {
+    package func transportDidBecomeActive() {
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -40,7 +40,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         schedulePingTimer()
     }
 
-    func transportDidRead(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package func transportDidRead(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let session else { return false }
         lastReadTime = HTTP2Deadline.now().uptimeNanoseconds
         let consumed = nghttp2_session_mem_recv(session, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
@@ -52,7 +52,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         return true
     }
 
-    func transportProduceOutput(into buffer: inout [UInt8]) {
+    package func transportProduceOutput(into buffer: inout [UInt8]) {
         guard let session else { return }
         drainQueue()
         while true {
@@ -69,14 +69,14 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         publishCounters()
     }
 
-    func transportShouldClose() -> Bool {
+    package func transportShouldClose() -> Bool {
         if closeError != nil { return true }
         guard let session else { return false }
         if goAwayReceived && streams.isEmpty { return true }
         return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
     }
 
-    func transportDidClose(error: HTTP2Error) {
+    package func transportDidClose(error: HTTP2Error) {
         if shouldTryNextAddress(after: error) {
             transport?.delegate = nil
             transport = nil

@@ -27,7 +27,7 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
         /// A certificate, key or CA file could not be loaded.
         static let tlsConfiguration = Code(.tlsConfiguration)
         /// The peer violated HTTP/2 or nghttp2 reported an error.
-        static let protocolError = Code(.protocolError)
+        package static let protocolError = Code(.protocolError)
         /// The connection received GOAWAY; the stream was at or below the last stream id but did not finish.
         static let goAway = Code(.goAway)
         /// The request was not processed by the peer (queued locally, or above GOAWAY's last stream id).
@@ -38,7 +38,7 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
         /// The request's deadline passed before a response arrived.
         public static let timeout = Code(.timeout)
         /// The connection closed (locally or by the peer) before the request completed.
-        static let connectionClosed = Code(.connectionClosed)
+        package static let connectionClosed = Code(.connectionClosed)
         /// A PING was not acknowledged in time: the peer is considered dead.
         static let pingTimeout = Code(.pingTimeout)
         /// The request could not be encoded (for example an empty method).
@@ -62,7 +62,7 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
     /// Where the error was created.
     var line: Int
 
-    init(_ code: Code, reason: String = "", errorCode: UInt32? = nil, file: String = #fileID, line: Int = #line) {
+    package init(_ code: Code, reason: String = "", errorCode: UInt32? = nil, file: String = #fileID, line: Int = #line) {
         self.code = code
         self.reason = reason
         self.errorCode = errorCode

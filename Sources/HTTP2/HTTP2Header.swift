@@ -4,7 +4,7 @@ public struct HTTP2Header: Sendable, Hashable {
     public var value: String
     /// Encode as HPACK "literal never indexed" (for `:path`, `apns-id`, `authorization` and other per-request or
     /// secret values) so it never enters either side's dynamic table.
-    var neverIndex: Bool
+    package var neverIndex: Bool
 
     public init(_ name: String, _ value: String, neverIndex: Bool = false) {
         self.name = name

@@ -15,6 +15,10 @@ public struct HTTP2HeaderWriter {
 
     let encoder: NGHTTP2HeaderEncoder
 
+    package init(encoder: NGHTTP2HeaderEncoder) {
+        self.encoder = encoder
+    }
+
     /// Adds `name: value`; `neverIndex` as in ``HTTP2Header``.
     public func add(_ name: StaticString, _ value: String, neverIndex: Bool = false) {
         encoder.add(name, value, neverIndex: neverIndex)

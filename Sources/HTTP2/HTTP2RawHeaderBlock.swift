@@ -12,7 +12,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
     @usableFromInline var bytes: [UInt8] = []
     @usableFromInline var used = 0
 
-    init() {}
+    package init() {}
 
     /// A block holding `headers` in order.
     public init(_ headers: [HTTP2Header]) {
@@ -35,7 +35,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
         }
     }
 
-    mutating func append(name: UnsafePointer<UInt8>, nameLength: Int, value: UnsafePointer<UInt8>, valueLength: Int) {
+    package mutating func append(name: UnsafePointer<UInt8>, nameLength: Int, value: UnsafePointer<UInt8>, valueLength: Int) {
         let needed = 8 + nameLength + valueLength
         let start = used
         if bytes.count - start < needed {
@@ -77,7 +77,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
     }
 
     /// Empties the block for reuse, keeping its allocation.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         used = 0
     }
 

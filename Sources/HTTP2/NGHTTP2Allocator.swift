@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-internal import CNGHTTP2
+package import CNGHTTP2
 
 /// A per-session small-block allocator for nghttp2 (`nghttp2_session_client_new3`, `nghttp2_session_server_new3`).
 /// With 100+ streams in flight, nghttp2's per-stream allocations (stream, outbound items, copied header arrays, frame
@@ -10,7 +10,7 @@ internal import CNGHTTP2
 ///
 /// - Important: Loop-thread only (nghttp2 calls it from the session's thread). It must outlive its session:
 ///   `nghttp2_session_del` returns every block, and `deinit` releases the free lists.
-final class NGHTTP2Allocator {
+package final class NGHTTP2Allocator {
     private static let headerSize = 16
     private static let classCount = 8
     private static let smallestShift = 5  // 32 bytes
@@ -20,7 +20,7 @@ final class NGHTTP2Allocator {
     /// nghttp2's `mem_user_data`, so the callbacks do no reference counting.
     private let state: UnsafeMutableRawPointer
 
-    init() {
+    package init() {
         state = .allocate(byteCount: 2 * Self.classCount * 8, alignment: 8)
         state.initializeMemory(as: UInt8.self, repeating: 0, count: 2 * Self.classCount * 8)
     }
@@ -39,7 +39,7 @@ final class NGHTTP2Allocator {
 
     /// The `nghttp2_mem` to pass to `nghttp2_session_client_new3` or `nghttp2_session_server_new3` (copied by
     /// nghttp2). `self` must outlive the session.
-    var mem: nghttp2_mem {
+    package var mem: nghttp2_mem {
         nghttp2_mem(mem_user_data: state, malloc: nghttp2AllocatorMalloc, free: nghttp2AllocatorFree,
                     calloc: nghttp2AllocatorCalloc, realloc: nghttp2AllocatorRealloc)
     }

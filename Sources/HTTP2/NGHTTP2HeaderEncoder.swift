@@ -1,15 +1,15 @@
-internal import CNGHTTP2
+package import CNGHTTP2
 
 /// Builds `nghttp2_nv` arrays in a reusable scratch buffer (one per connection, loop-thread only), so submitting a
 /// response allocates nothing in steady state. The buffer grows as needed (the entries already built are moved
 /// with it). nghttp2 copies names and values on submit, so the scratch is reused at once.
-final class NGHTTP2HeaderEncoder {
+package final class NGHTTP2HeaderEncoder {
     private var bytes: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private var used = 0
     private var entries: [nghttp2_nv] = []
 
-    init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096) {
         self.capacity = capacity
         bytes = .allocate(capacity: capacity)
         entries.reserveCapacity(16)
@@ -18,7 +18,7 @@ final class NGHTTP2HeaderEncoder {
     deinit { bytes.deallocate() }
 
     /// Starts a new header block.
-    func begin() {
+    package func begin() {
         used = 0
         entries.removeAll(keepingCapacity: true)
     }
@@ -59,7 +59,7 @@ final class NGHTTP2HeaderEncoder {
     }
 
     /// Adds a field.
-    func add(_ name: String, _ value: String, neverIndex: Bool = false) {
+    package func add(_ name: String, _ value: String, neverIndex: Bool = false) {
         let name = copy(name)
         let value = copy(value)
         entries.append(nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
@@ -84,7 +84,7 @@ final class NGHTTP2HeaderEncoder {
     }
 
     /// Adds a field with a static (lowercase) name and a static value.
-    func add(_ name: StaticString, _ value: StaticString, neverIndex: Bool) {
+    package func add(_ name: StaticString, _ value: StaticString, neverIndex: Bool) {
         let name = Self.bytes(name)
         let value = Self.bytes(value)
         entries.append(nghttp2_nv(name: name.0, value: value.0, namelen: name.1, valuelen: value.1,
@@ -115,7 +115,7 @@ final class NGHTTP2HeaderEncoder {
     }
 
     /// The fields added since ``begin()`` as `HTTP2Header`s (invalid UTF-8 repaired).
-    var headers: [HTTP2Header] {
+    package var headers: [HTTP2Header] {
         entries.map { entry in
             HTTP2Header(String(decoding: UnsafeBufferPointer(start: entry.name, count: entry.namelen), as: UTF8.self),
                         String(decoding: UnsafeBufferPointer(start: entry.value, count: entry.valuelen), as: UTF8.self),
@@ -124,12 +124,12 @@ final class NGHTTP2HeaderEncoder {
     }
 
     /// Calls `body` with the built array.
-    func withFields<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+    package func withFields<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
         entries.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
     }
 }
 
 /// `nghttp2_strerror` as a Swift string.
-func nghttp2ErrorText(_ code: Int) -> String {
+package func nghttp2ErrorText(_ code: Int) -> String {
     String(cString: nghttp2_strerror(Int32(truncatingIfNeeded: code)))
 }

@@ -2,13 +2,13 @@
 internal import CNGHTTP2
 
 /// A resolved socket address (IPv4 or IPv6).
-struct SocketAddress: CustomStringConvertible, Sendable {
+package struct SocketAddress: CustomStringConvertible, Sendable {
     var storage = sockaddr_storage()
     var length: socklen_t = 0
     var family: Int32 { Int32(storage.ss_family) }
 
     /// `127.0.0.1:443` or `[::1]:443`.
-    var description: String {
+    package var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         var storage = storage
         return withUnsafePointer(to: &storage) { pointer in
@@ -31,7 +31,7 @@ struct SocketAddress: CustomStringConvertible, Sendable {
 }
 
 /// Thin helpers over BSD sockets; every descriptor they return is non-blocking and close-on-exec.
-enum Socket {
+package enum Socket {
     /// Resolves `host` (a name or an IP literal) with `getaddrinfo`, preferring IPv4 (for listening). Blocking.
     static func resolve(host: String, port: Int) throws(HTTP2Error) -> SocketAddress {
         let addresses = try resolveAll(host: host, port: port)
@@ -96,7 +96,7 @@ enum Socket {
         return value
     }
 
-    static func setNoDelay(_ fd: Int32) {
+    package static func setNoDelay(_ fd: Int32) {
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
@@ -108,7 +108,7 @@ enum Socket {
     }
 
     /// Binds and listens; returns the descriptor and the bound port (useful with port 0).
-    static func listen(host: String, port: Int, backlog: Int32) throws(HTTP2Error) -> (fd: Int32, port: Int) {
+    package static func listen(host: String, port: Int, backlog: Int32) throws(HTTP2Error) -> (fd: Int32, port: Int) {
         let address: SocketAddress
         do { address = try resolve(host: host, port: port) } catch { throw HTTP2Error(.bindFailed, reason: error.reason) }
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)

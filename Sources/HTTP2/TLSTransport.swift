@@ -1,10 +1,10 @@
-internal import Crypto
+package import Crypto
 @preconcurrency import Glibc
 internal import CNGHTTP2
 internal import COpenSSL
 
 /// What a `TLSTransport` reports to the HTTP/2 layer. Called on the loop thread.
-protocol TLSTransportDelegate: AnyObject {
+package protocol TLSTransportDelegate: AnyObject {
     /// TCP + TLS are up and ALPN was checked.
     func transportDidBecomeActive()
     /// Bytes arrived. Return false to close the connection (the delegate has already recorded why).
@@ -23,7 +23,7 @@ protocol TLSTransportDelegate: AnyObject {
 /// connection's backlog never holds back the answers to its first requests; the output a turn produced is collected
 /// once and written with as few `SSL_write` calls as possible.
 /// Loop-thread only.
-final class TLSTransport: EventLoopHandler {
+package final class TLSTransport: EventLoopHandler {
     /// `lingering`: our side is finished (close_notify sent, write side shut down); we read and discard until the
     /// peer closes or ``lingerTimeout`` passes, so a peer still sending does not get a reset that destroys the
     /// GOAWAY and answers it has not read yet.
@@ -40,9 +40,9 @@ final class TLSTransport: EventLoopHandler {
     /// Server side: the fingerprint of the client certificate the handshake verified against the client CA; nil
     /// when the client presented none (or none was requested). Set once, when the handshake completes, before
     /// ``TLSTransportDelegate/transportDidBecomeActive()``.
-    private(set) var verifiedClientCertificate: CertificateFingerprint?
+    package private(set) var verifiedClientCertificate: CertificateFingerprint?
     /// Strong on purpose: an open connection keeps itself alive through the loop's handler table; cleared on close.
-    var delegate: (any TLSTransportDelegate)?
+    package var delegate: (any TLSTransportDelegate)?
 
     private var interest: UInt32 = 0
     private var outBuffer: [UInt8] = []
@@ -96,7 +96,7 @@ final class TLSTransport: EventLoopHandler {
     }
 
     /// Server transport: `fd` is an accepted socket.
-    init(loop: EventLoop, acceptedFD fd: Int32, context: TLSContext) throws(HTTP2Error) {
+    package init(loop: EventLoop, acceptedFD fd: Int32, context: TLSContext) throws(HTTP2Error) {
         self.loop = loop
         self.fd = fd
         self.isClient = false
@@ -116,7 +116,7 @@ final class TLSTransport: EventLoopHandler {
     }
 
     /// Registers with the loop. Must be called on the loop thread.
-    func start() {
+    package func start() {
         let events = state == .connecting ? Self.eventOut : Self.eventIn
         interest = events
         if !loop.register(fd: fd, handler: self, events: events) {
@@ -135,7 +135,7 @@ final class TLSTransport: EventLoopHandler {
 
     // MARK: - EventLoopHandler
 
-    func handleEvents(_ events: UInt32) {
+    package func handleEvents(_ events: UInt32) {
         switch state {
         case .connecting:
             let error = Socket.pendingError(fd)
@@ -157,7 +157,7 @@ final class TLSTransport: EventLoopHandler {
         }
     }
 
-    func flush() {
+    package func flush() {
         flushScheduled = false
         guard state == .active, let delegate else { return }
         delegate.transportProduceOutput(into: &outBuffer)
@@ -167,12 +167,12 @@ final class TLSTransport: EventLoopHandler {
         }
     }
 
-    func loopWillShutdown() {
+    package func loopWillShutdown() {
         close(error: HTTP2Error(.shutdown, reason: "event loop shut down"))
     }
 
     /// Asks for a flush at the end of this loop turn.
-    func scheduleFlush() {
+    package func scheduleFlush() {
         if !flushScheduled && state == .active {
             flushScheduled = true
             loop.scheduleFlush(self)
@@ -342,7 +342,7 @@ final class TLSTransport: EventLoopHandler {
     }
 
     /// Closes now: best-effort TLS close_notify unless `abrupt`, then the socket. Idempotent.
-    func close(error: HTTP2Error, abrupt: Bool = false) {
+    package func close(error: HTTP2Error, abrupt: Bool = false) {
         guard state != .closed else { return }
         let wasLingering = state == .lingering
         state = .closed

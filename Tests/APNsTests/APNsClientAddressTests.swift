@@ -160,6 +160,9 @@ import Testing
         let before = try await Self.delivered(3, by: client)
         #expect(before == 3)
         #expect(servers.accepted("127.0.0.1") == 1)
+        // Past the healthy connection age: the dropped connection's replacement opens at once, not at the next push
+        // (one that ended sooner would count as a failed connect).
+        try await Task.sleep(for: .milliseconds(1200))
         servers.byHost["127.0.0.1"]!.dropAllConnections()
         let reopened = await Eventually.waitUntil(timeout: .seconds(10)) {
             registry.exposition().contains("event=\"opened\"} 2\n")

@@ -1,6 +1,7 @@
 import BenchSupport
 import Foundation
 @testable import HTTP2
+@testable import HTTP2Server
 import Testing
 
 /// Throughput comparison with h2load / nghttpd. Off by default; run with

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Crypto
 @testable import HTTP2
+@testable import HTTP2Server
 import Synchronization
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HTTP2
+@testable import HTTP2Server
 import Testing
 
 /// The client's request-header cache and raw response-header storage: every request must go out with exactly its own

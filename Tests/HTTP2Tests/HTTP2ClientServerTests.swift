@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import TestSupport
 @testable import HTTP2
+@testable import HTTP2Server
 import Testing
 
 @Suite("HTTP2 client ↔ server over TLS on 127.0.0.1", .serialized)

@@ -1,5 +1,6 @@
 import BenchSupport
 @testable import HTTP2
+@testable import HTTP2Server
 import Synchronization
 import Testing
 

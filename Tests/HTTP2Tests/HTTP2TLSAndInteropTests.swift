@@ -1,5 +1,6 @@
 import Foundation
 @testable import HTTP2
+@testable import HTTP2Server
 import Testing
 
 @Suite("HTTP2 TLS failures, PING, and interop with nghttp2 tools", .serialized)

@@ -1,6 +1,7 @@
 import Synchronization
 import Foundation
 @testable import HTTP2
+@testable import HTTP2Server
 
 /// A self-signed P-256 certificate for `localhost` / 127.0.0.1, generated once per test process with the
 /// `openssl` CLI into a temporary directory.

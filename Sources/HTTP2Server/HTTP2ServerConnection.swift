@@ -2,6 +2,7 @@
 internal import CNGHTTP2
 public import Crypto
 import Synchronization
+public import HTTP2
 
 /// One accepted HTTP/2-over-TLS connection of an `HTTP2Server`, confined to one `EventLoop`.
 ///

@@ -1,3 +1,4 @@
+public import HTTP2
 /// A complete request received by an `HTTP2Server`. Its header fields are kept as the bytes nghttp2 delivered
 /// (``fields``); ``method``, ``path`` and ``headers`` decode them into strings on each read.
 public struct HTTP2ServerRequest: Sendable {

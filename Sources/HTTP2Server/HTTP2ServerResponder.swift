@@ -1,3 +1,4 @@
+public import HTTP2
 /// Answers one request, once, from any thread and at any time (later calls and calls after the stream was reset
 /// or the connection closed are ignored).
 public struct HTTP2ServerResponder: Sendable {

@@ -1,8 +1,9 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
+public import HTTP2
 
 extension HTTP2ServerConnection: TLSTransportDelegate {
-    func transportDidBecomeActive() {
+    package func transportDidBecomeActive() {
         recordClientCertificate(transport?.verifiedClientCertificate)
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
@@ -36,14 +37,14 @@ extension HTTP2ServerConnection: TLSTransportDelegate {
                                               Int32(clamping: configuration.initialWindowSize))
     }
 
-    func transportDidRead(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package func transportDidRead(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let session else { return false }
         let consumed = nghttp2_session_mem_recv(session, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                                 bytes.count)
         return consumed >= 0
     }
 
-    func transportProduceOutput(into buffer: inout [UInt8]) {
+    package func transportProduceOutput(into buffer: inout [UInt8]) {
         guard let session else { return }
         while true {
             var data: UnsafePointer<UInt8>?
@@ -53,7 +54,7 @@ extension HTTP2ServerConnection: TLSTransportDelegate {
         }
     }
 
-    func transportShouldClose() -> Bool {
+    package func transportShouldClose() -> Bool {
         guard let session else { return true }
         if let _ = goAwaySentLastStreamID, streams.all.allSatisfy({ $0.abandoned }) {
             return nghttp2_session_want_write(session) == 0
@@ -61,7 +62,7 @@ extension HTTP2ServerConnection: TLSTransportDelegate {
         return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
     }
 
-    func transportDidClose(error: HTTP2Error) {
+    package func transportDidClose(error: HTTP2Error) {
         guard !closed else { return }
         streams.removeAll()
         spareStreams.removeAll()

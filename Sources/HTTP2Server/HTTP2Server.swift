@@ -2,6 +2,7 @@
 internal import CNGHTTP2
 import Synchronization
 public import Telemetry
+public import HTTP2
 
 /// An HTTP/2-over-TLS server: accepts on one loop, spreads connections over the group's loops round-robin, and
 /// hands each complete request to `handler` on the connection's loop thread. The handler answers through the
