@@ -9,7 +9,8 @@ enum CallHandlingDoc {
     /// The first column of every row of the first table under the `## title` heading (header and separator rows
     /// left out), backticks removed, in order.
     static func keys(section title: String) throws -> [String] {
-        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard let heading = lines.firstIndex(where: { $0 == "## \(title)" }) else {
             throw Missing(what: "no section \"## \(title)\" in docs/call-handling.md")
         }

@@ -12,7 +12,9 @@ import Testing
     static let event = Fixtures.event()
     static let now = event.createdAtMilliseconds + 1_000
 
-    static func record(headers: [RecordHeader] = [], value: [UInt8] = Array(Fixtures.eventJSON().utf8)) -> InboundRecord {
+    static func record(headers: [RecordHeader] = [], value: [UInt8] = Array(Fixtures.eventJSON().utf8))
+        -> InboundRecord
+    {
         InboundRecord(
             topic: "calls", partition: 3, offset: 42, key: Array("c-42".utf8), value: value, headers: headers,
             timestampMilliseconds: 1_764_489_600_200
@@ -20,7 +22,8 @@ import Testing
     }
 
     static func answer(_ disposition: APNsDisposition, _ status: Int?, _ reason: String?) -> OutcomeRouter.Input {
-        .answered(APNsResult(disposition: disposition, status: status, reason: reason, apnsID: Fixtures.uuid), topic: "t")
+        let result = APNsResult(disposition: disposition, status: status, reason: reason, apnsID: Fixtures.uuid)
+        return .answered(result, topic: "t")
     }
 
     static let serviceUnavailable = answer(.retryLater, 503, "ServiceUnavailable")
@@ -57,7 +60,8 @@ import Testing
         Row(key: "tracker said cancelled", input: .dropped(.cancelled, reason: CancelReason.afterStop),
             outcome: .cancelled, topics: [], reason: "after_stop",
             check: { _ in
-                let unnamed = OutcomeRouter().route(record: record(), event: event, input: .dropped(.cancelled), now: now)
+                let unnamed = OutcomeRouter().route(
+                    record: record(), event: event, input: .dropped(.cancelled), now: now)
                 #expect(unnamed.reason == "cancelled" && unnamed.records.isEmpty, "no reason given: the outcome's name")
             }),
         Row(key: "APNs delivered", input: answer(.delivered, 200, nil), outcome: .delivered, topics: [], reason: nil),
@@ -99,7 +103,8 @@ import Testing
             }),
         Row(key: "APNs retryLater, past the deadline", input: serviceUnavailable,
             now: event.ringDeadlineMilliseconds, outcome: .expired, topics: [], reason: "deadline"),
-        Row(key: "APNs retryLater, attempts used up", record: record(headers: [RecordHeader(name: "x-attempt", integer: 4)]),
+        Row(key: "APNs retryLater, attempts used up",
+            record: record(headers: [RecordHeader(name: "x-attempt", integer: 4)]),
             input: serviceUnavailable, outcome: .deadLettered, topics: ["calls.dlq"], reason: "retries_exhausted",
             check: { #expect(header($0.records.first, "x-attempt") == "4") }),
         // The second tier (30 s) would be due after the 30 s ring deadline.
@@ -118,7 +123,8 @@ import Testing
                 #expect(header(retry, "x-first-failed-at") == String(now))
                 #expect(header(retry, "x-error-class") == "apns_5xx")
             }),
-        Row(key: "dead letter of a long value", record: record(value: Array(repeating: 0x41, count: 70_000)), event: nil,
+        Row(key: "dead letter of a long value",
+            record: record(value: Array(repeating: 0x41, count: 70_000)), event: nil,
             input: .decodingFailed(EventDecodingError(.invalidJSON, "not JSON")),
             outcome: .deadLettered, topics: ["calls.dlq"], reason: "invalid_json",
             check: { decision in
@@ -127,7 +133,9 @@ import Testing
             }),
         // 8 002 bytes each (name and value): the first two fit in 16 384, the third does not.
         Row(key: "many headers of its own",
-            record: record(headers: (1...3).map { RecordHeader(name: "h\($0)", value: Array(repeating: 0x61, count: 8_000)) }),
+            record: record(headers: (1...3).map {
+                RecordHeader(name: "h\($0)", value: Array(repeating: 0x61, count: 8_000))
+            }),
             input: serviceUnavailable, outcome: .retried, topics: ["calls.retry.5s"], reason: "apns_5xx",
             check: { decision in
                 let names = decision.records.first?.headers.map(\.name) ?? []

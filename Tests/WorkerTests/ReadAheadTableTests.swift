@@ -44,66 +44,64 @@ import Testing
         switch row {
         case .notAssigned:
             let gate = gate()
-            #expect(gate.offer(1, lane: 3, offset: 0, isCallsTopic: true, highWatermark: 10, isIncoming: true).passes)
+            #expect(gate.calls(1, lane: 3, offset: 0, end: 10).passes)
             var configuration = ReadAheadGate<Int>.Configuration()
             configuration.disabled = true
             let disabled = ReadAheadGate<Int>(configuration: configuration)
             #expect(disabled.assign(lanes: [0]).isEmpty)
-            #expect(disabled.offer(2, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 10, isIncoming: true).passes)
+            #expect(disabled.calls(2, offset: 0, end: 10).passes)
         case .notIncoming:
             let gate = gate(scans: true)
             _ = gate.assign(lanes: [0])
-            #expect(gate.offer(1, lane: 0, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: false, origin: 0).passes)
-            #expect(gate.offer(2, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 10, isIncoming: false).passes)
-            #expect(gate.offer(3, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 10, isIncoming: false).passes)
+            #expect(gate.retry(1, origin: 0, incoming: false).passes)
+            #expect(gate.calls(2, offset: 0, end: 10, incoming: false).passes)
+            #expect(gate.calls(3, offset: 1, end: 10, incoming: false).passes)
             #expect(gate.heldCount == 0)
         case .noBacklog:
             let gate = gate(scans: true)
             _ = gate.assign(lanes: [0, 1])
-            let last = gate.offer(1, lane: 0, offset: 9, isCallsTopic: true, highWatermark: 10, isIncoming: true)
+            let last = gate.calls(1, offset: 9, end: 10)
             #expect(last.passes && last.scan == nil)
-            #expect(gate.offer(2, lane: 0, offset: 5, isCallsTopic: false, highWatermark: 9, isIncoming: true).passes)
-            #expect(gate.offer(3, lane: 1, offset: 12, isCallsTopic: true, highWatermark: 10, isIncoming: true).passes,
-                    "beyond the end")
+            #expect(gate.retry(2).passes)
+            #expect(gate.calls(3, lane: 1, offset: 12, end: 10).passes, "beyond the end")
             #expect(gate.heldCount == 0)
         case .beforeTheEnd:
             let gate = gate()
             _ = gate.assign(lanes: [0])
-            let first = gate.offer(1, lane: 0, offset: 5, isCallsTopic: true, highWatermark: 8, isIncoming: true)
+            let first = gate.calls(1, offset: 5, end: 8)
             #expect(!first.passes && first.timerEpoch != nil, "the first held event starts the timer")
-            let retry = gate.offer(2, lane: 0, offset: 40, isCallsTopic: false, highWatermark: 50, isIncoming: true)
+            let retry = gate.retry(2)
             #expect(!retry.passes && retry.timerEpoch == nil, "a retry tier's record of the lane waits too")
             #expect(gate.heldCount == 2)
         case .reachesTheEnd:
             let gate = gate()
             _ = gate.assign(lanes: [0])
-            _ = gate.offer(1, lane: 0, offset: 5, isCallsTopic: true, highWatermark: 8, isIncoming: true)
-            _ = gate.offer(2, lane: 0, offset: 40, isCallsTopic: false, highWatermark: 50, isIncoming: true)
-            let end = gate.offer(3, lane: 0, offset: 7, isCallsTopic: true, highWatermark: 8, isIncoming: false)
+            _ = gate.calls(1, offset: 5, end: 8)
+            _ = gate.retry(2)
+            let end = gate.calls(3, offset: 7, end: 8, incoming: false)
             #expect(end.passes && end.released == [1, 2] && end.releasedEarly == nil)
-            #expect(gate.offer(4, lane: 0, offset: 41, isCallsTopic: false, highWatermark: 50, isIncoming: true).passes)
+            #expect(gate.retry(4).passes)
             #expect(gate.heldCount == 0)
         case .laneLimit:
             let gate = gate(perPartition: 2)
             _ = gate.assign(lanes: [0])
-            #expect(!gate.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes)
-            let full = gate.offer(2, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+            #expect(!gate.calls(1, offset: 0, end: 100).passes)
+            let full = gate.calls(2, offset: 1, end: 100)
             #expect(!full.passes && full.released == [1, 2] && full.releasedEarly == .limit)
-            #expect(!gate.offer(3, lane: 0, offset: 2, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes,
-                    "still reading ahead")
+            #expect(!gate.calls(3, offset: 2, end: 100).passes, "still reading ahead")
         case .allLanesLimit:
             let gate = gate(perPartition: 10, total: 3, scans: true)
             _ = gate.assign(lanes: [0, 1, 2])
-            let scan = gate.offer(1, lane: 2, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true).scan
+            let scan = gate.calls(1, lane: 2, offset: 0, end: 100).scan
             #expect(scan?.kind == .backlog)
-            _ = gate.offer(2, lane: 0, offset: 0, isCallsTopic: false, highWatermark: 100, isIncoming: true)
-            let total = gate.offer(3, lane: 1, offset: 0, isCallsTopic: false, highWatermark: 100, isIncoming: true)
+            _ = gate.retry(2)
+            let total = gate.retry(3, lane: 1)
             #expect(total.released == [2, 3] && total.releasedEarly == .limit, "every lane not scanning lets go")
             #expect(gate.heldCount == 1)
         case .timeout:
             let gate = gate(timeout: .milliseconds(50))
             _ = gate.assign(lanes: [0])
-            let first = gate.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+            let first = gate.calls(1, offset: 0, end: 100)
             let epoch = try #require(first.timerEpoch)
             guard case .nothing = gate.expire(lane: 0, epoch: epoch + 1_000) else {
                 Issue.record("a stale timer finds nothing to do")
@@ -119,27 +117,24 @@ import Testing
                 return
             }
             #expect(held == [1])
-            #expect(gate.offer(2, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes,
-                    "the lane stopped holding")
+            #expect(gate.calls(2, offset: 1, end: 100).passes, "the lane stopped holding")
         case .backlog:
             let gate = gate(scans: true)
             _ = gate.assign(lanes: [0])
-            let first = gate.offer(1, lane: 0, offset: 40, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+            let first = gate.calls(1, offset: 40, end: 100)
             let scan = try #require(first.scan)
             #expect(!first.passes && scan.kind == .backlog && scan.lane == 0 && scan.from == 40 && scan.to == 100)
-            #expect(gate.offer(2, lane: 0, offset: 41, isCallsTopic: true, highWatermark: 100, isIncoming: true).scan == nil,
-                    "asked for once")
+            #expect(gate.calls(2, offset: 41, end: 100).scan == nil, "asked for once")
             let unscanned = self.gate(scans: false)
             _ = unscanned.assign(lanes: [0])
-            #expect(unscanned.offer(1, lane: 0, offset: 40, isCallsTopic: true, highWatermark: 100, isIncoming: true).scan == nil)
+            #expect(unscanned.calls(1, offset: 40, end: 100).scan == nil)
         case .scanning:
             let gate = gate(perPartition: 2, total: 3, timeout: .milliseconds(1), scans: true)
             _ = gate.assign(lanes: [0])
-            let first = gate.offer(1, lane: 0, offset: 40, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+            let first = gate.calls(1, offset: 40, end: 100)
             let scan = try #require(first.scan)
             for item in 2...5 {
-                let verdict = gate.offer(item, lane: 0, offset: Int64(39 + item), isCallsTopic: true, highWatermark: 100,
-                                         isIncoming: true)
+                let verdict = gate.calls(item, offset: Int64(39 + item), end: 100)
                 #expect(!verdict.passes && verdict.released.isEmpty, "held beyond both limits: \(item)")
             }
             #expect(gate.isScanning(scan) && gate.heldCount == 5)
@@ -151,113 +146,102 @@ import Testing
         case .backlogComplete:
             let gate = gate(perPartition: 2, scans: true)
             _ = gate.assign(lanes: [0])
-            let scan = try #require(
-                gate.offer(1, lane: 0, offset: 40, isCallsTopic: true, highWatermark: 100, isIncoming: true).scan)
-            _ = gate.offer(2, lane: 0, offset: 41, isCallsTopic: true, highWatermark: 100, isIncoming: true)
-            _ = gate.offer(3, lane: 0, offset: 42, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+            let scan = try #require(gate.calls(1, offset: 40, end: 100).scan)
+            _ = gate.calls(2, offset: 41, end: 100)
+            _ = gate.calls(3, offset: 42, end: 100)
             let done = gate.scanFinished(scan, completed: true)
             #expect(done.released == [1, 2, 3] && done.releasedEarly == nil)
             #expect(!gate.isScanning(scan))
-            #expect(gate.offer(4, lane: 0, offset: 43, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes)
+            #expect(gate.calls(4, offset: 43, end: 100).passes)
         case .backlogFailed:
             let gate = gate(perPartition: 2, scans: true)
             _ = gate.assign(lanes: [0, 1])
-            let full = try #require(
-                gate.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 10, isIncoming: true).scan)
-            _ = gate.offer(2, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 10, isIncoming: true)
+            let full = try #require(gate.calls(1, offset: 0, end: 10).scan)
+            _ = gate.calls(2, offset: 1, end: 10)
             let failed = gate.scanFinished(full, completed: false)
             #expect(failed.released == [1, 2] && failed.releasedEarly == .limit)
-            #expect(!gate.offer(3, lane: 0, offset: 2, isCallsTopic: true, highWatermark: 10, isIncoming: true).passes,
-                    "bounded read-ahead")
-            #expect(gate.offer(4, lane: 0, offset: 9, isCallsTopic: true, highWatermark: 10, isIncoming: true).released == [3],
-                    "reading through ends it")
-            let short = try #require(
-                gate.offer(5, lane: 1, offset: 0, isCallsTopic: true, highWatermark: 10, isIncoming: true).scan)
+            #expect(!gate.calls(3, offset: 2, end: 10).passes, "bounded read-ahead")
+            #expect(gate.calls(4, offset: 9, end: 10).released == [3], "reading through ends it")
+            let short = try #require(gate.calls(5, lane: 1, offset: 0, end: 10).scan)
             let shortFailed = gate.scanFinished(short, completed: false)
             #expect(shortFailed.released.isEmpty && shortFailed.releasedEarly == nil, "below the limit: still held")
             #expect(gate.heldCount == 1)
         case .retryFromBefore:
             let gate = gate(perPartition: 1, scans: true)
             _ = gate.assign(lanes: [0, 1])
-            #expect(gate.offer(1, lane: 0, offset: 100, isCallsTopic: true, highWatermark: 101, isIncoming: true).passes)
-            let older = gate.offer(2, lane: 0, offset: 8, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 99)
+            #expect(gate.calls(1, offset: 100, end: 101).passes)
+            let older = gate.retry(2, origin: 99)
             let scan = try #require(older.scan)
             #expect(!older.passes && older.released.isEmpty, "held apart: the lane's limit does not count it")
             #expect(scan.kind == .history && scan.from == 99 && scan.to == nil, "up to the high watermark")
-            let early = gate.offer(3, lane: 1, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 500)
+            let early = gate.retry(3, lane: 1, origin: 500)
             #expect(!early.passes && early.scan?.kind == .history && early.scan?.from == 500,
                     "any origin while the calls partition delivered nothing")
             var configuration = ReadAheadGate<Int>.Configuration()
             configuration.historyReach = 1_000
             let reach = ReadAheadGate<Int>(configuration: configuration)
             _ = reach.assign(lanes: [0])
-            _ = reach.offer(1, lane: 0, offset: 5_000_000, isCallsTopic: true, highWatermark: 5_000_001, isIncoming: true)
-            let forged = reach.offer(2, lane: 0, offset: 3, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 0)
+            _ = reach.calls(1, offset: 5_000_000, end: 5_000_001)
+            let forged = reach.retry(2, origin: 0)
             #expect(forged.scan?.from == 4_999_000, "never more than historyReach before the lane's first record")
         case .retryFromOwnReading:
             let gate = gate(scans: true)
             _ = gate.assign(lanes: [0])
-            let scan = try #require(
-                gate.offer(1, lane: 0, offset: 40, isCallsTopic: true, highWatermark: 100, isIncoming: true).scan)
-            let own = gate.offer(2, lane: 0, offset: 3, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 40)
+            let scan = try #require(gate.calls(1, offset: 40, end: 100).scan)
+            let own = gate.retry(2, origin: 40)
             #expect(!own.passes && own.scan == nil, "held by the read-ahead, no history scan")
-            let unknown = gate.offer(3, lane: 0, offset: 4, isCallsTopic: false, highWatermark: 9, isIncoming: true)
+            let unknown = gate.retry(3)
             #expect(!unknown.passes && unknown.scan == nil)
             #expect(gate.scanFinished(scan, completed: true).released == [1, 2, 3])
             let unscanned = self.gate(scans: false)
             _ = unscanned.assign(lanes: [0])
-            _ = unscanned.offer(1, lane: 0, offset: 40, isCallsTopic: true, highWatermark: 100, isIncoming: true)
-            let old = unscanned.offer(2, lane: 0, offset: 3, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 1)
+            _ = unscanned.calls(1, offset: 40, end: 100)
+            let old = unscanned.retry(2, origin: 1)
             #expect(!old.passes && old.scan == nil)
-            #expect(unscanned.offer(3, lane: 0, offset: 99, isCallsTopic: true, highWatermark: 100, isIncoming: true)
-                .released == [1, 2])
+            #expect(unscanned.calls(3, offset: 99, end: 100).released == [1, 2])
         case .historyComplete:
             let gate = gate(scans: true)
             _ = gate.assign(lanes: [0])
-            let scan = try #require(
-                gate.offer(1, lane: 0, offset: 3, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 50).scan)
-            _ = gate.offer(2, lane: 0, offset: 4, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 40)
+            let scan = try #require(gate.retry(1, origin: 50).scan)
+            _ = gate.retry(2, origin: 40)
             let done = gate.scanFinished(scan, completed: true)
             #expect(done.released == [1] && done.releasedEarly == nil)
             let next = try #require(done.scan)
             #expect(next.kind == .history && next.from == 40 && next.to == 50, "down to the older one, up to the start")
-            #expect(gate.offer(3, lane: 0, offset: 6, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 50).passes)
+            #expect(gate.retry(3, origin: 50).passes)
             #expect(gate.scanFinished(next, completed: true).released == [2])
-            #expect(gate.offer(4, lane: 0, offset: 7, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 40).passes)
+            #expect(gate.retry(4, origin: 40).passes)
             #expect(gate.heldCount == 0)
         case .historyFailed:
             let gate = gate(scans: true)
             _ = gate.assign(lanes: [0])
-            let scan = try #require(
-                gate.offer(1, lane: 0, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 5).scan)
-            _ = gate.offer(2, lane: 0, offset: 1, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 3)
+            let scan = try #require(gate.retry(1, origin: 5).scan)
+            _ = gate.retry(2, origin: 3)
             let failed = gate.scanFinished(scan, completed: false)
             #expect(failed.released == [1, 2] && failed.releasedEarly == .historyScanFailed && failed.scan == nil)
-            let again = gate.offer(3, lane: 0, offset: 2, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 5)
+            let again = gate.retry(3, origin: 5)
             #expect(!again.passes && again.scan?.kind == .history, "the next such retry asks again")
         case .oneScanAtATime:
             let gate = gate(perPartition: 2, scans: true)
             _ = gate.assign(lanes: [0, 1])
-            let history = try #require(
-                gate.offer(1, lane: 0, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 5).scan)
-            let calls = gate.offer(2, lane: 0, offset: 20, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+            let history = try #require(gate.retry(1, origin: 5).scan)
+            let calls = gate.calls(2, offset: 20, end: 100)
             #expect(calls.scan == nil && !calls.passes, "the backlog scan waits")
-            let beyond = gate.offer(3, lane: 0, offset: 21, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+            let beyond = gate.calls(3, offset: 21, end: 100)
             #expect(!beyond.passes && beyond.released.isEmpty, "counts as scanning meanwhile")
             let afterHistory = gate.scanFinished(history, completed: true)
-            #expect(afterHistory.released == [1] && afterHistory.scan?.kind == .backlog && afterHistory.scan?.from == 20)
-            let backlog = try #require(
-                gate.offer(4, lane: 1, offset: 10, isCallsTopic: true, highWatermark: 50, isIncoming: true).scan)
-            let retry = gate.offer(5, lane: 1, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 3)
+            #expect(afterHistory.released == [1])
+            #expect(afterHistory.scan?.kind == .backlog && afterHistory.scan?.from == 20)
+            let backlog = try #require(gate.calls(4, lane: 1, offset: 10, end: 50).scan)
+            let retry = gate.retry(5, lane: 1, origin: 3)
             #expect(!retry.passes && retry.scan == nil, "the history scan waits")
             let afterBacklog = gate.scanFinished(backlog, completed: true)
             #expect(afterBacklog.released == [4] && afterBacklog.scan?.kind == .history && afterBacklog.scan?.from == 3)
         case .revoked:
             let gate = gate(scans: true)
             _ = gate.assign(lanes: [0])
-            let history = try #require(
-                gate.offer(1, lane: 0, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 5).scan)
-            _ = gate.offer(2, lane: 0, offset: 10, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+            let history = try #require(gate.retry(1, origin: 5).scan)
+            _ = gate.calls(2, offset: 10, end: 100)
             #expect(gate.revoke(lanes: [0]) == [2, 1] && gate.heldCount == 0, "the read-ahead's, then history's")
             _ = gate.assign(lanes: [0])
             #expect(!gate.isScanning(history))
@@ -266,14 +250,27 @@ import Testing
         case .shutdown:
             let gate = gate()
             _ = gate.assign(lanes: [0, 1])
-            _ = gate.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true)
-            _ = gate.offer(2, lane: 1, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true)
+            _ = gate.calls(1, offset: 0, end: 100)
+            _ = gate.calls(2, lane: 1, offset: 0, end: 100)
             #expect(gate.releaseAll() == [1, 2] && gate.heldCount == 0)
-            #expect(gate.offer(3, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes)
+            #expect(gate.calls(3, offset: 1, end: 100).passes)
         }
     }
 
     @Test func theDocumentHasExactlyTheseRows() throws {
         #expect(try CallHandlingDoc.keys(section: Self.section) == Row.allCases.map(\.rawValue))
+    }
+}
+
+extension ReadAheadGate where Item == Int {
+    /// A record of calls partition `lane` at `offset`, whose high watermark at assignment is `end`.
+    fileprivate func calls(_ item: Int, lane: Int32 = 0, offset: Int64, end: Int64, incoming: Bool = true) -> Verdict {
+        offer(item, lane: lane, offset: offset, isCallsTopic: true, highWatermark: end, isIncoming: incoming)
+    }
+
+    /// A record of the retry tier's partition `lane` whose first hop was the calls topic's offset `origin`.
+    fileprivate func retry(_ item: Int, lane: Int32 = 0, origin: Int64? = nil, incoming: Bool = true) -> Verdict {
+        offer(item, lane: lane, offset: 0, isCallsTopic: false, highWatermark: nil, isIncoming: incoming,
+              origin: origin)
     }
 }
