@@ -4,22 +4,8 @@ import Synchronization
 /// Per-call ordering and cancellation: the dispatcher's memory of which calls have a push in flight, which
 /// events wait behind it, and which calls have recently ended.
 ///
-/// Rules:
-/// - **One at a time, in order.** Events of one call id are sent one at a time in arrival order: ``admit(_:)``
-///   answers `sendNow` only when nothing of that call is in flight; otherwise the event is `queued` and is
-///   handed back by ``complete(callID:)`` when the one in front finishes. A hang-up never overtakes its incoming.
-/// - **Expired.** An `incoming` event at or past its ring deadline is never sent (`expired`), checked on admission
-///   and again when it leaves the queue.
-/// - **Cancelled.** A stop-ringing event (hangup, missed, answered_elsewhere) cancels every `incoming` of the same
-///   call still waiting in the queue, and is remembered (bounded LRU by count and age), so an `incoming` that
-///   arrives later (e.g. from a retry tier) is `cancelled` instead of ringing after the caller hung up. The
-///   stop-ringing event itself is always sent (an earlier incoming may already be ringing).
-/// - The one in flight is never recalled; if its outcome would be a retry, ask ``hasEnded(callID:)`` and route
-///   it as cancelled instead (``OutcomeRouter`` takes that flag).
-///
-/// Dispatcher protocol: `admit` each decoded event → send the ones answered `sendNow`, record `expired`/`cancelled`
-/// outcomes for the rest (including ``Admission/cancelledWaiting``); when a sent event's outcome is final, call
-/// `complete(callID:)` and handle every returned ``Release`` the same way.
+/// Rules, and how the dispatcher uses it: docs/call-handling.md, section "Per-call ordering and cancellation
+/// (CallTracker)".
 ///
 /// - Important: thread-safe; all state is behind one `Mutex`, and no callback runs under it.
 final class CallTracker<Item: Sendable>: Sendable {

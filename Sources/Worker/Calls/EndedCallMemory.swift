@@ -1,27 +1,9 @@
 /// The worker's memory of recently ended calls: a least-recently-marked set of call-id hashes, bounded by count
 /// (``capacity``) and by age (``retentionMilliseconds``), in memory allocated once and never grown or copied.
 ///
-/// Rules:
-/// - A call is remembered from ``remember(_:at:)`` until ``retentionMilliseconds`` have passed or ``capacity`` calls
-///   marked later push it out, whichever comes first (oldest first). Marking a remembered call again refreshes it:
-///   its time becomes the new one and it becomes the newest.
-/// - ``contains(_:at:)`` is true only for a current entry: remembered and younger than the retention, whether or not
-///   ``forgetExpired(at:)`` has run since.
+/// Rules: docs/call-handling.md, section "Ended-call memory (EndedCallMemory)".
 ///
-/// Layout: a slab of ``capacity`` nodes `(key, endedAt, older, newer)` of 24 bytes, linked oldest → newest (so a
-/// refresh moves a node to the newest end in O(1) and the oldest is dropped first), and an open-addressing index
-/// (linear probing, a power-of-two table of at least twice ``capacity`` slots, so at most half full) of 4-byte node
-/// numbers, emptied by backward-shift deletion (no tombstones, no rebuilds). At the default 100 000 calls that is
-/// 2.4 MB of nodes and 1 MB of index, 3.4 MB in all, about half what a `Dictionary` and an order array take, and
-/// never resized (a doubling holds the old and the new storage at once, which showed as steps in the soak's RSS).
-///
-/// Allocation happens once, in full, when the first call is remembered: an idle worker (no call ended yet) holds none
-/// of it, and from then on the memory's share of RSS is the same however full it is (allocated at start it would put
-/// the idle worker over its memory bound; filled page by page it would make RSS climb through a soak). Nodes never used
-/// are taken in order, then released ones through a free list.
-///
-/// Keys are 64-bit hashes (``CallTracker/endedKey(_:)``); the index takes its home slot from the key's low bits, so
-/// keys must be well mixed (a `Hasher` output is). Not thread-safe: ``CallTracker`` keeps it behind its lock.
+/// Not thread-safe: ``CallTracker`` keeps it behind its lock.
 struct EndedCallMemory {
     /// The most calls one memory can hold (node numbers are 32-bit, and the index holds twice as many slots).
     static let maximumCapacity = 1 << 28
@@ -118,6 +100,17 @@ struct EndedCallMemory {
 
     // MARK: - Storage
 
+    /// A slab of ``capacity`` nodes `(key, endedAt, older, newer)` of 24 bytes, linked oldest → newest (so a refresh
+    /// moves a node to the newest end in O(1) and the oldest is dropped first), and an open-addressing index (linear
+    /// probing, a power-of-two table of at least twice ``capacity`` slots, so at most half full) of 4-byte node
+    /// numbers, emptied by backward-shift deletion (no tombstones, no rebuilds). At the default 100 000 calls that is
+    /// 2.4 MB of nodes and 1 MB of index, about half what a `Dictionary` and an order array take, and never resized
+    /// (a doubling holds the old and the new storage at once, which showed as steps in the soak's RSS).
+    ///
+    /// Allocated in full when the first call is remembered: an idle worker holds none of it, and from then on the
+    /// memory's share of RSS is the same however full it is (allocated at start it would put the idle worker over its
+    /// memory bound; filled page by page it would make RSS climb through a soak). Nodes never used are taken in
+    /// order, then released ones through a free list.
     private mutating func allocate() {
         var tableSize = 2
         while tableSize < 2 * capacity { tableSize <<= 1 }
@@ -126,6 +119,7 @@ struct EndedCallMemory {
         nodes = Array(repeating: Node(key: 0, endedAt: 0, older: Self.noNode, newer: Self.noNode), count: capacity)
     }
 
+    /// The key's low bits: keys must be well mixed (``CallTracker/endedKey(_:)``, a `Hasher` output, is).
     private func home(_ key: UInt64) -> Int { Int(truncatingIfNeeded: key) & slotMask }
 
     /// The index slot and node of `key`, if remembered.

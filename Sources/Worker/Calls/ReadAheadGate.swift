@@ -3,44 +3,10 @@ import Synchronization
 
 /// Holds back `incoming` events of a newly assigned partition until the worker has read through the records that
 /// were already in the log at assignment (a replay after a crash or rebalance, or a backlog), so a stop event
-/// further on in that range is known before the phone rings.
+/// further on in that range is known before the phone rings. Lanes are partition numbers, shared by the calls topic
+/// and every retry tier.
 ///
-/// Lanes are partition numbers: the calls topic and every retry tier share them (retry records keep their
-/// partition number), so lane *p* gathers the calls partition *p* and the retry-tier partitions *p*.
-///
-/// Rules, per lane from its assignment:
-/// - The lane's end is the calls partition's high watermark at assignment (from its first record). An `incoming`
-///   event of the lane (calls topic or retry tier) is held while the calls partition has not delivered the record
-///   just below that end; every other event passes at once.
-/// - Once that record arrives, the held events are released in order, before it, and nothing is held again.
-/// - Scanning (when ``Configuration/scansBacklog``): the verdict of a lane's first record asks the caller to scan
-///   the calls partition's backlog, `[that record's offset, end)`, for stop events (``Verdict/scan``) beside the
-///   consumer. Once the caller has marked those calls ended and reports the scan complete
-///   (``scanFinished(_:completed:)``), the held events are released and nothing is held again; they and
-///   every later event meet the marks, whatever the backlog's length. Reading through the backlog first ends the
-///   read-ahead as before.
-/// - Bounds: a lane holding ``Configuration/maxHeldPerPartition`` events, or all lanes together
-///   ``Configuration/maxHeld``, release what they hold (and keep reading ahead) — except lanes whose scan is under
-///   way, which hold on (the consumer pauses their partitions at its in-flight limits; the scan does not need them);
-///   a lane whose calls partition delivers nothing for ``Configuration/timeout`` while it holds events, and no scan
-///   is under way, releases them and stops holding (the caller asks with ``expire(lane:epoch:)``). A scan that fails
-///   turns its lane back into a bounded read-ahead.
-/// - History (when ``Configuration/scansBacklog``): an `incoming` retry-tier record whose first hop (`origin`, its
-///   calls-topic offset) lies before what the lane reads itself — below the calls partition's first record since the
-///   assignment, or any origin while the calls partition has delivered nothing — may belong to a call whose hang-up
-///   the partition's previous owner already sent: that hang-up is below the committed offset, where neither the
-///   consumer nor the backlog scan look. Such records are held apart, and the verdict asks for a scan of the calls
-///   partition from the oldest held origin up to what is already known (``Verdict/scan``, kind
-///   ``ReadAheadScan/Kind/history``), for the lane's first up to the high watermark when it starts reading. Once
-///   complete, the stop events from its start on are known (the caller marked those calls ended), and every held
-///   record, and every later one, whose origin is at or after that start goes at once: the history scan read past the
-///   high watermark at assignment, so a stop event later than it is one the consumer reads as it comes. One whose
-///   origin is older waits for the next scan, down to it. A failed history scan lets its records go
-///   (``ReadAheadCutShort/historyScanFailed``); the next such record asks again.
-/// - One scan per lane at a time: a backlog scan asked for while a history scan runs waits for it (the lane counts as
-///   scanning meanwhile), and history scans wait for a backlog scan.
-/// - A revoked lane returns what it holds: the caller gives those events back unprocessed, so the partition's
-///   next owner reads ahead through them itself.
+/// Rules: docs/call-handling.md, section "Read-ahead of a newly assigned partition (ReadAheadGate)".
 ///
 /// - Important: thread-safe; all state is behind one `Mutex`, and it never calls out.
 final class ReadAheadGate<Item: Sendable>: Sendable {

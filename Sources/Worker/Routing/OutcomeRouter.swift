@@ -3,25 +3,9 @@ import Telemetry
 
 /// Turns what happened to one consumed event into its single ``Outcome`` and the records to produce.
 ///
+/// Rules: docs/call-handling.md, section "Outcome routing (OutcomeRouter)".
+///
 /// Pure and thread-safe (an immutable value): no clock, no I/O; `now` is an input.
-///
-/// | what happened | outcome | records |
-/// |---|---|---|
-/// | decoding failed | dead_lettered | DLQ (`x-dlq-reason` = decoding code) |
-/// | mapping failed (e.g. payload too large) | dead_lettered | DLQ (mapping code) |
-/// | tracker said expired / cancelled | expired / cancelled | — |
-/// | APNs delivered | delivered | — |
-/// | APNs tokenInvalid | invalidated | `apns.tokens.invalidated` (key = token) |
-/// | APNs retryLater, call ended meanwhile | cancelled | — |
-/// | APNs retryLater, deadline passed or reached before the next tier is due | expired | — |
-/// | APNs retryLater, tiers or attempts used up | dead_lettered | DLQ (`retries_exhausted`) |
-/// | APNs retryLater otherwise | retried | next tier (key, value, other headers kept) |
-/// | APNs permanent | dead_lettered | DLQ (`apns_rejected`) |
-/// | no configured app serves the bundle id (`UnknownApp`) | dead_lettered | DLQ (`unknown_app`) |
-/// | APNs fixCredentials (after the client's one refresh) | dead_lettered | DLQ (`apns_credentials`) |
-///
-/// Every outcome also produces a receipt on ``Configuration/outcomesTopic`` when
-/// ``Configuration/emitReceipts`` is set.
 struct OutcomeRouter: Sendable {
     typealias Configuration = RoutingConfiguration
 

@@ -1,0 +1,169 @@
+@testable import APNs
+import Foundation
+import Testing
+@testable import Worker
+
+/// docs/call-handling.md, "Outcome routing (OutcomeRouter)": one argument per row of its table, and a check that the
+/// table has exactly these rows.
+@Suite struct OutcomeRoutingTableTests {
+    static let section = "Outcome routing (OutcomeRouter)"
+
+    /// Created 1_764_489_600_123, ring deadline 30 s later.
+    static let event = Fixtures.event()
+    static let now = event.createdAtMilliseconds + 1_000
+
+    static func record(headers: [RecordHeader] = [], value: [UInt8] = Array(Fixtures.eventJSON().utf8))
+        -> InboundRecord
+    {
+        InboundRecord(
+            topic: "calls", partition: 3, offset: 42, key: Array("c-42".utf8), value: value, headers: headers,
+            timestampMilliseconds: 1_764_489_600_200
+        )
+    }
+
+    static func answer(_ disposition: APNsDisposition, _ status: Int?, _ reason: String?) -> OutcomeRouter.Input {
+        let result = APNsResult(disposition: disposition, status: status, reason: reason, apnsID: Fixtures.uuid)
+        return .answered(result, topic: "t")
+    }
+
+    static let serviceUnavailable = answer(.retryLater, 503, "ServiceUnavailable")
+
+    static func header(_ record: OutboundRecord?, _ name: String) -> String? { record?.headers.last(named: name)?.text }
+
+    /// One row of the table: what happened, and the outcome, the topics of the records produced (in order) and the
+    /// reason label the router gives; `check` asserts the rest of the row.
+    struct Row: Sendable, CustomTestStringConvertible {
+        var key: String
+        var record: InboundRecord = OutcomeRoutingTableTests.record()
+        var event: CallEvent? = OutcomeRoutingTableTests.event
+        var input: OutcomeRouter.Input
+        var now: Int64 = OutcomeRoutingTableTests.now
+        var callEnded = false
+        var receipts = false
+        var outcome: Outcome
+        var topics: [String]
+        var reason: String?
+        var check: @Sendable (OutcomeRouter.Decision) -> Void = { _ in }
+
+        var testDescription: String { key }
+    }
+
+    static let rows: [Row] = [
+        Row(key: "decoding failed", event: nil,
+            input: .decodingFailed(EventDecodingError(.missingField("call_id"), "call_id is required")),
+            outcome: .deadLettered, topics: ["calls.dlq"], reason: "missing_field:call_id",
+            check: { #expect(header($0.records.first, "x-dlq-reason") == "missing_field:call_id") }),
+        Row(key: "mapping failed", input: .mappingFailed(PushMappingError(.payloadTooLarge, "too big")),
+            outcome: .deadLettered, topics: ["calls.dlq"], reason: "payload_too_large",
+            check: { #expect(header($0.records.first, "x-dlq-reason") == "payload_too_large") }),
+        Row(key: "tracker said expired", input: .dropped(.expired), outcome: .expired, topics: [], reason: "expired"),
+        Row(key: "tracker said cancelled", input: .dropped(.cancelled, reason: CancelReason.afterStop),
+            outcome: .cancelled, topics: [], reason: "after_stop",
+            check: { _ in
+                let unnamed = OutcomeRouter().route(
+                    record: record(), event: event, input: .dropped(.cancelled), now: now)
+                #expect(unnamed.reason == "cancelled" && unnamed.records.isEmpty, "no reason given: the outcome's name")
+            }),
+        Row(key: "APNs delivered", input: answer(.delivered, 200, nil), outcome: .delivered, topics: [], reason: nil),
+        Row(key: "APNs tokenInvalid", input: answer(.tokenInvalid, 410, "Unregistered"),
+            outcome: .invalidated, topics: ["apns.tokens.invalidated"], reason: "Unregistered",
+            check: { decision in
+                let invalidation = decision.records.first
+                #expect(invalidation?.key == Array(Fixtures.token.utf8))
+                let fields = invalidation.flatMap { Fixtures.object($0.value) }
+                #expect(Set(fields?.allKeys as? [String] ?? [])
+                        == ["token", "topic", "environment", "reason", "apns_timestamp", "event_id"])
+                let unknown = OutcomeRouter().route(
+                    record: record(), event: event, input: answer(.tokenInvalid, 410, "SomethingNew"), now: now)
+                #expect(unknown.reason == "other")
+                let none = OutcomeRouter().route(
+                    record: record(), event: event, input: answer(.tokenInvalid, 410, nil), now: now)
+                #expect(none.reason == "token_invalid")
+            }),
+        Row(key: "APNs permanent", input: answer(.permanent, 400, "BadTopic"),
+            outcome: .deadLettered, topics: ["calls.dlq"], reason: "apns_rejected",
+            check: { decision in
+                let dlq = decision.records.first
+                #expect(header(dlq, "x-dlq-reason") == "apns_rejected")
+                #expect(header(dlq, "x-error-status") == "400" && header(dlq, "x-error-reason") == "BadTopic")
+            }),
+        Row(key: "no app for the bundle id", input: answer(.permanent, nil, "UnknownApp"),
+            outcome: .deadLettered, topics: ["calls.dlq"], reason: "unknown_app",
+            check: { #expect(header($0.records.first, "x-dlq-reason") == "unknown_app") }),
+        Row(key: "APNs fixCredentials", input: answer(.fixCredentials, 403, "InvalidProviderToken"),
+            outcome: .deadLettered, topics: ["calls.dlq"], reason: "apns_credentials",
+            check: { #expect(header($0.records.first, "x-dlq-reason") == "apns_credentials") }),
+        Row(key: "APNs retryLater, incoming of an ended call", input: serviceUnavailable, callEnded: true,
+            outcome: .cancelled, topics: [], reason: "retry_after_stop",
+            check: { _ in
+                let hangup = OutcomeRouter().route(
+                    record: record(), event: Fixtures.event(type: .hangup), input: serviceUnavailable, now: now,
+                    callEnded: true)
+                #expect(hangup.outcome == .retried, "a stop event of an ended call is retried")
+            }),
+        Row(key: "APNs retryLater, past the deadline", input: serviceUnavailable,
+            now: event.ringDeadlineMilliseconds, outcome: .expired, topics: [], reason: "deadline"),
+        Row(key: "APNs retryLater, attempts used up",
+            record: record(headers: [RecordHeader(name: "x-attempt", integer: 4)]),
+            input: serviceUnavailable, outcome: .deadLettered, topics: ["calls.dlq"], reason: "retries_exhausted",
+            check: { #expect(header($0.records.first, "x-attempt") == "4") }),
+        // The second tier (30 s) would be due after the 30 s ring deadline.
+        Row(key: "APNs retryLater, next tier due at or after the deadline",
+            record: record(headers: [RecordHeader(name: "x-attempt", integer: 2)]),
+            input: serviceUnavailable, outcome: .expired, topics: [], reason: "deadline"),
+        Row(key: "APNs retryLater otherwise", input: serviceUnavailable,
+            outcome: .retried, topics: ["calls.retry.5s"], reason: "apns_5xx",
+            check: { decision in
+                let retry = decision.records.first
+                #expect(retry?.partition == 3 && retry?.key == Array("c-42".utf8) && retry?.value == record().value)
+                #expect(header(retry, "x-attempt") == "2")
+                #expect(header(retry, "x-not-before") == String(now + 5_000))
+                #expect(header(retry, "x-deadline") == String(event.ringDeadlineMilliseconds))
+                #expect(header(retry, "x-original-offset") == "42")
+                #expect(header(retry, "x-first-failed-at") == String(now))
+                #expect(header(retry, "x-error-class") == "apns_5xx")
+            }),
+        Row(key: "dead letter of a long value",
+            record: record(value: Array(repeating: 0x41, count: 70_000)), event: nil,
+            input: .decodingFailed(EventDecodingError(.invalidJSON, "not JSON")),
+            outcome: .deadLettered, topics: ["calls.dlq"], reason: "invalid_json",
+            check: { decision in
+                #expect(decision.records.first?.value.count == 65_536)
+                #expect(header(decision.records.first, "x-dlq-value-bytes") == "70000")
+            }),
+        // 8 002 bytes each (name and value): the first two fit in 16 384, the third does not.
+        Row(key: "many headers of its own",
+            record: record(headers: (1...3).map {
+                RecordHeader(name: "h\($0)", value: Array(repeating: 0x61, count: 8_000))
+            }),
+            input: serviceUnavailable, outcome: .retried, topics: ["calls.retry.5s"], reason: "apns_5xx",
+            check: { decision in
+                let names = decision.records.first?.headers.map(\.name) ?? []
+                #expect(names.starts(with: ["h1", "h2", "x-headers-dropped"]) && !names.contains("h3"))
+                #expect(header(decision.records.first, "x-headers-dropped") == "1")
+            }),
+        Row(key: "receipts on", event: nil, input: .decodingFailed(EventDecodingError(.invalidJSON, "not JSON")),
+            receipts: true, outcome: .deadLettered, topics: ["calls.dlq", "calls.outcomes"], reason: "invalid_json",
+            check: { decision in
+                let receipt = decision.records.last
+                #expect(receipt?.key == Array("c-42".utf8))
+                #expect(receipt.flatMap { Fixtures.object($0.value)?["outcome"] as? String } == "dead_lettered")
+            }),
+    ]
+
+    @Test(arguments: rows)
+    func row(_ row: Row) {
+        var configuration = OutcomeRouter.Configuration()
+        configuration.emitReceipts = row.receipts
+        let decision = OutcomeRouter(configuration: configuration).route(
+            record: row.record, event: row.event, input: row.input, now: row.now, callEnded: row.callEnded)
+        #expect(decision.outcome == row.outcome)
+        #expect(decision.records.map(\.topic) == row.topics)
+        #expect(decision.reason == row.reason)
+        row.check(decision)
+    }
+
+    @Test func theDocumentHasExactlyTheseRows() throws {
+        #expect(try CallHandlingDoc.keys(section: Self.section) == Self.rows.map(\.key))
+    }
+}
