@@ -133,6 +133,20 @@ import Testing
         let properties = try #require(schema["properties"] as? [String: Any])
         #expect(required == Array(Self.example.map(\.0).prefix(8)))
         #expect(Set(properties.keys) == Set(Self.example.map(\.0)))
+
+        // docs/integration.md's field table: the same properties, required ones marked so, with the schema's type.
+        let guide = try String(contentsOf: Self.root.appendingPathComponent("docs/integration.md"), encoding: .utf8)
+        let rows = guide.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { line in
+            line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        }.filter { $0.count >= 3 && properties[$0[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] != nil }
+        #expect(rows.map { $0[0] } == Self.example.map { "`\($0.0)`" }, "the guide's field table, in the example's order")
+        for row in rows {
+            let name = row[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            let property = properties[name] as? [String: Any] ?? [:]
+            let types = (property["type"] as? [String]) ?? [(property["type"] as? String) ?? ""]
+            #expect(types.first == row[1], "\(name): the guide says \(row[1]), the schema \(types)")
+            #expect(row[2].hasPrefix("yes") == required.contains(name), "\(name): required is \(row[2]) in the guide")
+        }
     }
 }
 
