@@ -13,7 +13,8 @@ APT_BUILD := pkg-config librdkafka-dev libnghttp2-dev libssl-dev ca-certificates
 # PATH, /usr/bin/python3).
 APT_TEST := curl kcat nghttp2-client nghttp2-server prometheus openssl python3 python3-venv python3-jwt python3-cryptography python3-yaml python3-jsonschema python3-kafka python3-lz4
 PYTHON_VENV := .build/python
-PIP_TEST := aioapns
+# confluent-kafka: its wheel bundles a newer librdkafka whose mock cluster is the second broker of the group tests.
+PIP_TEST := aioapns confluent-kafka==2.16.1
 IMAGE ?= callpush:local
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEMO_ARGS ?=
@@ -29,7 +30,7 @@ deps:
 test-deps: deps
 	@./scripts/apt-ensure $(APT_TEST)
 	@[ -x $(PYTHON_VENV)/bin/python3 ] || /usr/bin/python3 -m venv --system-site-packages $(PYTHON_VENV)
-	@$(PYTHON_VENV)/bin/python3 -c 'import aioapns' 2>/dev/null || $(PYTHON_VENV)/bin/python3 -m pip install --quiet $(PIP_TEST)
+	@$(PYTHON_VENV)/bin/python3 -c 'import aioapns, confluent_kafka' 2>/dev/null || $(PYTHON_VENV)/bin/python3 -m pip install --quiet $(PIP_TEST)
 
 build: deps
 	$(SWIFT) build

@@ -57,6 +57,8 @@ def main():
     print(lib.rd_kafka_mock_cluster_bootstraps(cluster).decode(), flush=True)
     print(f"librdkafka {lib.rd_kafka_version_str().decode()} mock cluster", file=sys.stderr, flush=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # A parent may have SIGTERM blocked in the mask this process inherited (a test runner's threads do).
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
     try:
         sys.stdin.read()
     except KeyboardInterrupt:

@@ -15,8 +15,10 @@ final class BackgroundProcess: Sendable {
     /// Where stdout (when not read) and stderr go, for diagnosing a failed test.
     let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-\(UUID().uuidString.prefix(8)).log").path
 
-    init(_ arguments: [String], readFirstLine: Bool = true, timeout: TimeInterval = 30) throws {
-        process.executableURL = CallpushProcess.executable
+    /// - Parameter executable: the program (`callpush` unless given; `/usr/bin/env` looks the first argument up).
+    init(_ arguments: [String], executable: URL = CallpushProcess.executable, readFirstLine: Bool = true,
+         timeout: TimeInterval = 30) throws {
+        process.executableURL = executable
         process.arguments = arguments
         process.standardInput = stdin
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)

@@ -69,9 +69,19 @@ final class ScaleOutBed {
 
     /// `sessionTimeout`: the workers' `--kafka-session-timeout` in seconds (6, the least, unless given); nil: `run`'s
     /// default.
+    /// The embedded Kafka cluster the workers use.
+    enum Cluster: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// `callpush kafka-mock`: librdkafka 2.0.2's mock cluster, the one callpush links.
+        case embedded
+        /// `scripts/kafka-mock-newer.py`: the mock cluster of the librdkafka confluent-kafka bundles (2.16), a newer
+        /// group coordinator that the same 2.0.2 workers talk to.
+        case newer
+        var description: String { rawValue }
+    }
+
     init(
         partitions: Int, tiers: [String] = ["1s", "2s"], latencyMilliseconds: Int, extraWorkerArguments: [String] = [],
-        credentials: Credentials = .flags, sessionTimeout: Int? = 6
+        credentials: Credentials = .flags, sessionTimeout: Int? = 6, cluster: Cluster = .embedded
     ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-scale-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -84,7 +94,15 @@ final class ScaleOutBed {
         self.partitions = partitions
         self.tiers = tiers
         let topics = ["calls"] + tiers.map { "calls.retry.\($0)" } + ["calls.dlq", "apns.tokens.invalidated", "calls.outcomes"]
-        kafka = try BackgroundProcess(["kafka-mock", "--partitions", String(partitions), "--topics", topics.joined(separator: ",")])
+        let clusterArguments = ["--partitions", String(partitions), "--topics", topics.joined(separator: ",")]
+        switch cluster {
+        case .embedded:
+            kafka = try BackgroundProcess(["kafka-mock"] + clusterArguments)
+        case .newer:
+            let script = DeployAssetsTests.root.appendingPathComponent("scripts/kafka-mock-newer.py").path
+            kafka = try BackgroundProcess([PythonInterpreter.path(importing: ["confluent_kafka"]), script] + clusterArguments,
+                                          executable: URL(fileURLWithPath: "/usr/bin/env"))
+        }
         let mockCredentials: [String]
         let workerCredentials: [String]
         switch credentials {

@@ -6,16 +6,18 @@ import Testing
 /// restarted one by one, with call traffic from an independent producer (kcat, murmur2 partitioner). Every
 /// scenario checks the call semantics at the mock APNs (nothing rings after its hang-up) and the receipts
 /// (nothing lost). Short versions run in `make test`; `make test-long` (CALLPUSH_LONG_TESTS=1) runs more events
-/// and more kills.
+/// and more kills. The crash and scaling scenarios run on both embedded clusters: librdkafka 2.0.2's
+/// (`callpush kafka-mock`) and 2.16's (`scripts/kafka-mock-newer.py`), two implementations of the group coordinator.
 @Suite(.serialized) struct ScaleOutTests {
     static let long = ProcessInfo.processInfo.environment["CALLPUSH_LONG_TESTS"] == "1"
 
     /// (a) 3 workers, one SIGKILLed mid-run and restarted (repeatedly in the long version): nothing lost, no
     /// incoming push after its call's hang-up was delivered, and the pushes sent again bounded by the killed
     /// worker's in-flight window plus about a second of its traffic.
-    @Test func crashReplayNeverRingsAnEndedCall() async throws {
+    @Test(arguments: ScaleOutBed.Cluster.allCases) func crashReplayNeverRingsAnEndedCall(cluster: ScaleOutBed.Cluster) async throws {
         let window = 400  // bounds what a kill leaves to repeat
-        let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 100, extraWorkerArguments: ["--worker-max-in-flight", String(window)])
+        let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 100, extraWorkerArguments: ["--worker-max-in-flight", String(window)],
+                                  cluster: cluster)
         for name in ["a", "b", "c"] { try bed.startWorker(name) }
         #expect(await bed.waitUntilSettled(), "\(bed.logs)")
         // Calls arrive every 0.2 s, 40 at a time; each hangs up about a second (200 calls) after it rang.
@@ -41,7 +43,7 @@ import Testing
         let killed = window + Int(perWorkerRate * 1.5)
         let handedOver = bed.handedOverMessages
         let bound = kills * killed + handedOver
-        print("crash replay: \(kills) SIGKILL(s), \(bed.producedCount) events: \(verdict); bound \(bound) per run "
+        print("crash replay (\(cluster) cluster): \(kills) SIGKILL(s), \(bed.producedCount) events: \(verdict); bound \(bound) per run "
               + "(per kill: window \(window) + 1.5 s at \(Int(perWorkerRate))/s = \(killed); handed over past a commit \(handedOver))")
         #expect(verdict.lost == 0, "\(bed.logs)")
         #expect(verdict.ringsAfterHangUp == 0)
@@ -139,8 +141,9 @@ import Testing
     /// refused commit): those duplicates are the mock's, and each is among the events the workers say they handed
     /// over past a partition's last commit (`callpush_kafka_uncommitted_handed_over_total`, logged with
     /// `kafka.uncommitted_messages`).
-    @Test func scalingAndRollingRestartsLoseAndRepeatNothing() async throws {
-        let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 20)
+    @Test(arguments: ScaleOutBed.Cluster.allCases)
+    func scalingAndRollingRestartsLoseAndRepeatNothing(cluster: ScaleOutBed.Cluster) async throws {
+        let bed = try ScaleOutBed(partitions: 6, latencyMilliseconds: 20, cluster: cluster)
         try bed.startWorker("a")
         #expect(await bed.waitUntilSettled(), "\(bed.logs)")
         // 120 calls/s, 800 in the long version: each rebalance pauses the group for 5–20 s, and at 800 calls/s the
@@ -184,7 +187,7 @@ import Testing
         let verdict = try await bed.verdict()
         let releasedEarly = bed.readAheadReleasedEarly
         let scans = bed.scanMilliseconds.sorted()
-        print("scale 1→3→1 and rolling restarts: \(verdict); incoming calls the read-ahead let go early \(releasedEarly); "
+        print("scale 1→3→1 and rolling restarts (\(cluster) cluster): \(verdict); incoming calls the read-ahead let go early \(releasedEarly); "
               + "\(scans.count) backlog scans, median \(scans.isEmpty ? 0 : scans[scans.count / 2]) ms, longest \(scans.last ?? 0) ms")
         #expect(verdict.lost == 0, "\(bed.logs)")
         #expect(verdict.ringsAfterHangUp == 0, "read-ahead let \(releasedEarly) go early")
