@@ -9,6 +9,35 @@ import Testing
 @testable import Worker
 
 @Suite(.serialized) struct WorkerServiceTests {
+    /// The group errors a broker sends when two workers share a `kafka.instance-id` (the older is fenced) or when a
+    /// worker's `kafka.rebalance` protocol is not the group's: each stops the worker (readiness off, the fatal handler
+    /// called, so `run` exits and is restarted) with one line that names the setting. Neither embedded cluster sends
+    /// them (both mocks ignore instance ids; a mixed-protocol group aborts both), so the errors are handed to the
+    /// worker as its consumer would.
+    @Test(arguments: [
+        (KafkaError.Code.fencedInstanceID, "another worker joined the group with this worker's kafka.instance-id pod-1"),
+        (KafkaError.Code.inconsistentGroupProtocol, "the group's workers use the other kafka.rebalance protocol (cooperative here)"),
+    ])
+    func aFencedOrMismatchedMemberStopsWithOneLineNamingTheSetting(code: KafkaError.Code, line: String) async throws {
+        let harness = try PipelineHarness()
+        let log = RecordingLogSink()
+        let fatal = Mutex<[KafkaError.Code]>([])
+        let readiness = ReadinessFlag(ready: true)
+        var configuration = harness.configuration
+        configuration.consumer.groupInstanceID = "pod-1"
+        let worker = try WorkerService(
+            configuration: configuration, sender: ScriptedSender(), registry: MetricsRegistry(), readiness: readiness,
+            logger: Logger(label: "test", level: .info, sink: log), onFatalError: { error in fatal.withLock { $0.append(error.code) } })
+        let consumer = try KafkaConsumer(topics: ["calls"], configuration: harness.configuration.consumer, delegate: worker,
+                                         logger: .disabled)
+        worker.consumer(consumer, didFail: KafkaError(code: code, reason: "from the broker", isFatal: true))
+        #expect(fatal.withLock { $0 } == [code])
+        #expect(!readiness.isReady)
+        let critical = log.lines.filter { $0.contains(#""level":"critical""#) }
+        #expect(critical.count == 1 && critical.first?.contains(line) == true, "\(log.lines)")
+        await consumer.close()
+    }
+
     /// Retries keep their partition number, so a retry tier with another partition count is refused at start.
     @Test func aRetryTierWithAnotherPartitionCountIsRefused() throws {
         let cluster = try KafkaMockCluster(brokers: 1)
