@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+internal import Telemetry
 
 /// A point in time on the monotonic clock (CLOCK_MONOTONIC), in nanoseconds. Cheap to create and compare.
 public struct HTTP2Deadline: Hashable, Comparable, Sendable {
@@ -11,9 +12,7 @@ public struct HTTP2Deadline: Hashable, Comparable, Sendable {
 
     /// The current time.
     public static func now() -> HTTP2Deadline {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return HTTP2Deadline(uptimeNanoseconds: UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec))
+        HTTP2Deadline(uptimeNanoseconds: SystemMonotonicClock().uptimeNanoseconds())
     }
 
     /// A deadline `duration` from now.

@@ -165,7 +165,7 @@ final class Outcomes: Sendable {
         configuration.produceRetryInitial = .milliseconds(10)
         configure(&configuration)
         return Dispatcher(configuration: configuration, sender: sender, producer: producer, scanner: scanner,
-                          metrics: WorkerMetrics(registry: registry), clock: clock)
+                          metrics: WorkerMetrics(registry: registry), clock: clock, monotonic: clock)
     }
 
     @Test func deliveredCountsOnceAndProducesNothing() {
@@ -215,6 +215,26 @@ final class Outcomes: Sendable {
         #expect(text.contains("callpush_worker_processing_seconds_bucket{le=\"0.0075\"} 1\n"))
         #expect(text.contains("callpush_worker_processing_seconds_count 1\n"))
         #expect(dispatcher.oldestInFlightAgeSeconds == 0)
+    }
+
+    /// Spans inside the worker are measured on the monotonic clock: an NTP step of the wall clock while an event is in
+    /// flight neither ages it (a step forward would fire the stuck-event alert) nor stretches its processing time.
+    @Test func aWallClockStepNeitherAgesAnEventInFlightNorStretchesItsTiming() {
+        let sender = ScriptedSender(hold: true, script: { _ in .unregistered })
+        let registry = MetricsRegistry()
+        let outcomes = Outcomes()
+        let dispatcher = dispatcher(sender, RecordingProducer(), registry: registry)
+        dispatcher.handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
+        clock.advance(by: .milliseconds(3))
+        clock.step(by: .seconds(3600))
+        #expect(dispatcher.oldestInFlightAgeSeconds == 0.003)
+        clock.step(by: .seconds(-7200))
+        #expect(dispatcher.oldestInFlightAgeSeconds == 0.003)
+        sender.release(0)
+        #expect(outcomes["a"] == [.invalidated])
+        let text = registry.exposition()
+        #expect(text.contains("callpush_worker_processing_seconds_bucket{le=\"0.002\"} 0\n"))
+        #expect(text.contains("callpush_worker_processing_seconds_bucket{le=\"0.003\"} 1\n"), "\(text)")
     }
 
     @Test func stagesSplitTheProcessingTime() {

@@ -30,7 +30,7 @@ final class Dispatcher: Sendable {
         let settlement: any RecordSettlement
         /// Its ``InFlightLedger`` ticket.
         let ticket: UInt64
-        /// When the consumer handed it over (wall clock, µs): the start of its dispatch stage.
+        /// When the consumer handed it over (monotonic clock, µs): the start of its dispatch stage.
         let handedOverMicroseconds: Int64
         /// The dispatcher it belongs to: its completions need nothing else (one reference to capture).
         let dispatcher: Dispatcher
@@ -97,6 +97,8 @@ final class Dispatcher: Sendable {
     private let producer: any RecordProducer
     private let metrics: WorkerMetrics
     private let clock: any WallClock
+    /// Stage timings and in-flight ages (spans inside the process); ``clock`` is for event times.
+    private let monotonic: any MonotonicClock
     private let logger: Logger
     /// The retry tier topics, to tell a retry record among an outcome's records.
     /// (A few: a linear look costs less than hashing the topic of every event.)
@@ -115,6 +117,7 @@ final class Dispatcher: Sendable {
         scanner: (any BacklogScanner)? = nil,
         metrics: WorkerMetrics,
         clock: any WallClock = SystemWallClock(),
+        monotonic: any MonotonicClock = SystemMonotonicClock(),
         logger: Logger = .disabled
     ) {
         self.configuration = configuration
@@ -131,6 +134,7 @@ final class Dispatcher: Sendable {
         self.producer = producer
         self.metrics = metrics
         self.clock = clock
+        self.monotonic = monotonic
         self.logger = logger
         self.retryTopics = configuration.routing.retry.tiers.map(\.topic)
         // Every output topic's failure series exists from the start, so dashboards and alerts see 0, not nothing.
@@ -148,7 +152,7 @@ final class Dispatcher: Sendable {
 
     /// How long the oldest event handed to ``handle(_:done:)`` has waited for its outcome, in seconds (0 if none).
     var oldestInFlightAgeSeconds: Double {
-        ledger.oldestStart.map { Double(max(0, clock.now().microseconds - $0)) / 1_000_000 } ?? 0
+        ledger.oldestStart.map { Double(max(0, monotonic.uptimeMicroseconds() - $0)) / 1_000_000 } ?? 0
     }
 
     /// Ended calls the worker remembers, and how far back that memory reaches (``CallTracker/endedCallMemory``).
@@ -184,7 +188,8 @@ final class Dispatcher: Sendable {
         guard !batch.isEmpty else { return }
         // Once per batch: the in-flight count, the ledger (one ticket each, in order), the mapper in force.
         metrics.inFlight.set(inFlight.add(batch.count, ordering: .relaxed).newValue)
-        let handedOver = clock.now().microseconds
+        let handedOver = monotonic.uptimeMicroseconds()
+        let wallNow = clock.now().milliseconds
         let firstTicket = ledger.begin(count: batch.count, at: handedOver)
         let mapper = self.mapper.withLock { $0 }
         var consumedCounter: (topic: String, counter: Counter)?
@@ -196,7 +201,8 @@ final class Dispatcher: Sendable {
                 consumedCounter = (consumed.record.topic, metrics.consumedCounter(topic: consumed.record.topic))
             }
             consumedCounter?.counter.increment()
-            guard let pending = prepare(consumed, ticket: firstTicket + UInt64(index), handedOver: handedOver, mapper: mapper)
+            guard let pending = prepare(consumed, ticket: firstTicket + UInt64(index), handedOver: handedOver, now: wallNow,
+                                        mapper: mapper)
             else { continue }
             if pending.event.type.stopsRinging { stops += 1 }
             admissible.append(pending)
@@ -250,7 +256,7 @@ final class Dispatcher: Sendable {
             for pending in outbox.pending { send(pending) }
             return
         }
-        let now = clock.now().microseconds
+        let now = monotonic.uptimeMicroseconds()
         for pending in outbox.pending { observeDispatch(pending, now: now) }
         batchSender.send(outbox.pending.map { pending in
             APNsSubmission(request: pending.request, environment: pending.event.environment,
@@ -259,7 +265,10 @@ final class Dispatcher: Sendable {
     }
 
     /// Decodes and maps a consumed record; dead-letters it (and returns nil) when it cannot be sent.
-    private func prepare(_ consumed: ConsumedRecord, ticket: UInt64, handedOver: Int64, mapper: PushMapper) -> Pending? {
+    /// `handedOver`: monotonic µs; `now`: wall-clock ms.
+    private func prepare(_ consumed: ConsumedRecord, ticket: UInt64, handedOver: Int64, now: Int64, mapper: PushMapper)
+        -> Pending?
+    {
         var record = consumed.record
         if !record.headers.isEmpty, !retryTopics.contains(record.topic) { ignoreManagedHeaders(&record) }
         var event: CallEvent
@@ -271,7 +280,7 @@ final class Dispatcher: Sendable {
             return nil
         }
         if !Self.isKeyed(record, by: event.callID) { noteKeyMismatch(record, callID: event.callID) }
-        let skew = CreationTimeBound.apply(to: &event, headers: record.headers, now: handedOver / 1_000)
+        let skew = CreationTimeBound.apply(to: &event, headers: record.headers, now: now)
         if skew > CreationTimeBound.reportedSkewMilliseconds { noteCreatedAhead(record, event: event, skew: skew) }
         do {
             let request = try mapper.map(event).request
@@ -342,7 +351,7 @@ final class Dispatcher: Sendable {
     /// A record leaves: `finished` when it reached its outcome (its processing time is observed), else given back.
     private func leave(_ ticket: UInt64, finished: Bool) {
         if let start = ledger.end(ticket), finished {
-            metrics.processing.observe(Double(max(0, clock.now().microseconds - start)) / 1_000_000)
+            metrics.processing.observe(Double(max(0, monotonic.uptimeMicroseconds() - start)) / 1_000_000)
         }
         metrics.inFlight.set(inFlight.subtract(1, ordering: .relaxed).newValue)
     }
@@ -368,7 +377,7 @@ final class Dispatcher: Sendable {
     /// scanned back to where it began.)
     private func historyOrigin(of pending: Pending) -> Int64? {
         let record = pending.record
-        guard pending.event.ringDeadlineMilliseconds > pending.handedOverMicroseconds / 1_000,
+        guard pending.event.ringDeadlineMilliseconds > clock.now().milliseconds,
             HeaderCodec.integer(HeaderCodec.originalPartition, in: record.headers) == Int64(record.partition),
             let topic = record.headers.last(named: HeaderCodec.originalTopic),
             topic.value.elementsEqual(configuration.callsTopic.utf8)
@@ -503,7 +512,7 @@ final class Dispatcher: Sendable {
     }
 
     private func send(_ pending: Pending) {
-        observeDispatch(pending, now: clock.now().microseconds)
+        observeDispatch(pending, now: monotonic.uptimeMicroseconds())
         sender.send(pending.request, environment: pending.event.environment) { result in
             pending.dispatcher.answered(pending, result)
         }
@@ -548,7 +557,7 @@ final class Dispatcher: Sendable {
         }
         let delivery = Delivery(
             source: record, decision: decision, retryTier: decision.records.first { retryTopics.contains($0.topic) }?.topic,
-            startMicroseconds: clock.now().microseconds, done: done)
+            startMicroseconds: monotonic.uptimeMicroseconds(), done: done)
         for index in decision.records.indices {
             produce(delivery, index: index, delay: configuration.produceRetryInitial)
         }
@@ -560,7 +569,7 @@ final class Dispatcher: Sendable {
         let source: InboundRecord
         let decision: OutcomeRouter.Decision
         let retryTier: String?
-        /// When its records went to the producer (wall clock, µs): the start of its acknowledge stage.
+        /// When its records went to the producer (monotonic clock, µs): the start of its acknowledge stage.
         let startMicroseconds: Int64
         let done: @Sendable (Outcome) -> Void
         private let remaining: Atomic<Int>
@@ -623,7 +632,7 @@ final class Dispatcher: Sendable {
     /// One of `delivery`'s records is acknowledged or refused; after the last, its outcome is counted and final.
     private func acknowledged(_ delivery: Delivery) {
         guard delivery.acknowledge() else { return }
-        metrics.acknowledgeStage.observe(Double(max(0, clock.now().microseconds - delivery.startMicroseconds)) / 1_000_000)
+        metrics.acknowledgeStage.observe(Double(max(0, monotonic.uptimeMicroseconds() - delivery.startMicroseconds)) / 1_000_000)
         let final = delivery.final
         metrics.record(outcome: final.outcome, reason: final.reason, retryTier: delivery.retryTier)
         delivery.done(final.outcome)
