@@ -157,6 +157,25 @@ class Bed:
                             changes.append((moment, int(item[len("calls["):-1])))
         return changes
 
+    def joins(self):
+        """(time, milliseconds) of every worker start: from its "worker started" line (it has subscribed, so its
+        JoinGroup is on its way) to its first "partitions assigned": the group protocol's part of a join, the
+        broker's rebalance rounds and the other members' revocations included."""
+        joins = []
+        for path in self.logs:
+            started = None
+            with open(path) as log:
+                for line in log:
+                    if '"worker started"' in line or '"partitions assigned"' in line:
+                        entry = json.loads(line)
+                        moment = datetime.fromisoformat(entry["time"].replace("Z", "+00:00")).timestamp()
+                        if entry.get("message") == "worker started":
+                            started = moment
+                        elif started is not None:
+                            joins.append((started, round((moment - started) * 1000)))
+                            break
+        return joins
+
     def deliveries(self):
         """The pushes mock-apns answered 200, in the order it received them: (collapse id, pushType)."""
         before = os.path.getsize(self.apns_log)
@@ -292,6 +311,7 @@ def main():
 
 def report(rebalance, bed, traffic, phases, phase_seconds):
     changes = bed.ownership_changes()
+    joins = bed.joins()
     rows = []
     for index, (name, start, _) in enumerate(phases):
         end = phases[index + 1][1] if index + 1 < len(phases) else start + phase_seconds
@@ -302,7 +322,8 @@ def report(rebalance, bed, traffic, phases, phase_seconds):
             latencies = [value for value in traffic.receipts.get(event_id, []) if value is not None]
             if start <= created < end and kind == "incoming" and latencies:
                 split["moved" if partition in moved else "kept"].append(min(latencies))
-        row = {"phase": name, "moved_partitions": sorted(moved)}
+        phase_joins = [milliseconds for moment, milliseconds in joins if start <= moment < end]
+        row = {"phase": name, "moved_partitions": sorted(moved), "join_ms": max(phase_joins) if phase_joins else None}
         for side, waits in split.items():
             waits.sort()
             row[side] = {"calls": len(waits), "p50_ms": percentile(waits, 0.5), "p99_ms": percentile(waits, 0.99),
@@ -320,7 +341,8 @@ def report(rebalance, bed, traffic, phases, phase_seconds):
     cluster = "the newer librdkafka's mock cluster" if CLUSTER == "newer" else "librdkafka 2.0.2's mock cluster"
     print(f"group changes, {rebalance} rebalancing, {RATE} incoming calls/s, {PARTITIONS} partitions, session timeout "
           f"{SESSION_TIMEOUT} s ({cluster})")
-    print(f"{'phase':22} {'partitions':11} {'calls':>6} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'> 5 s':>6}")
+    print(f"{'phase':22} {'partitions':11} {'calls':>6} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'> 5 s':>6} "
+          f"{'join ms':>8}")
 
     def cell(value):
         return "-" if value is None else str(value)
@@ -331,8 +353,9 @@ def report(rebalance, bed, traffic, phases, phase_seconds):
             if not data["calls"] and side == "moved":
                 continue
             label = f"{side} {','.join(map(str, row['moved_partitions']))}" if side == "moved" else side
+            join = cell(row["join_ms"]) if side == "kept" else ""
             print(f"{row['phase'] if side == 'kept' else '':22} {label:11} {data['calls']:6d} {cell(data['p50_ms']):>7} "
-                  f"{cell(data['p99_ms']):>7} {cell(data['max_ms']):>7} {data['over_5s']:6d}")
+                  f"{cell(data['p99_ms']):>7} {cell(data['max_ms']):>7} {data['over_5s']:6d} {join:>8}")
     print(f"events {len(traffic.events)}, lost {lost}, duplicate receipts {duplicates}, rings after hang-up "
           f"{rang_after}; steady p99 {steady_p99} ms")
     print(json.dumps({"rebalance": rebalance, "cluster": CLUSTER, "phases": rows, "lost": lost, "duplicates": duplicates,
