@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// Polls a condition until it holds or a time limit passes: how tests wait for asynchronous effects without
 /// sleeping a fixed time.
 public enum Eventually {
@@ -6,12 +8,28 @@ public enum Eventually {
     public static func waitUntil(
         timeout: Duration,
         interval: Duration = .milliseconds(10),
-        _ condition: () -> Bool
-    ) async -> Bool {
+        _ condition: () throws -> Bool
+    ) async rethrows -> Bool {
         let deadline = ContinuousClock.now + timeout
-        while !condition() {
+        while try !condition() {
             if ContinuousClock.now >= deadline { return false }
             try? await Task.sleep(for: interval)
+        }
+        return true
+    }
+
+    /// ``waitUntil(timeout:interval:_:)`` for synchronous callers: blocks the calling thread between checks.
+    @discardableResult
+    public static func blockingWaitUntil(
+        timeout: Duration,
+        interval: Duration = .milliseconds(10),
+        _ condition: () throws -> Bool
+    ) rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while try !condition() {
+            if ContinuousClock.now >= deadline { return false }
+            Thread.sleep(forTimeInterval: Double(interval.components.seconds)
+                + Double(interval.components.attoseconds) / 1e18)
         }
         return true
     }

@@ -2,6 +2,7 @@
 @testable import APNsMock
 import Foundation
 @testable import Telemetry
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct APNsClientConnectTests {
@@ -103,12 +104,12 @@ import Testing
         }
         defer { client.shutdown() }
         client.connect()
-        try await Fixture.waitUntil { stopped.failedConnects >= 3 }
+        await Eventually.waitUntil(timeout: .seconds(5)) { stopped.failedConnects >= 3 }
         #expect(stopped.failedConnects >= 3, "a connected pool stopped retrying while nothing was queued")
         let server = try APNsMockServer(configuration: APNsMockServerConfiguration(
             port: stopped.endpoint.port, certificateFile: stopped.certificate, privateKeyFile: stopped.key))
         defer { server.stop() }
-        try await Fixture.waitUntil { client.poolStatus(for: .production).openConnections == 2 }
+        await Eventually.waitUntil(timeout: .seconds(5)) { client.poolStatus(for: .production).openConnections == 2 }
         #expect(client.poolStatus(for: .production).openConnections == 2)
         #expect(server.recorder.countsByOutcome.isEmpty, "no push was sent")
         #expect(await client.send(try Fixture.alert()).disposition == .delivered)

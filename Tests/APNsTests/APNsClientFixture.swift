@@ -5,6 +5,7 @@ import Foundation
 @testable import HTTP2
 import Synchronization
 @testable import Telemetry
+import TestSupport
 import Testing
 
 /// A mock APNs server and a client pointed at it, over real TLS on 127.0.0.1.
@@ -90,11 +91,7 @@ final class APNsClientFixture: Sendable {
         for request in requests {
             client.send(request, environment: .production) { result in results.withLock { $0.append(result) } }
         }
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if results.withLock({ $0.count }) >= requests.count { break }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        await Eventually.waitUntil(timeout: timeout) { results.withLock { $0.count } >= requests.count }
         let final = results.withLock { $0 }
         #expect(final.count == requests.count, "every request is answered")
         return final
@@ -103,11 +100,5 @@ final class APNsClientFixture: Sendable {
     func eventCount(_ event: String) -> Double {
         registry.counter(APNsClientMetrics.connectionEvents, help: "APNs connection life-cycle events.",
                          labels: ["endpoint": server.endpoint.description, "event": event]).value
-    }
-
-    /// Waits until `condition` holds (bounded).
-    static func waitUntil(_ timeout: Duration = .seconds(5), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
 }

@@ -366,7 +366,7 @@ import Testing
     static func exportedFamilies() throws -> (families: Set<String>, expositions: [String]) {
         var expositions: [String] = []
 
-        let demoPort = freePort()
+        let demoPort = FreePort.next()
         let demo = Process()
         demo.executableURL = CallpushProcess.executable
         demo.arguments = ["demo", "--duration", "6", "--rate", "50", "--faults", "realistic", "--metrics-port", String(demoPort)]
@@ -400,7 +400,7 @@ import Testing
         let apps = #"{"apns":{"apps":[{"bundle-id":"com.example.app","key-file":"\#(key)","key-id":"ABC123DEFG","team-id":"DEF123GHIJ"},"#
             + #"{"bundle-id":"com.example.enterprise","certificate":"\#(certificate)","private-key":"\#(certificateKey)"}]}}"#
         try apps.write(toFile: config, atomically: true, encoding: .utf8)
-        let runPort = freePort()
+        let runPort = FreePort.next()
         let worker = try BackgroundProcess([
             "run", "--kafka-brokers", "127.0.0.1:1", "--config", config, "--metrics-port", String(runPort), "--log-level", "critical",
         ], readFirstLine: false)
@@ -423,8 +423,6 @@ import Testing
         }
         return (families, expositions)
     }
-
-    static func freePort() -> Int { FreePort.next() }
 
     @Test func everyQueriedMetricIsDocumentedAndExported() throws {
         let documented = try Self.documentedMetrics()

@@ -259,19 +259,9 @@ final class ScaleOutBed {
         return !workers.isEmpty && owned == partitions
     }
 
-    /// Waits until ``isSettled``.
+    /// Waits until ``isSettled``, scraping every 200 ms.
     func waitUntilSettled(timeout: TimeInterval = 60) async -> Bool {
-        await waitUntil(timeout: timeout) { isSettled }
-    }
-
-    /// Polls `condition` every 200 ms until it holds (true) or `timeout` seconds have passed (false).
-    func waitUntil(timeout: TimeInterval, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            try? await Task.sleep(for: .milliseconds(200))
-        }
-        return false
+        await Eventually.waitUntil(timeout: .seconds(timeout), interval: .milliseconds(200)) { isSettled }
     }
 
     // MARK: - Traffic

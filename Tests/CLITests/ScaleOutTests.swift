@@ -221,12 +221,12 @@ import Testing
         _ = bed.apns.control("set rate-503 1")
         try bed.produceCalls(calls, hangUps: false)
         let lastTier = "callpush_retries_total{tier=\"calls.retry.10s\"}"
-        try #require(await bed.waitUntil(timeout: 60) { (bed.metric("a", lastTier) ?? 0) >= Double(calls) },
+        try #require(await Eventually.waitUntil(timeout: .seconds(60), interval: .milliseconds(200)) { (bed.metric("a", lastTier) ?? 0) >= Double(calls) },
                      "the calls did not all reach the 10 s tier: \(bed.diagnostics("a", ["_retries_total", "_outcomes_total"]))")
         let reachedLastTier = Date()
         _ = bed.apns.control("set rate-503 0")
         try bed.produceHangUps(upTo: ended.upperBound)
-        try #require(await bed.waitUntil(timeout: 60) { bed.deliveries().filter { $0.pushType == 2 }.count == ended.count },
+        try #require(await Eventually.waitUntil(timeout: .seconds(60), interval: .milliseconds(200)) { bed.deliveries().filter { $0.pushType == 2 }.count == ended.count },
                      "worker a did not deliver the hang-ups: \(bed.diagnostics("a", ["callpush_outcomes_total"]))")
         #expect(bed.stopWorker("a") == 0)
         let stoppedAfter = Date().timeIntervalSince(reachedLastTier)

@@ -1,12 +1,9 @@
 import Foundation
 import TestSupport
 
-/// A free TCP port on 127.0.0.1.
-func freePort() -> Int { FreePort.next() }
-
 /// True once something accepts TCP connections on 127.0.0.1:`port` (bounded).
 func waitForPort(_ port: Int, seconds: Double = 5) -> Bool {
-    eventually(seconds) {
+    Eventually.blockingWaitUntil(timeout: .seconds(seconds)) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -37,7 +34,7 @@ final class ExternalProcess: Sendable {
     func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
-            _ = eventually(3) { !process.isRunning }
+            Eventually.blockingWaitUntil(timeout: .seconds(3)) { !process.isRunning }
         }
     }
 
@@ -45,7 +42,7 @@ final class ExternalProcess: Sendable {
 
     /// Waits for exit (bounded); returns (status, output) or nil on timeout (the process is killed).
     func finish(timeout seconds: Double) -> (Int32, String)? {
-        let exited = eventually(seconds) { !process.isRunning }
+        let exited = Eventually.blockingWaitUntil(timeout: .seconds(seconds)) { !process.isRunning }
         if !exited {
             stop()
             return nil
@@ -57,7 +54,7 @@ final class ExternalProcess: Sendable {
 
 /// Starts `nghttpd` with the test certificate on a free port; nil when it did not come up.
 func startNghttpd(certificates: TestCertificates, extra: [String] = []) throws -> (ExternalProcess, Int)? {
-    let port = freePort()
+    let port = FreePort.next()
     let docroot = certificates.directory + "/www"
     try? FileManager.default.createDirectory(atPath: docroot, withIntermediateDirectories: true)
     _ = FileManager.default.createFile(atPath: docroot + "/index.html", contents: Data("hello".utf8))

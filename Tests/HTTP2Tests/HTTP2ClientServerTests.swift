@@ -23,7 +23,7 @@ struct HTTP2ClientServerTests {
         #expect(response.headers.first(name: "apns-id") == "id-7")
         #expect(response.body == Array("{\"aps\":{}}".utf8))
         connection.close()
-        #expect(eventually(2) { connection.state == .closed })
+        #expect(await Eventually.waitUntil(timeout: .seconds(2)) { connection.state == .closed })
     }
 
     /// A closed connection is released: its ping timer once kept it (and its nghttp2 session memory and TLS context)
@@ -91,15 +91,15 @@ struct HTTP2ClientServerTests {
         for i in 0..<20 {
             connection.submit(testRequest(server.port, id: i), deadline: .after(.seconds(20))) { collector.add($0) }
         }
-        #expect(eventually(5) { held.count == 20 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { held.count == 20 })
         server.setMaxConcurrentStreams(1)
-        #expect(eventually(5) { connection.maxConcurrentStreams == 1 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { connection.maxConcurrentStreams == 1 })
         for i in 20..<total {
             connection.submit(testRequest(server.port, id: i), deadline: .after(.seconds(20))) { collector.add($0) }
         }
-        #expect(eventually(5) { connection.queuedRequests == 30 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { connection.queuedRequests == 30 })
         // Answer everything the server holds, repeatedly, until all requests completed.
-        let drained = eventually(20) {
+        let drained = await Eventually.waitUntil(timeout: .seconds(20)) {
             for (_, responder) in held.takeAll() { responder.respond(status: 200) }
             #expect(connection.activeStreams <= 20)
             return collector.count == total
@@ -126,9 +126,9 @@ struct HTTP2ClientServerTests {
         for i in 0..<10 {
             connection.submit(testRequest(server.port, id: i), deadline: .after(.seconds(60))) { collector.add($0) }
         }
-        #expect(eventually(5) { held.count == 10 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { held.count == 10 })
         server.sendGoAway(lastStreamID: 9, debugData: "shutting down")  // streams 1,3,5,7,9 stay
-        #expect(eventually(5) { connection.state == .goingAway })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { connection.state == .goingAway })
         #expect(connection.goAwayLastStreamID == 9)
         // New requests are refused with a retriable error.
         let refused = try await withTimeout(5) {
@@ -138,7 +138,7 @@ struct HTTP2ClientServerTests {
         }
         guard case .failure(let refusal) = refused else { Issue.record("expected failure"); return }
         #expect(refusal.isRetriable)
-        #expect(eventually(5) { collector.count == 5 })  // the 5 streams above 9 failed
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { collector.count == 5 })  // the 5 streams above 9 failed
         for (_, responder) in held.takeAll() { responder.respond(status: 200) }
         let results = try #require(collector.wait(seconds: 10))
         let successes = results.compactMap { try? $0.get() }
@@ -147,7 +147,7 @@ struct HTTP2ClientServerTests {
         #expect(successes.allSatisfy { $0.streamID <= 9 })
         #expect(failures.count == 5)
         #expect(failures.allSatisfy { $0.isRetriable && $0.code == .notProcessed })
-        #expect(eventually(5) { connection.state == .closed })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { connection.state == .closed })
         #expect(states.values.contains(.goingAway))
     }
 
@@ -172,7 +172,7 @@ struct HTTP2ClientServerTests {
         for i in 0..<10 {
             connection.submit(testRequest(server.port, id: i), deadline: .after(.seconds(60))) { collector.add($0) }
         }
-        #expect(eventually(5) { held.count == 6 && collector.count == 4 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { held.count == 6 && collector.count == 4 })
         #expect(connection.state == .goingAway)
         for (_, responder) in held.takeAll() { responder.respond(status: 200) }
         let results = try #require(collector.wait(seconds: 10))
@@ -181,7 +181,7 @@ struct HTTP2ClientServerTests {
         #expect(successes.count == 6)
         #expect(successes.map(\.streamID).max() == configuration.retirementStreamID)
         #expect(refused.count == 4 && refused.allSatisfy { $0.code == .notProcessed && $0.isRetriable })
-        #expect(eventually(5) { connection.state == .closed }, "it closes once its last stream finished")
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { connection.state == .closed }, "it closes once its last stream finished")
         #expect(states.values.suffix(2) == [.goingAway, .closed])
     }
 
@@ -213,7 +213,7 @@ struct HTTP2ClientServerTests {
         if let maxConcurrentStreams { server.setMaxConcurrentStreams(maxConcurrentStreams) }
         let connection = try await HTTP2ClientConnection.connect(
             host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.next())
-        if let maxConcurrentStreams { #expect(eventually(5) { connection.maxConcurrentStreams == maxConcurrentStreams }) }
+        if let maxConcurrentStreams { #expect(await Eventually.waitUntil(timeout: .seconds(5)) { connection.maxConcurrentStreams == maxConcurrentStreams }) }
         return (server, held, connection)
     }
 
@@ -228,7 +228,7 @@ struct HTTP2ClientServerTests {
         }
         let elapsed = Date().timeIntervalSince(start)
         #expect(elapsed >= 0.19, "the deadline never fires early")
-        #expect(eventually(2) { connection.activeStreams == 0 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(2)) { connection.activeStreams == 0 })
         // The connection is still usable.
         #expect(connection.state == .ready)
         connection.close()
@@ -251,7 +251,7 @@ struct HTTP2ClientServerTests {
                 failures.withLock { $0.append((id, Date().timeIntervalSince(start), error.reason)) }
             }
         }
-        #expect(eventually(5) { failures.withLock { $0.count } == 3 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { failures.withLock { $0.count } == 3 })
         let seen = failures.withLock { $0 }
         #expect(seen.map(\.id) == [2, 3, 1], "\(seen)")
         for (failure, due) in zip(seen, [0.3, 0.7, 1.2]) {
@@ -269,7 +269,7 @@ struct HTTP2ClientServerTests {
         defer { server.stop() }
         let collector = ResultCollector(expected: 30)
         for i in 0..<30 { connection.submit(testRequest(server.port, id: i)) { collector.add($0) } }
-        #expect(eventually(5) { held.count == 10 && connection.queuedRequests == 20 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { held.count == 10 && connection.queuedRequests == 20 })
         server.dropAllConnections()
         let results = try #require(collector.wait(seconds: 5))
         let errors = results.compactMap { result -> HTTP2Error? in if case .failure(let e) = result { return e }; return nil }

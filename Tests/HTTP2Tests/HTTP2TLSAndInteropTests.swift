@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import HTTP2
 @testable import HTTP2Server
 import Testing
@@ -55,7 +56,7 @@ struct HTTP2TLSAndInteropTests {
     }
 
     @Test func connectionRefusedIsReported() async throws {
-        let error = await connectError(port: freePort(), tls: try certificates.clientContext())
+        let error = await connectError(port: FreePort.next(), tls: try certificates.clientContext())
         #expect(error?.code == .connectFailed)
     }
 
@@ -85,7 +86,7 @@ struct HTTP2TLSAndInteropTests {
         }
         guard case .failure(let error) = pingResult else { Issue.record("ping should fail"); return }
         #expect(error.code == .pingTimeout)
-        #expect(eventually(2) { connection.state == .closed })
+        #expect(await Eventually.waitUntil(timeout: .seconds(2)) { connection.state == .closed })
         let pending = try #require(collector.wait(seconds: 2))
         guard case .failure(let requestError) = pending[0] else { Issue.record("request should fail"); return }
         #expect(requestError.code == .pingTimeout)

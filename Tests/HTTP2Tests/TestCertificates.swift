@@ -129,13 +129,3 @@ func testRequest(_ port: Int, id: Int = 0) -> HTTP2Request {
                  headers: [HTTP2Header("apns-id", "id-\(id)", neverIndex: true), HTTP2Header("apns-topic", "t")],
                  body: Array("{\"aps\":{}}".utf8))
 }
-
-/// Waits until `condition` holds, polling; false on timeout.
-func eventually(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-    let end = Date().addingTimeInterval(seconds)
-    while Date() < end {
-        if condition() { return true }
-        usleep(2000)
-    }
-    return condition()
-}

@@ -89,7 +89,7 @@ final class RandomCompleter: Sendable {
             metrics: registry
         )
         var maxInFlight = 0
-        let half = await KafkaTestSupport.waitUntil(timeout: .seconds(60)) {
+        let half = await Eventually.waitUntil(timeout: .seconds(60)) {
             maxInFlight = max(maxInFlight, consumerA.inFlightCount)
             return first.receivedCount >= total / 2
         }
@@ -113,7 +113,7 @@ final class RandomCompleter: Sendable {
             logger: KafkaTestSupport.logger
         )
         let expectedRemaining = total - Set(firstMessages.map { Coordinates(partition: $0.partition, offset: $0.offset) }).count
-        let rest = await KafkaTestSupport.waitUntil(timeout: .seconds(60)) { second.receivedCount >= expectedRemaining }
+        let rest = await Eventually.waitUntil(timeout: .seconds(60)) { second.receivedCount >= expectedRemaining }
         #expect(rest)
         try await Task.sleep(for: .milliseconds(300))
         await consumerB.close()

@@ -41,7 +41,7 @@ import Testing
             logger: KafkaTestSupport.logger,
             metrics: registry
         )
-        let done = await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { delegate.receivedCount >= 100 }
+        let done = await Eventually.waitUntil(timeout: .seconds(20)) { delegate.receivedCount >= 100 }
         #expect(done)
         let first = try #require(delegate.received.first { $0.key == Array("call-1".utf8) })
         #expect(first.value == Array("{\"a\":1}".utf8))
@@ -50,7 +50,7 @@ import Testing
         #expect(first.timestampMilliseconds != nil)
         #expect(Set(consumer.assignment).count == 4)
         // Statistics arrive every second: the lag gauge reaches 0 once offsets are committed.
-        let lagged = await KafkaTestSupport.waitUntil(timeout: .seconds(8)) {
+        let lagged = await Eventually.waitUntil(timeout: .seconds(8)) {
             let text = registry.exposition()
             return text.contains("callpush_kafka_consumer_lag{partition=\"0\",topic=\"\(topic)\"} 0")
                 && text.contains("callpush_kafka_broker_rtt_seconds{broker=")
@@ -83,10 +83,10 @@ import Testing
                 configuration: KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g")),
                 delegate: delegate, logger: KafkaTestSupport.logger)
             consumerReference = WeakReference(consumer)
-            #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { delegate.receivedCount >= 10 })
+            #expect(await Eventually.waitUntil(timeout: .seconds(20)) { delegate.receivedCount >= 10 })
             await consumer.close()
         }
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(10)) {
+        #expect(await Eventually.waitUntil(timeout: .seconds(10)) {
             producerReference.object == nil && consumerReference.object == nil
         }, "producer released \(producerReference.object == nil), consumer \(consumerReference.object == nil)")
     }

@@ -20,7 +20,7 @@ import Testing
             delegate: delegate,
             logger: KafkaTestSupport.logger
         )
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { consumer.assignment.count == 6 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(15)) { consumer.assignment.count == 6 })
 
         let registry = MetricsRegistry()
         let producer = try KafkaProducer(
@@ -58,7 +58,7 @@ import Testing
         #expect(failures.value == 0)
         #expect(delivered.value == 2000)
 
-        let everything = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) {
+        let everything = await Eventually.waitUntil(timeout: .seconds(30)) {
             Set(delegate.received.map { String(decoding: $0.value, as: UTF8.self) }).count == 2000
         }
         #expect(everything, "received \(Set(delegate.received.map(\.value)).count) distinct of 2000")
@@ -115,7 +115,7 @@ import Testing
             )
         }
         #expect(Set(ids).count == 5)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { results.withLock { $0.count } == 5 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { results.withLock { $0.count } == 5 })
         for result in results.withLock({ $0 }) {
             guard case .failure(let error) = result else {
                 Issue.record("expected a failed delivery, got \(result)")
@@ -164,9 +164,9 @@ import Testing
             delegate: delegate,
             logger: KafkaTestSupport.logger
         )
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { consumer.assignment.count == 1 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(15)) { consumer.assignment.count == 1 })
         consumer.triggerFatalErrorForTesting()
-        let consumerFatal = await KafkaTestSupport.waitUntil(timeout: .seconds(5)) {
+        let consumerFatal = await Eventually.waitUntil(timeout: .seconds(5)) {
             delegate.snapshot.withLock { $0.errors.contains { $0.isFatal } }
         }
         #expect(consumerFatal)
@@ -178,7 +178,7 @@ import Testing
         )
         _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [1]))
         producer.triggerFatalErrorForTesting()
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(5)) { producer.fatalError != nil })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { producer.fatalError != nil })
         #expect(producer.fatalError?.isFatal == true)
         #expect(throws: KafkaError.self) {
             try producer.produce(KafkaProducerRecord(topic: topic, value: [2])) { _ in }

@@ -126,8 +126,8 @@ import Testing
         let consumer = try KafkaConsumer(
             topics: [topic], configuration: configuration, delegate: delegate, logger: KafkaTestSupport.logger,
             metrics: registry)
-        let done = await KafkaTestSupport.waitUntil(timeout: .seconds(60)) { delegate.count >= records }
-        _ = await KafkaTestSupport.waitUntil(timeout: .seconds(5)) { settled(registry) }
+        let done = await Eventually.waitUntil(timeout: .seconds(60)) { delegate.count >= records }
+        _ = await Eventually.waitUntil(timeout: .seconds(5)) { settled(registry) }
         await consumer.close()
         return (done, registry)
     }

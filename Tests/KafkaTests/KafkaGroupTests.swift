@@ -41,7 +41,7 @@ import Testing
             metrics: registry
         )
         #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: batch, partitions: partitions) == 0)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { first.receivedCount >= batch })
+        #expect(await Eventually.waitUntil(timeout: .seconds(20)) { first.receivedCount >= batch })
         // Release odd ones now and then so the group makes progress; keep the tail in flight.
         let release = { @Sendable in
             let messages = stuck.withLock { stuck in defer { stuck.removeAll() }; return stuck }
@@ -60,7 +60,7 @@ import Testing
             delegate: second,
             logger: KafkaTestSupport.logger
         )
-        let split = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) {
+        let split = await Eventually.waitUntil(timeout: .seconds(30)) {
             consumer1.assignment.count == 4 && consumer2.assignment.count == 4
         }
         #expect(split, "assignments \(consumer1.assignment) / \(consumer2.assignment)")
@@ -70,7 +70,7 @@ import Testing
             try await KafkaTestSupport.produce(cluster, topic: topic, count: batch, partitions: partitions, startingAt: batch)
                 == 0
         )
-        let bothGotWork = await KafkaTestSupport.waitUntil(timeout: .seconds(20)) {
+        let bothGotWork = await Eventually.waitUntil(timeout: .seconds(20)) {
             first.receivedCount + second.receivedCount >= 2 * batch
         }
         #expect(bothGotWork)
@@ -85,14 +85,14 @@ import Testing
         case .abandon:
             await consumer1.abandon()
         }
-        let takeover = await KafkaTestSupport.waitUntil(timeout: .seconds(40)) { consumer2.assignment.count == 8 }
+        let takeover = await Eventually.waitUntil(timeout: .seconds(40)) { consumer2.assignment.count == 8 }
         #expect(takeover, "\(departure): member 2 owns \(consumer2.assignment.count) partitions")
 
         #expect(
             try await KafkaTestSupport.produce(cluster, topic: topic, count: batch, partitions: partitions, startingAt: 2 * batch)
                 == 0
         )
-        let everything = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) {
+        let everything = await Eventually.waitUntil(timeout: .seconds(30)) {
             let values = Set((first.received + second.received).map { String(decoding: $0.value, as: UTF8.self) })
             return values.count == 3 * batch
         }
@@ -164,20 +164,20 @@ import Testing
         let consumer1 = try KafkaConsumer(
             topics: [topic], configuration: eager, delegate: first, logger: KafkaTestSupport.logger, metrics: registry)
         #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 2 * batch, partitions: partitions) == 0)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { first.receivedCount == 2 * batch })
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { first.receivedCount == 2 * batch })
         // Auto-commit (200 ms) commits batch 1 meanwhile, so member 2 normally reads only batch 2 again; the count is
         // exact either way.
         try await Task.sleep(for: .seconds(1))
         eager.clientID = KafkaTestSupport.uniqueName("consumer")
         let consumer2 = try KafkaConsumer(
             topics: [topic], configuration: eager, delegate: second, logger: KafkaTestSupport.logger)
-        let split = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) {
+        let split = await Eventually.waitUntil(timeout: .seconds(30)) {
             consumer1.assignment.count == 2 && consumer2.assignment.count == 2
         }
         #expect(split, "assignments \(consumer1.assignment) / \(consumer2.assignment)")
         await consumer1.close()
-        _ = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { consumer2.assignment.count == Int(partitions) }
-        let everything = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) {
+        _ = await Eventually.waitUntil(timeout: .seconds(30)) { consumer2.assignment.count == Int(partitions) }
+        let everything = await Eventually.waitUntil(timeout: .seconds(30)) {
             Set((first.received + second.received).map(\.value)).count == 2 * batch
         }
         #expect(everything)
@@ -228,7 +228,7 @@ import Testing
             logger: KafkaTestSupport.logger
         )
         _ = try await KafkaTestSupport.produce(cluster, topic: topic, count: 20, partitions: 2)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { delegate.inFlight.withLock { $0.count } == 20 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(15)) { delegate.inFlight.withLock { $0.count } == 20 })
         #expect(consumer1.inFlightCount == 20)
 
         let consumer2 = try KafkaConsumer(
@@ -237,7 +237,7 @@ import Testing
             delegate: RecordingDelegate.completingImmediately(),
             logger: KafkaTestSupport.logger
         )
-        let split = await KafkaTestSupport.waitUntil(timeout: .seconds(30)) {
+        let split = await Eventually.waitUntil(timeout: .seconds(30)) {
             consumer1.assignment.count == 1 && consumer2.assignment.count == 1
         }
         #expect(split, "the revoke did not return once its in-flight work was completed")
@@ -270,9 +270,9 @@ import Testing
             return byTopic[topic, default: []] == byTopic[companion, default: []]
         }
         let consumer1 = try member(first)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { consumer1.assignment.count == 2 * Int(partitions) })
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { consumer1.assignment.count == 2 * Int(partitions) })
         #expect(try await KafkaTestSupport.produce(cluster, topic: companion, count: 400, partitions: partitions) == 0)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { first.receivedCount >= 400 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(20)) { first.receivedCount >= 400 })
         try await Task.sleep(for: .seconds(1))  // auto-commit (200 ms) commits the companion's offsets
 
         // A steady trickle into every calls partition while member 2 joins.
@@ -285,7 +285,7 @@ import Testing
             }
         }
         let consumer2 = try member(second, metrics: registry2)
-        let split = await KafkaTestSupport.waitUntil(timeout: .seconds(40)) {
+        let split = await Eventually.waitUntil(timeout: .seconds(40)) {
             consumer1.assignment.count == Int(partitions) && consumer2.assignment.count == Int(partitions)
         }
         producing.cancel()
@@ -300,7 +300,7 @@ import Testing
         // Member 2 started the companion partitions it took where member 1 had committed: it reads none of the 400.
         #expect(!second.received.contains { $0.topic == companion })
         // The first call of each calls partition member 2 took had its wait observed (the companion's are not).
-        let observed = await KafkaTestSupport.waitUntil(timeout: .seconds(10)) {
+        let observed = await Eventually.waitUntil(timeout: .seconds(10)) {
             ExpositionSeries.value("callpush_kafka_assignment_wait_seconds_count", in: registry2.exposition()) == Double(partitions / 2)
         }
         #expect(observed, "\(ExpositionSeries.value("callpush_kafka_assignment_wait_seconds_count", in: registry2.exposition()) ?? -1)")

@@ -40,7 +40,7 @@ struct KafkaInteropTests {
             delegate: delegate,
             logger: KafkaTestSupport.logger
         )
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { delegate.receivedCount >= 10 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(15)) { delegate.receivedCount >= 10 })
         await consumer.close()
         let byKey = Dictionary(
             delegate.received.map { (String(decoding: $0.key ?? [], as: UTF8.self), $0) },

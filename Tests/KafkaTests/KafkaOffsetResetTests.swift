@@ -22,7 +22,7 @@ import Testing
         let consumer = try KafkaConsumer(
             topics: [topic], configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
             delegate: first, logger: KafkaTestSupport.logger, metrics: registry)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { first.receivedCount == 10 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { first.receivedCount == 10 })
         await consumer.close()
         #expect(registry.exposition().contains("\(KafkaConsumerMetrics.offsetResetsName){topic=\"\(topic)\"} 0"),
                 "registered at start; a new group's start is no reset")
@@ -42,7 +42,7 @@ import Testing
         let resumed = try KafkaConsumer(
             topics: [topic], configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
             delegate: second, logger: Logger(label: "kafka-test", level: .info, sink: sink), metrics: registry)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { second.receivedCount > 0 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { second.receivedCount > 0 })
         await resumed.close()
         let skippedTo = try #require(second.received.first?.offset)
         #expect(skippedTo > 10, "records 10…\(skippedTo - 1) were deleted before the group read them")

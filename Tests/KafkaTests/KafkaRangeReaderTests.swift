@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Kafka
@@ -39,7 +40,7 @@ import Testing
 
         /// The outcome, once there is one (waits up to 20 s).
         func ended() async -> KafkaRangeReader.Outcome? {
-            await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { outcome != nil }
+            await Eventually.waitUntil(timeout: .seconds(20)) { outcome != nil }
             return outcome
         }
     }
@@ -99,7 +100,7 @@ import Testing
         let consumer = RecordingDelegate.completingImmediately()
         let check = try KafkaConsumer(topics: [topic], configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
                                       delegate: consumer, logger: KafkaTestSupport.logger)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { consumer.receivedCount == 600 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(20)) { consumer.receivedCount == 600 })
         #expect(consumer.received.first { $0.partition == 0 }?.offset == 0)
         await check.close()
     }
@@ -316,7 +317,7 @@ import Testing
                 Issue.record("round \(round): \(String(describing: range.outcome))")
                 return
             }
-            #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(20)) { !reader.hasThread }, "round \(round)")
+            #expect(await Eventually.waitUntil(timeout: .seconds(20)) { !reader.hasThread }, "round \(round)")
         }
     }
 }

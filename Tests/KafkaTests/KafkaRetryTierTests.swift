@@ -51,7 +51,7 @@ import Testing
             logger: KafkaTestSupport.logger,
             metrics: registry
         )
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { consumer.assignment.count == 2 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(15)) { consumer.assignment.count == 2 })
         let producer = try KafkaProducer(
             configuration: KafkaTestSupport.producerConfiguration(cluster),
             logger: KafkaTestSupport.logger
@@ -61,10 +61,10 @@ import Testing
         for index in 0..<3 {
             _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: 0, value: Array("r\(index)".utf8)))
         }
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(5)) { log.withLock { $0.holds } >= 1 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) { log.withLock { $0.holds } >= 1 })
         // The poll thread pauses the partition on its next turn after the hold, once: the counter keeps that.
         let pausesSeries = "callpush_kafka_partition_pauses_total{reason=\"retry_due\"}"
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(5)) {
+        #expect(await Eventually.waitUntil(timeout: .seconds(5)) {
             ExpositionSeries.value(pausesSeries, in: registry.exposition()) == 1
         })
         // While it lasts, the partition and the gauge say why. This task can be starved past the due time when the
@@ -89,12 +89,12 @@ import Testing
         for index in 0..<20 {
             _ = try await producer.send(KafkaProducerRecord(topic: topic, partition: 1, value: Array("m\(index)".utf8)))
         }
-        let otherFlows = await KafkaTestSupport.waitUntil(timeout: .seconds(5)) {
+        let otherFlows = await Eventually.waitUntil(timeout: .seconds(5)) {
             log.withLock { $0.completions.filter { $0.partition == 1 }.count } == 21  // warm-up + 20
         }
         #expect(otherFlows)
 
-        let allDone = await KafkaTestSupport.waitUntil(timeout: .seconds(10)) {
+        let allDone = await Eventually.waitUntil(timeout: .seconds(10)) {
             log.withLock { $0.completions.filter { $0.partition == 0 }.count } == 3
         }
         #expect(allDone)
@@ -106,7 +106,7 @@ import Testing
         for completion in retried {
             #expect(completion.at >= dueAt, "\(completion.value) processed before it was due")
         }
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(2)) { consumer.pausedPartitions.isEmpty })
+        #expect(await Eventually.waitUntil(timeout: .seconds(2)) { consumer.pausedPartitions.isEmpty })
         #expect(consumer.inFlightCount == 0)
         await producer.close()
         await consumer.close()
@@ -135,7 +135,7 @@ import Testing
             delegate: holder,
             logger: KafkaTestSupport.logger
         )
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { holder.receivedCount >= 3 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(15)) { holder.receivedCount >= 3 })
         try await Task.sleep(for: .milliseconds(300))
         await first.close()
         #expect(holder.received.map(\.offset) == [0, 1, 2])
@@ -147,7 +147,7 @@ import Testing
             delegate: second,
             logger: KafkaTestSupport.logger
         )
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { second.receivedCount >= 3 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(15)) { second.receivedCount >= 3 })
         await next.close()
         #expect(second.received.map(\.offset) == [2, 3, 4])
     }
@@ -167,20 +167,20 @@ import Testing
         var configuration = KafkaTestSupport.consumerConfiguration(cluster, group: group)
         configuration.closeDrainTimeout = .seconds(120)
         let owner = try KafkaConsumer(topics: [topic], configuration: configuration, delegate: first, logger: KafkaTestSupport.logger)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { first.receivedCount >= 4 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(15)) { first.receivedCount >= 4 })
         #expect(owner.inFlightCount == 1, "the given-back message stays unfinished")
         let closes = Tally()
         let closing = Task {
             await owner.close()
             closes.add()
         }
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(30)) { closes.value == 1 }, "close did not wait for it")
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { closes.value == 1 }, "close did not wait for it")
         await closing.value
 
         let second = RecordingDelegate.completingImmediately()
         let next = try KafkaConsumer(topics: [topic], configuration: KafkaTestSupport.consumerConfiguration(cluster, group: group),
                                      delegate: second, logger: KafkaTestSupport.logger)
-        #expect(await KafkaTestSupport.waitUntil(timeout: .seconds(15)) { second.receivedCount >= 3 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(15)) { second.receivedCount >= 3 })
         await next.close()
         #expect(second.received.map(\.offset) == [1, 2, 3])
     }

@@ -60,12 +60,6 @@ enum KafkaTestSupport {
         }
     }
 
-    /// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-    @discardableResult
-    static func waitUntil(timeout: Duration, _ condition: () -> Bool) async -> Bool {
-        await Eventually.waitUntil(timeout: timeout, condition)
-    }
-
     /// Produces `count` records `"<index>"` round-robin over `partitions` partitions and waits for all reports.
     static func produce(
         _ cluster: KafkaMockCluster,

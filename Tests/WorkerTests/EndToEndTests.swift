@@ -40,7 +40,7 @@ import Testing
         let pipeline = try EmbeddedPipeline(configuration: configuration)
         let readiness = ReadinessFlag()
         try pipeline.startWorker(readiness: readiness)
-        _ = await PipelineHarness.waitUntil(timeout: .seconds(20)) { readiness.isReady }
+        _ = await Eventually.waitUntil(timeout: .seconds(20)) { readiness.isReady }
         return pipeline
     }
 
@@ -58,7 +58,7 @@ import Testing
             ("c-old", Self.event("e-old", call: "c-old", token: String(repeating: "01", count: 32), createdAt: past)),
             ("c-bad", #"{"event_id":"e-bad","type":"incoming"}"#),
         ])
-        let done = await PipelineHarness.waitUntil(timeout: .seconds(30)) { Self.terminal(pipeline) >= 6 }
+        let done = await Eventually.waitUntil(timeout: .seconds(30)) { Self.terminal(pipeline) >= 6 }
         #expect(done)
         let outcomes = pipeline.outcomes
         #expect(outcomes[.delivered] == 2)
@@ -79,7 +79,7 @@ import Testing
         configuration.mockRecorderCapacity = 0
         let pipeline = try await Self.started(configuration)
         try await Self.produce(pipeline, (0..<10).map { ("c-\($0)", Self.event("e-\($0)", call: "c-\($0)")) })
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { Self.terminal(pipeline) >= 10 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { Self.terminal(pipeline) >= 10 })
         #expect(pipeline.outcomes[.delivered] == 10)
         #expect(pipeline.mock.recorder.totalCount == 10)
         #expect(pipeline.mock.recorder.count("Success") == 10)
@@ -106,7 +106,7 @@ import Testing
             mock = WeakReference(pipeline.mock)
             worker = WeakReference(started)
             dispatcher = WeakReference(started.dispatcher)
-            #expect(await PipelineHarness.waitUntil(timeout: .seconds(20)) { readiness.isReady })
+            #expect(await Eventually.waitUntil(timeout: .seconds(20)) { readiness.isReady })
             let generator = try pipeline.makeProducer()
             producer = WeakReference(generator)
             for index in 0..<20 {
@@ -114,11 +114,11 @@ import Testing
                 _ = try await generator.send(KafkaProducerRecord(topic: "calls", key: Array("c-\(index)".utf8), value: Array(event.utf8)))
             }
             await generator.close()
-            #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { Self.terminal(pipeline) >= 20 })
+            #expect(await Eventually.waitUntil(timeout: .seconds(30)) { Self.terminal(pipeline) >= 20 })
             await pipeline.shutdown()
         }
         // The registry is still referenced here, as a process's registry outlives its workers.
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(20)) {
+        #expect(await Eventually.waitUntil(timeout: .seconds(20)) {
             client.object == nil && mock.object == nil && worker.object == nil && dispatcher.object == nil && producer.object == nil
         }, """
             client released \(client.object == nil), mock \(mock.object == nil), worker \(worker.object == nil), \
@@ -136,10 +136,10 @@ import Testing
         let token = String(repeating: "5a", count: 32)
         try await Self.produce(pipeline, [("c-1", Self.event("e-in", call: "c-1", token: token))])
         // Generous bounds (they end as soon as the condition holds): the full suite loads both cores.
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(60)) { (pipeline.outcomes[.retried] ?? 0) >= 1 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(60)) { (pipeline.outcomes[.retried] ?? 0) >= 1 })
         pipeline.mock.faults.update { $0.serviceUnavailableProbability = 0 }
         try await Self.produce(pipeline, [("c-1", Self.event("e-hang", call: "c-1", type: "hangup", token: token))])
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(60)) { pipeline.outcomes[.cancelled] == 1 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(60)) { pipeline.outcomes[.cancelled] == 1 })
         let outcomes = pipeline.outcomes
         #expect(outcomes[.delivered] == 1)  // the hang-up
         #expect(outcomes[.cancelled] == 1)  // the incoming, when its retry came due
@@ -188,8 +188,8 @@ import Testing
         let decoder = CallEventDecoder()
         let storedIDs = Set(stored.map { identity(try? decoder.decode($0.value).eventID, key: $0.key) })
         #expect(storedIDs.count <= produced && produced - storedIDs.count <= 30, "\(storedIDs.count) of \(produced) stored")
-        _ = await PipelineHarness.waitUntil(timeout: .seconds(120)) { Self.terminal(pipeline) >= storedIDs.count }
-        _ = await PipelineHarness.waitUntil(timeout: .seconds(10)) {
+        _ = await Eventually.waitUntil(timeout: .seconds(120)) { Self.terminal(pipeline) >= storedIDs.count }
+        _ = await Eventually.waitUntil(timeout: .seconds(10)) {
             WorkerMetrics(registry: pipeline.registry).inFlight.value == 0
         }
         // Every consumed event (duplicates after broker faults included) ended in exactly one outcome…

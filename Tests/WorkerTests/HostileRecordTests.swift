@@ -40,7 +40,7 @@ import Testing
         var configuration = PipelineHarness.consumerConfiguration(harness.cluster.bootstrapServers, group: harness.group)
         configuration.autoOffsetReset = .earliest
         let consumer = try KafkaConsumer(topics: ["calls"], configuration: configuration, delegate: collector, logger: .disabled)
-        _ = await PipelineHarness.waitUntil(timeout: .seconds(20)) { !collector.messages.isEmpty }
+        _ = await Eventually.waitUntil(timeout: .seconds(20)) { !collector.messages.isEmpty }
         await consumer.abandon()
         return collector.messages.map(\.offset).min()
     }
@@ -90,7 +90,7 @@ import Testing
         let worker = try harness.makeWorker(sender: ScriptedSender(), registry: registry)
         let cases = Self.hostileValues
         try await Self.produce(harness, cases.map { ($0.value, []) } + [(Array(Self.event("e-after").utf8), [])])
-        let finished = await PipelineHarness.waitUntil(timeout: .seconds(30)) {
+        let finished = await Eventually.waitUntil(timeout: .seconds(30)) {
             PipelineHarness.outcomes(registry).total >= cases.count + 1
         }
         #expect(finished, "\(PipelineHarness.outcomes(registry))")
@@ -115,7 +115,7 @@ import Testing
         let huge = Array(repeating: UInt8(ascii: "x"), count: 999_814)
         let headers = (0..<40).map { KafkaHeader(name: "trace-\($0)", value: Array(repeating: UInt8(ascii: "t"), count: 1024)) }
         try await Self.produce(harness, [(huge, headers), (Array(Self.event("e-next").utf8), [])])
-        let finished = await PipelineHarness.waitUntil(timeout: .seconds(30)) {
+        let finished = await Eventually.waitUntil(timeout: .seconds(30)) {
             PipelineHarness.outcomes(registry).total >= 2
         }
         #expect(finished, "\(PipelineHarness.outcomes(registry))")
@@ -150,7 +150,7 @@ import Testing
             (Array(Self.event("e-big", caller: String(repeating: "A", count: 1200)).utf8), []),
             (Array(Self.event("e-small", call: Self.call).utf8), []),
         ])
-        let finished = await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 2 }
+        let finished = await Eventually.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 2 }
         #expect(finished, "\(PipelineHarness.outcomes(registry))")
         #expect(Self.outcomes(registry) == [.abandoned: 1, .delivered: 1])
         #expect(Self.counter(#"callpush_records_refused_total{topic="calls.retry.t0"}"#, registry) == 1,
@@ -176,7 +176,7 @@ import Testing
             KafkaHeader(name: "x-original-offset", value: Array("12345".utf8)), KafkaHeader(name: "trace", value: Array("t-1".utf8)),
         ]
         try await Self.produce(harness, [(Array(Self.event("e-forged").utf8), forged)])
-        let finished = await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry)[.delivered] == 1 }
+        let finished = await Eventually.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry)[.delivered] == 1 }
         #expect(finished, "\(PipelineHarness.outcomes(registry))")
         #expect(Self.outcomes(registry) == [.retried: 1, .delivered: 1], "retried once, then delivered")
         #expect(Self.counter("callpush_ignored_headers_total", registry) == 1)
@@ -201,7 +201,7 @@ import Testing
             (Array(Self.event("e-a-incoming", topic: "com.example.app").utf8), []),
             (Array(Self.event("e-b-incoming", topic: "com.other.app").utf8), []),
         ])
-        let finished = await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 3 }
+        let finished = await Eventually.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 3 }
         #expect(finished)
         #expect(Self.outcomes(registry) == [.delivered: 2, .cancelled: 1])
         let incoming = sender.sent.filter { String(decoding: $0.request.payload, as: UTF8.self).contains(#""pushType":1"#) }

@@ -104,7 +104,7 @@ import Testing
         flood.stop.store(true, ordering: .relaxed)
 
         let total = produced
-        let finished = await PipelineHarness.waitUntil(timeout: .seconds(60)) {
+        let finished = await Eventually.waitUntil(timeout: .seconds(60)) {
             PipelineHarness.outcomes(registry).total >= total
         }
         let outcomes = PipelineHarness.outcomes(registry)

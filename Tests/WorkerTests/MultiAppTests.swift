@@ -120,9 +120,9 @@ import Testing
         for index in 0..<20 { events.append(Self.event("u\(index)", topic: "com.up.app")) }
         try await harness.produce(events.map { ("c-one", $0.json) })
         // Well inside the 30 s request timeout that each unreachable push would otherwise have waited.
-        let rang = await PipelineHarness.waitUntil(timeout: .seconds(10)) { server.recorder.totalCount >= 20 }
+        let rang = await Eventually.waitUntil(timeout: .seconds(10)) { server.recorder.totalCount >= 20 }
         #expect(rang, "\(PipelineHarness.outcomes(registry))")
-        let finished = await PipelineHarness.waitUntil(timeout: .seconds(30)) {
+        let finished = await Eventually.waitUntil(timeout: .seconds(30)) {
             let outcomes = PipelineHarness.outcomes(registry)
             return outcomes[.delivered, default: 0] + outcomes[.deadLettered, default: 0] + outcomes[.expired, default: 0] >= 40
         }
@@ -157,7 +157,7 @@ import Testing
         }
         events.append(Self.event("u0", topic: "com.unknown.app"))
         try await harness.produce(events)
-        let finished = await PipelineHarness.waitUntil(timeout: .seconds(60)) {
+        let finished = await Eventually.waitUntil(timeout: .seconds(60)) {
             PipelineHarness.outcomes(registry).total >= events.count
         }
         #expect(finished)
@@ -241,7 +241,7 @@ import Testing
             APNsClientMetrics.connections, help: "", labels: ["credential": "KEY0000001", "endpoint": server.endpoint.description])
         // A push on the old client's connection, answered after the new client has opened its own.
         async let old = router.send(request)
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(10)) { connections.value == 1 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(10)) { connections.value == 1 })
         try router.apply(configuration)
         #expect(await router.send(request).status == 200)
         #expect(await old.status == 200)
@@ -250,7 +250,7 @@ import Testing
         try await Task.sleep(for: .seconds(2))
         #expect(connections.value == 1)
         router.shutdown()
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(10)) { connections.value == 0 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(10)) { connections.value == 0 })
         server.stop()
     }
 
@@ -270,12 +270,12 @@ import Testing
             registry.exposition().contains(#"callpush_apns_connections{credential="\#(keyID)",endpoint="\#(server.endpoint)"} 1"#)
         }
         router.connect()
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(10)) { open("KEY0000001") && open("KEY0000002") })
+        #expect(await Eventually.waitUntil(timeout: .seconds(10)) { open("KEY0000001") && open("KEY0000002") })
         try router.apply(Self.apps([
             ("com.example.one", "KEY0000001", Self.team1), ("com.example.two", "KEY0000002", Self.team1),
             ("com.example.three", "KEY0000003", Self.team1),
         ], keys: keys, server: server))
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(10)) { open("KEY0000003") })
+        #expect(await Eventually.waitUntil(timeout: .seconds(10)) { open("KEY0000003") })
         #expect(server.recorder.countsByOutcome.isEmpty, "no push was sent")
     }
 
@@ -292,11 +292,11 @@ import Testing
         // rotated key is applied; the second half follows.
         try await harness.produce((0..<150).map { Self.event("a\($0)", topic: "com.example.main") })
         let inFlight = registry.gauge(APNsAppRouterMetrics.appInFlight, help: "", labels: ["bundle_id": "com.example.main"])
-        _ = await PipelineHarness.waitUntil(timeout: .seconds(30)) { inFlight.value >= 20 }
+        _ = await Eventually.waitUntil(timeout: .seconds(30)) { inFlight.value >= 20 }
         #expect(inFlight.value >= 20, "pushes of the old key are in flight during the reload")
         try router.apply(Self.apps([("com.example.main", "KEY0000009", Self.team1)], keys: keys, server: server))
         try await harness.produce((0..<150).map { Self.event("b\($0)", topic: "com.example.main") })
-        let finished = await PipelineHarness.waitUntil(timeout: .seconds(60)) {
+        let finished = await Eventually.waitUntil(timeout: .seconds(60)) {
             PipelineHarness.outcomes(registry).total >= count
         }
         #expect(finished)
@@ -311,7 +311,7 @@ import Testing
         #expect(registry.exposition().contains(#"callpush_apns_config_reloads_total{result="ok"} 1"#))
         // The old key's client is shut down once its pushes are answered, and then its series leave the registry;
         // the new key's connection stays.
-        let closed = await PipelineHarness.waitUntil(timeout: .seconds(20)) {
+        let closed = await Eventually.waitUntil(timeout: .seconds(20)) {
             !registry.exposition().contains(#"credential="KEY0000001""#)
         }
         #expect(closed)

@@ -86,14 +86,9 @@ final class PipelineHarness: Sendable {
         var configuration = consumerConfiguration(bootstrap, group: "reader-\(UUID().uuidString.prefix(8))")
         configuration.autoOffsetReset = .earliest
         let consumer = try KafkaConsumer(topics: topics, configuration: configuration, delegate: collector, logger: .disabled)
-        _ = await waitUntil(timeout: timeout) { collector.messages.count >= count }
+        await Eventually.waitUntil(timeout: timeout) { collector.messages.count >= count }
         await consumer.abandon()
         return collector.messages
-    }
-
-    @discardableResult
-    static func waitUntil(timeout: Duration, _ condition: () -> Bool) async -> Bool {
-        await Eventually.waitUntil(timeout: timeout, interval: .milliseconds(20), condition)
     }
 
     /// `callpush_outcomes_total` per outcome from a registry's exposition.

@@ -109,7 +109,7 @@ import Testing
         events.append(("c-bad", "{not json"))
         try await harness.produce(events.map { (callID: $0.0, json: $0.1) })
         // 6 consumed from calls + 1 redelivered from the retry tier.
-        let finished = await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 7 }
+        let finished = await Eventually.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 7 }
         #expect(finished)
         let outcomes = PipelineHarness.outcomes(registry)
         #expect(outcomes[.delivered] == 2)  // e-ok, and e-flaky on its second attempt
@@ -146,7 +146,7 @@ extension WorkerServiceTests {
             ("user-7", Fixtures.eventJSON(eventID: "e-2", callID: "c-2", createdAt: now)),
             ("user-7", Fixtures.eventJSON(eventID: "e-3", callID: "c-3", createdAt: now)),
         ])
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 3 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 3 })
         #expect(PipelineHarness.outcomes(registry)[.delivered] == 3, "keyed otherwise, still sent")
         let exposition = registry.exposition()
         #expect(ExpositionSeries.value("callpush_key_mismatches_total", in: exposition) == 2)
@@ -176,7 +176,7 @@ extension WorkerServiceTests {
             [("c-3", Fixtures.eventJSON(eventID: "e-3", callID: "c-3", createdAt: hourAhead))], topic: "calls.retry.t0",
             headers: [KafkaHeader(name: "x-attempt", string: "2"), KafkaHeader(name: "x-deadline", string: String(before - 30_000))]
         )
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 3 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 3 })
         let after = Int64(Date().timeIntervalSince1970 * 1000)
         #expect(PipelineHarness.outcomes(registry)[.delivered] == 2)
         #expect(PipelineHarness.outcomes(registry)[.expired] == 1, "the retry past its first hop's deadline")
@@ -208,14 +208,14 @@ extension WorkerServiceTests {
         #expect(ExpositionSeries.value("callpush_ended_calls_reach_seconds", in: registry.exposition()) == 600)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         try await harness.produce((1...5).map { ("c-\($0)", Fixtures.eventJSON(type: "hangup", eventID: "h-\($0)", callID: "c-\($0)", createdAt: now)) })
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 5 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 5 })
         let exposition = registry.exposition()
         #expect(ExpositionSeries.value("callpush_ended_calls", in: exposition) == 3)
         let reach = try #require(ExpositionSeries.value("callpush_ended_calls_reach_seconds", in: exposition))
         #expect(reach >= 0 && reach < 600, "full: the age of its oldest call, \(reach) s")
         // The five went in over four partitions, so which two were pushed out depends on the order they were read.
         try await harness.produce((1...5).map { ("c-\($0)", Fixtures.eventJSON(eventID: "i-\($0)", callID: "c-\($0)", createdAt: now)) })
-        #expect(await PipelineHarness.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 10 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { PipelineHarness.outcomes(registry).total >= 10 })
         let outcomes = PipelineHarness.outcomes(registry)
         #expect(outcomes[.cancelled] == 3 && outcomes[.delivered] == 7, "2 late calls rang: their hang-ups were forgotten")
         await worker.shutdown()
