@@ -31,7 +31,7 @@ final class PrometheusServer {
         process.standardError = log
         try process.run()
         for _ in 0..<150 {
-            if let ready = try? Tool.run(["curl", "-sf", "--max-time", "1", "http://127.0.0.1:\(port)/-/ready"]),
+            if let ready = try? ExternalTool.run(["curl", "-sf", "--max-time", "1", "http://127.0.0.1:\(port)/-/ready"]),
                ready.status == 0 { return }
             usleep(200_000)
         }

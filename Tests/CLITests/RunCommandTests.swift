@@ -20,7 +20,7 @@ import Testing
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-run-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let key = directory.appendingPathComponent("AuthKey.p8").path
-            let generated = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+            let generated = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
             #expect(generated.status == 0)
             kafka = try BackgroundProcess([
                 "kafka-mock", "--partitions", "4",
@@ -143,7 +143,7 @@ import Testing
         let kafka = try BackgroundProcess(["kafka-mock", "--topics", "calls,calls.dlq"])
         defer { kafka.terminate() }
         let key = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-\(UUID()).p8").path
-        _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+        _ = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
         defer { try? FileManager.default.removeItem(atPath: key) }
         let result = try CallpushProcess.run([
             "run", "--kafka-brokers", kafka.firstLine, "--apns-key-file", key, "--apns-key-id", Self.keyID,
@@ -221,7 +221,7 @@ import Testing
         var inFlight = 0
         while inFlight == 0 && Date() < deadline {
             try await Task.sleep(for: .milliseconds(200))
-            let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
+            let metrics = try ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
             inFlight = ExpositionSeries.value("callpush_inflight_events", in: metrics).map(Int.init) ?? 0
         }
         #expect(inFlight > 0, "events are waiting for APNs when the signals come")
@@ -264,7 +264,7 @@ import Testing
              "timestamp": record.timestamp.map { NSNumber(value: $0) } ?? NSNull(),
              "notBefore": record.notBefore.map { NSNumber(value: $0) } ?? NSNull()]
         })
-        let produced = try Tool.run([PythonInterpreter.path(importing: ["kafka"]), "-c", script, bed.kafka.firstLine,
+        let produced = try ExternalTool.run([PythonInterpreter.path(importing: ["kafka"]), "-c", script, bed.kafka.firstLine,
                                      String(decoding: json, as: UTF8.self)], timeout: 60)
         #expect(produced.status == 0, "kafka-python: \(produced.output)")
         let worker = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
@@ -288,7 +288,7 @@ import Testing
         events.append(["c-broken", #"{"event_id":"e-broken","type":"#])
         let python = PythonInterpreter.path(importing: ["kafka", "lz4"])
         let json = String(decoding: try JSONSerialization.data(withJSONObject: events), as: UTF8.self)
-        let produced = try Tool.run([python, "-c", Self.downstreamScript, bed.kafka.firstLine, "produce", json], timeout: 60)
+        let produced = try ExternalTool.run([python, "-c", Self.downstreamScript, bed.kafka.firstLine, "produce", json], timeout: 60)
         #expect(produced.status == 0, "kafka-python: \(produced.output)")
         let worker = try BackgroundProcess(bed.workerArguments + ["--kafka-compression", compression], readFirstLine: false)
         #expect(try await bed.waitForReceipts(atLeast: 4, timeout: 40).count == 4, "\(worker.logTail)")
@@ -331,7 +331,7 @@ import Testing
         let worker = try BackgroundProcess(
             bed.workerArguments(setting: "--metrics-port", to: String(port)) + ["--kafka-linger", "400"], readFirstLine: false)
         #expect(try await bed.waitForReceipts(atLeast: 20, timeout: 40).count == 20, "\(worker.logTail)")
-        let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
+        let metrics = try ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
         #expect(worker.terminate() == 0, "\(worker.logTail)")
         func count(_ series: String) -> Double? { ExpositionSeries.value(series, in: metrics) }
         let acknowledged = #"callpush_worker_stage_seconds_bucket{stage="acknowledge","#
@@ -354,7 +354,7 @@ import Testing
         let worker = try BackgroundProcess(
             bed.workerArguments(setting: "--metrics-port", to: String(port)) + ["--worker-ended-calls", "1000"], readFirstLine: false)
         #expect(try await bed.waitForReceipts(atLeast: 1_200, timeout: 60).count == 1_200, "\(worker.logTail)")
-        let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
+        let metrics = try ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
         #expect(worker.terminate() == 0, "\(worker.logTail)")
         #expect(ExpositionSeries.value("callpush_ended_calls", in: metrics) == 1_000, "\(metrics)")
         #expect((ExpositionSeries.value("callpush_ended_calls_reach_seconds", in: metrics) ?? 600) < 600)
@@ -372,7 +372,7 @@ import Testing
         let endpoint = bed.apns.firstLine.split(separator: " ")[0]
         let open = #"callpush_apns_connections{endpoint="\#(endpoint)"}"#
         let opened = #"callpush_apns_connection_events_total{endpoint="\#(endpoint)",event="opened"}"#
-        func metrics() -> String { (try? Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output) ?? "" }
+        func metrics() -> String { (try? ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output) ?? "" }
         // Ready: the group is joined and partitions are assigned; connections opened at start are up by then. Without
         // them, a second more shows that none opens late.
         let expected: Double = setting == "all" ? 2 : 0
