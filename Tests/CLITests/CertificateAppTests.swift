@@ -138,11 +138,10 @@ import Testing
 
     /// Waits until every produced event has its final receipt.
     func waitForAllOutcomes() async throws -> [String: (outcome: String, reason: String?)] {
-        var receipts = try finalReceipts()
-        let deadline = Date().addingTimeInterval(120)
-        while produced.keys.contains(where: { receipts[$0] == nil }) && Date() < deadline {
-            try await Task.sleep(for: .milliseconds(500))
+        var receipts: [String: (outcome: String, reason: String?)] = [:]
+        try await Eventually.waitUntil(timeout: .seconds(120), interval: .milliseconds(500)) {
             receipts = try finalReceipts()
+            return !produced.keys.contains { receipts[$0] == nil }
         }
         return receipts
     }

@@ -73,11 +73,10 @@ import Testing
         }
 
         func waitForReceipts(atLeast count: Int, timeout: TimeInterval = 90) async throws -> [String: Int] {
-            let deadline = Date().addingTimeInterval(timeout)
-            var receipts = try self.receipts()
-            while receipts.count < count && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(500))
+            var receipts: [String: Int] = [:]
+            try await Eventually.waitUntil(timeout: .seconds(timeout), interval: .milliseconds(500)) {
                 receipts = try self.receipts()
+                return receipts.count >= count
             }
             return receipts
         }
@@ -217,16 +216,16 @@ import Testing
         try bed.produce(50, prefix: "s")
         let port = FreePort.next()
         let worker = try BackgroundProcess(bed.workerArguments(setting: "--metrics-port", to: String(port)), readFirstLine: false)
-        let deadline = Date().addingTimeInterval(30)
         var inFlight = 0
-        while inFlight == 0 && Date() < deadline {
-            try await Task.sleep(for: .milliseconds(200))
+        try await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) {
             let metrics = try ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
             inFlight = ExpositionSeries.value("callpush_inflight_events", in: metrics).map(Int.init) ?? 0
+            return inFlight > 0
         }
         #expect(inFlight > 0, "events are waiting for APNs when the signals come")
         let started = Date()
         kill(worker.process.processIdentifier, SIGTERM)
+        // The second signal comes while the first one's drain waits.
         try await Task.sleep(for: .milliseconds(300))
         kill(worker.process.processIdentifier, SIGTERM)
         worker.process.waitUntilExit()
@@ -376,12 +375,10 @@ import Testing
         // Ready: the group is joined and partitions are assigned; connections opened at start are up by then. Without
         // them, a second more shows that none opens late.
         let expected: Double = setting == "all" ? 2 : 0
-        var before = metrics()
-        let deadline = Date().addingTimeInterval(30)
-        while !(ExpositionSeries.value("callpush_ready", in: before) == 1 && ExpositionSeries.value(open, in: before) == expected)
-            && Date() < deadline {
-            try await Task.sleep(for: .milliseconds(200))
+        var before = ""
+        await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) {
             before = metrics()
+            return ExpositionSeries.value("callpush_ready", in: before) == 1 && ExpositionSeries.value(open, in: before) == expected
         }
         if expected == 0 {
             try await Task.sleep(for: .seconds(1))
@@ -406,9 +403,8 @@ import Testing
             let worker = try BackgroundProcess(
                 bed.workerArguments(setting: "--log-level", to: logLevel) + ["--kafka-properties", "debug=cgrp"],
                 readFirstLine: false)
-            let deadline = Date().addingTimeInterval(30)
-            while !worker.log.contains("partitions assigned") && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(200))
+            await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) {
+                worker.log.contains("partitions assigned")
             }
             #expect(worker.terminate() == 0, "\(worker.logTail)")
             return worker.log.split(separator: "\n").filter { $0.contains(#""kafka.facility":"CGRPSTATE""#) }

@@ -363,11 +363,10 @@ final class ScaleOutBed {
 
     /// Waits until every produced event has a final receipt; returns the receipts.
     func waitForAllOutcomes(timeout: TimeInterval = 120) async throws -> [String: Int] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var receipts = try finalReceipts()
-        while produced.keys.contains(where: { receipts[$0] == nil }) && Date() < deadline {
-            try await Task.sleep(for: .milliseconds(500))
+        var receipts: [String: Int] = [:]
+        try await Eventually.waitUntil(timeout: .seconds(timeout), interval: .milliseconds(500)) {
             receipts = try finalReceipts()
+            return !produced.keys.contains { receipts[$0] == nil }
         }
         return receipts
     }
