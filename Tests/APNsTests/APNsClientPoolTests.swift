@@ -222,7 +222,7 @@ import Testing
             metrics: registry)
         defer { client.shutdown() }
         #expect(await client.send(try Fixture.alert()).disposition == .delivered)
-        try await Task.sleep(for: .milliseconds(400))
+        try await Task.sleep(for: .milliseconds(400))  // past the 200 ms maximum connection age
         #expect(await client.send(try Fixture.alert()).disposition == .delivered)
         #expect(server.acceptedConnections >= 2)
         let replaced = registry.counter(APNsClientMetrics.connectionEvents, help: "",

@@ -11,7 +11,7 @@ import Testing
     init() throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for name in ["key1.p8", "key2.p8"] {
-            _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(directory)/\(name)"])
+            _ = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(directory)/\(name)"])
         }
     }
 

@@ -21,7 +21,7 @@ import Testing
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-send-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             key = directory.appendingPathComponent("AuthKey.p8").path
-            _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+            _ = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
             mock = try BackgroundProcess([
                 "mock-apns", "--key-file", key, "--key-id", keyID, "--team-id", teamID, "--bundle-id", "com.example.app",
                 "--unregistered-tokens", deadToken,
@@ -48,7 +48,7 @@ import Testing
         let bed = try Bed()
         #expect(bed.address.hasPrefix("127.0.0.1:"))
         #expect(FileManager.default.fileExists(atPath: bed.ca))
-        let subject = try Tool.run(["openssl", "x509", "-in", bed.ca, "-noout", "-ext", "subjectAltName"])
+        let subject = try ExternalTool.run(["openssl", "x509", "-in", bed.ca, "-noout", "-ext", "subjectAltName"])
         #expect(subject.output.contains("IP Address:127.0.0.1"))
     }
 
@@ -145,7 +145,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = directory.appendingPathComponent("AnyKey.p8").path
-        _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+        _ = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
         for (mode, expectedWithoutToken) in [([String](), "403"), (["--accept-any-token"], "200")] {
             let mock = try BackgroundProcess(["mock-apns"] + mode)
             defer { mock.terminate() }

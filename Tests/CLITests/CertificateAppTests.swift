@@ -34,7 +34,7 @@ import Testing
         directory = NSTemporaryDirectory() + "callpush-certificate-apps-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for app in Self.tokenApps {
-            _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+            _ = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
                               "-out", "\(directory)/\(app.keyID).p8"])
         }
         authority = try TestCertificateAuthority(directory: directory, name: "apns-client-ca")
@@ -92,7 +92,7 @@ import Testing
 
     /// The worker's `/metrics` text ("" when unreachable).
     func metrics() -> String {
-        (try? Tool.run(["curl", "-s", "--max-time", "2", "localhost:\(metricsPort)/metrics"]).output) ?? ""
+        (try? ExternalTool.run(["curl", "-s", "--max-time", "2", "localhost:\(metricsPort)/metrics"]).output) ?? ""
     }
 
     /// The value of the series whose line starts with `series` followed by a space.
@@ -113,7 +113,7 @@ import Testing
                 + "\"device_token\":\"\(token)\",\"push\":\"\(call.push)\",\"topic\":\"\(call.topic)\","
                 + "\"environment\":\"production\",\"created_at\":\(now),\"ring_timeout_s\":600}"
         }
-        let result = try Tool.run(
+        let result = try ExternalTool.run(
             ["kcat", "-b", kafka.firstLine, "-P", "-t", "calls", "-K", "\t"], input: lines.joined(separator: "\n") + "\n")
         #expect(result.status == 0, "\(result.output)")
     }
@@ -138,11 +138,10 @@ import Testing
 
     /// Waits until every produced event has its final receipt.
     func waitForAllOutcomes() async throws -> [String: (outcome: String, reason: String?)] {
-        var receipts = try finalReceipts()
-        let deadline = Date().addingTimeInterval(120)
-        while produced.keys.contains(where: { receipts[$0] == nil }) && Date() < deadline {
-            try await Task.sleep(for: .milliseconds(500))
+        var receipts: [String: (outcome: String, reason: String?)] = [:]
+        try await Eventually.waitUntil(timeout: .seconds(120), interval: .milliseconds(500)) {
             receipts = try finalReceipts()
+            return !produced.keys.contains { receipts[$0] == nil }
         }
         return receipts
     }
@@ -200,7 +199,7 @@ import Testing
         #expect(produced.filter { $0.key != unknownEvent }.allSatisfy { receipts[$0.key]?.outcome == "delivered" },
                 "\(receipts.values.map(\.outcome))")
         #expect(receipts[unknownEvent]?.outcome == "dead_lettered")
-        let dlq = try Tool.run(["kcat", "-b", kafka.firstLine, "-C", "-t", "calls.dlq", "-e", "-q", "-f", "%k %h\n"])
+        let dlq = try ExternalTool.run(["kcat", "-b", kafka.firstLine, "-C", "-t", "calls.dlq", "-e", "-q", "-f", "%k %h\n"])
         let deadLetters = dlq.output.split(separator: "\n")
         #expect(deadLetters.count == 1 && deadLetters.first?.hasPrefix("u-0 ") == true, "\(dlq.output)")
         #expect(deadLetters.first?.contains("x-dlq-reason=unknown_app") == true, "\(dlq.output)")
@@ -253,7 +252,7 @@ import Testing
     /// expected the flag's default stopped the process on such an entry).
     @Test func aPKCS12AppWithoutAPasswordPushes() throws {
         let bundle = "\(directory)/enterprise.p12"
-        _ = try Tool.run(["openssl", "pkcs12", "-export", "-in", enterprise.certificatePath, "-inkey",
+        _ = try ExternalTool.run(["openssl", "pkcs12", "-export", "-in", enterprise.certificatePath, "-inkey",
                           enterprise.privateKeyPath, "-out", bundle, "-passout", "pass:"])
         let file = "\(directory)/apps-p12.json"
         try #"{"apns":{"apps":[{"bundle-id":"\#(Self.certificateApp)","pkcs12":"\#(bundle)"}]}}"#

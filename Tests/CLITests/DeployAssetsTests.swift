@@ -378,7 +378,7 @@ import Testing
         while demo.isRunning && Date() < deadline {
             let scrape = try run(["curl", "-sf", "--max-time", "2", "http://127.0.0.1:\(demoPort)/metrics"], timeout: 5)
             if scrape.status == 0 && !scrape.stdout.isEmpty { expositions.append(scrape.stdout) }
-            usleep(700_000)
+            usleep(700_000)  // scrapes spread over the demo's run, so its faults show
         }
         if demo.isRunning { demo.terminate() }
         demo.waitUntilExit()
@@ -406,10 +406,10 @@ import Testing
         ], readFirstLine: false)
         // The metrics server answers before the APNs apps are loaded: wait for the apps' per-credential series.
         var runExposition = ""
-        for _ in 0..<100 where !runExposition.contains("callpush_apns_certificate_expiry_timestamp_seconds{") {
-            usleep(200_000)
+        try Eventually.blockingWaitUntil(timeout: .seconds(30), interval: .milliseconds(200)) {
             let scrape = try run(["curl", "-sf", "--max-time", "2", "http://127.0.0.1:\(runPort)/metrics"], timeout: 5)
             if scrape.status == 0 { runExposition = scrape.stdout }
+            return runExposition.contains("callpush_apns_certificate_expiry_timestamp_seconds{")
         }
         worker.terminate()
         #expect(!runExposition.isEmpty, "no /metrics scrape of callpush run succeeded")

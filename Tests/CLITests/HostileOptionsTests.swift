@@ -7,7 +7,7 @@ import Testing
 @Suite struct HostileOptionsTests {
     static let key: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-hostile-\(UUID()).p8").path
-        _ = try? Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path])
+        _ = try? ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path])
         return path
     }()
 

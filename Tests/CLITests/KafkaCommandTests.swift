@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite(.serialized) struct KafkaCommandTests {
@@ -14,7 +15,7 @@ import Testing
     @Test func kafkaMockPrintsBootstrapAndServesKcatUntilSIGTERM() throws {
         let cluster = try BackgroundProcess(["kafka-mock", "--partitions", "2"])
         #expect(cluster.firstLine.contains("127.0.0.1:"))
-        let metadata = try Tool.run(["kcat", "-b", cluster.firstLine, "-L"])
+        let metadata = try ExternalTool.run(["kcat", "-b", cluster.firstLine, "-L"])
         #expect(metadata.status == 0)
         #expect(metadata.output.contains("topic \"calls\" with 2 partitions"))
         #expect(metadata.output.contains("topic \"apns.tokens.invalidated\""))
@@ -30,7 +31,7 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stdout.hasSuffix("produced 2, failed 1\n"))
         #expect(result.stderr.contains("callpush: line 2: invalid_json"))
-        let read = try Tool.run(["kcat", "-b", cluster.firstLine, "-C", "-t", "calls", "-e", "-q", "-f", "%k|%s\n"])
+        let read = try ExternalTool.run(["kcat", "-b", cluster.firstLine, "-C", "-t", "calls", "-e", "-q", "-f", "%k|%s\n"])
         let lines = read.output.split(separator: "\n").map(String.init).sorted()
         #expect(lines == ["c-1|" + Self.event("e1", call: "c-1"), "c-2|" + Self.event("e2", call: "c-2", type: "hangup")])
     }
@@ -50,13 +51,13 @@ import Testing
         let cluster = try BackgroundProcess(["kafka-mock", "--topics", "calls,calls.dlq"])
         defer { cluster.terminate() }
         let dead = Self.event("e-dead", call: "c-9")
-        let seeded = try Tool.run(["kcat", "-b", cluster.firstLine, "-P", "-t", "calls.dlq", "-K", "|"],
+        let seeded = try ExternalTool.run(["kcat", "-b", cluster.firstLine, "-P", "-t", "calls.dlq", "-K", "|"],
                                   input: "c-9|\(dead)\nc-x|garbage\n")
         #expect(seeded.status == 0)
         let result = try CallpushProcess.run(["produce", "--brokers", cluster.firstLine, "--from-dlq", "--idle-exit", "1"])
         #expect(result.stdout.hasSuffix("produced 1, failed 1\n"))
         #expect(result.status == 1)
-        let read = try Tool.run(["kcat", "-b", cluster.firstLine, "-C", "-t", "calls", "-e", "-q", "-f", "%k|%h|%s\n"])
+        let read = try ExternalTool.run(["kcat", "-b", cluster.firstLine, "-C", "-t", "calls", "-e", "-q", "-f", "%k|%h|%s\n"])
         #expect(read.output.hasPrefix("c-9|x-replayed-from=calls.dlq/"))
         #expect(read.output.hasSuffix("|\(dead)\n"))
     }

@@ -26,7 +26,7 @@ final class LiveDashboardBed {
         directory = NSTemporaryDirectory() + "callpush-live-dashboard-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for app in [Self.knownApp, Self.revokedApp] {
-            _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+            _ = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
                               "-out", "\(directory)/\(app.keyID).p8"])
         }
         let authority = try TestCertificateAuthority(directory: directory, name: "apns-client-ca")
@@ -62,7 +62,7 @@ final class LiveDashboardBed {
             "--metrics-port", String(metricsPort), "--log-level", "warning",
         ], readFirstLine: false)
         let ready = await Eventually.waitUntil(timeout: .seconds(60), interval: .milliseconds(200)) { [metricsPort] in
-            let scrape = try? Tool.run(["curl", "-s", "--max-time", "2", "localhost:\(metricsPort)/metrics"])
+            let scrape = try? ExternalTool.run(["curl", "-s", "--max-time", "2", "localhost:\(metricsPort)/metrics"])
             return scrape?.output.contains("\ncallpush_ready 1\n") == true
         }
         #expect(ready, "\(worker?.logTail ?? "")")
@@ -104,7 +104,7 @@ final class LiveDashboardBed {
     /// Produces a batch every second for `seconds`, with a SIGHUP reload of the apps half-way.
     func runTraffic(seconds: Int) async throws {
         for second in 0..<seconds {
-            let result = try Tool.run(["kcat", "-b", kafka.firstLine, "-P", "-t", "calls", "-K", "\t"],
+            let result = try ExternalTool.run(["kcat", "-b", kafka.firstLine, "-P", "-t", "calls", "-K", "\t"],
                                       input: batch(second).joined(separator: "\n") + "\n")
             #expect(result.status == 0, "\(result.output)")
             if second == seconds / 2, let worker { Glibc.kill(worker.process.processIdentifier, SIGHUP) }

@@ -30,11 +30,10 @@ final class PrometheusServer {
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        for _ in 0..<150 {
-            if let ready = try? Tool.run(["curl", "-sf", "--max-time", "1", "http://127.0.0.1:\(port)/-/ready"]),
-               ready.status == 0 { return }
-            usleep(200_000)
+        let ready = Eventually.blockingWaitUntil(timeout: .seconds(60), interval: .milliseconds(200)) {
+            (try? ExternalTool.run(["curl", "-sf", "--max-time", "1", "http://127.0.0.1:\(port)/-/ready"]))?.status == 0
         }
+        if ready { return }
         throw Failure("prometheus did not become ready: \(log)")
     }
 

@@ -20,7 +20,7 @@ import Testing
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-run-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let key = directory.appendingPathComponent("AuthKey.p8").path
-            let generated = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+            let generated = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
             #expect(generated.status == 0)
             kafka = try BackgroundProcess([
                 "kafka-mock", "--partitions", "4",
@@ -73,11 +73,10 @@ import Testing
         }
 
         func waitForReceipts(atLeast count: Int, timeout: TimeInterval = 90) async throws -> [String: Int] {
-            let deadline = Date().addingTimeInterval(timeout)
-            var receipts = try self.receipts()
-            while receipts.count < count && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(500))
+            var receipts: [String: Int] = [:]
+            try await Eventually.waitUntil(timeout: .seconds(timeout), interval: .milliseconds(500)) {
                 receipts = try self.receipts()
+                return receipts.count >= count
             }
             return receipts
         }
@@ -143,7 +142,7 @@ import Testing
         let kafka = try BackgroundProcess(["kafka-mock", "--topics", "calls,calls.dlq"])
         defer { kafka.terminate() }
         let key = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-\(UUID()).p8").path
-        _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+        _ = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
         defer { try? FileManager.default.removeItem(atPath: key) }
         let result = try CallpushProcess.run([
             "run", "--kafka-brokers", kafka.firstLine, "--apns-key-file", key, "--apns-key-id", Self.keyID,
@@ -217,16 +216,16 @@ import Testing
         try bed.produce(50, prefix: "s")
         let port = FreePort.next()
         let worker = try BackgroundProcess(bed.workerArguments(setting: "--metrics-port", to: String(port)), readFirstLine: false)
-        let deadline = Date().addingTimeInterval(30)
         var inFlight = 0
-        while inFlight == 0 && Date() < deadline {
-            try await Task.sleep(for: .milliseconds(200))
-            let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
+        try await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) {
+            let metrics = try ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
             inFlight = ExpositionSeries.value("callpush_inflight_events", in: metrics).map(Int.init) ?? 0
+            return inFlight > 0
         }
         #expect(inFlight > 0, "events are waiting for APNs when the signals come")
         let started = Date()
         kill(worker.process.processIdentifier, SIGTERM)
+        // The second signal comes while the first one's drain waits.
         try await Task.sleep(for: .milliseconds(300))
         kill(worker.process.processIdentifier, SIGTERM)
         worker.process.waitUntilExit()
@@ -264,7 +263,7 @@ import Testing
              "timestamp": record.timestamp.map { NSNumber(value: $0) } ?? NSNull(),
              "notBefore": record.notBefore.map { NSNumber(value: $0) } ?? NSNull()]
         })
-        let produced = try Tool.run([PythonInterpreter.path(importing: ["kafka"]), "-c", script, bed.kafka.firstLine,
+        let produced = try ExternalTool.run([PythonInterpreter.path(importing: ["kafka"]), "-c", script, bed.kafka.firstLine,
                                      String(decoding: json, as: UTF8.self)], timeout: 60)
         #expect(produced.status == 0, "kafka-python: \(produced.output)")
         let worker = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
@@ -288,7 +287,7 @@ import Testing
         events.append(["c-broken", #"{"event_id":"e-broken","type":"#])
         let python = PythonInterpreter.path(importing: ["kafka", "lz4"])
         let json = String(decoding: try JSONSerialization.data(withJSONObject: events), as: UTF8.self)
-        let produced = try Tool.run([python, "-c", Self.downstreamScript, bed.kafka.firstLine, "produce", json], timeout: 60)
+        let produced = try ExternalTool.run([python, "-c", Self.downstreamScript, bed.kafka.firstLine, "produce", json], timeout: 60)
         #expect(produced.status == 0, "kafka-python: \(produced.output)")
         let worker = try BackgroundProcess(bed.workerArguments + ["--kafka-compression", compression], readFirstLine: false)
         #expect(try await bed.waitForReceipts(atLeast: 4, timeout: 40).count == 4, "\(worker.logTail)")
@@ -331,7 +330,7 @@ import Testing
         let worker = try BackgroundProcess(
             bed.workerArguments(setting: "--metrics-port", to: String(port)) + ["--kafka-linger", "400"], readFirstLine: false)
         #expect(try await bed.waitForReceipts(atLeast: 20, timeout: 40).count == 20, "\(worker.logTail)")
-        let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
+        let metrics = try ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
         #expect(worker.terminate() == 0, "\(worker.logTail)")
         func count(_ series: String) -> Double? { ExpositionSeries.value(series, in: metrics) }
         let acknowledged = #"callpush_worker_stage_seconds_bucket{stage="acknowledge","#
@@ -354,7 +353,7 @@ import Testing
         let worker = try BackgroundProcess(
             bed.workerArguments(setting: "--metrics-port", to: String(port)) + ["--worker-ended-calls", "1000"], readFirstLine: false)
         #expect(try await bed.waitForReceipts(atLeast: 1_200, timeout: 60).count == 1_200, "\(worker.logTail)")
-        let metrics = try Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
+        let metrics = try ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
         #expect(worker.terminate() == 0, "\(worker.logTail)")
         #expect(ExpositionSeries.value("callpush_ended_calls", in: metrics) == 1_000, "\(metrics)")
         #expect((ExpositionSeries.value("callpush_ended_calls_reach_seconds", in: metrics) ?? 600) < 600)
@@ -372,16 +371,14 @@ import Testing
         let endpoint = bed.apns.firstLine.split(separator: " ")[0]
         let open = #"callpush_apns_connections{endpoint="\#(endpoint)"}"#
         let opened = #"callpush_apns_connection_events_total{endpoint="\#(endpoint)",event="opened"}"#
-        func metrics() -> String { (try? Tool.run(["curl", "-s", "localhost:\(port)/metrics"]).output) ?? "" }
+        func metrics() -> String { (try? ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output) ?? "" }
         // Ready: the group is joined and partitions are assigned; connections opened at start are up by then. Without
         // them, a second more shows that none opens late.
         let expected: Double = setting == "all" ? 2 : 0
-        var before = metrics()
-        let deadline = Date().addingTimeInterval(30)
-        while !(ExpositionSeries.value("callpush_ready", in: before) == 1 && ExpositionSeries.value(open, in: before) == expected)
-            && Date() < deadline {
-            try await Task.sleep(for: .milliseconds(200))
+        var before = ""
+        await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) {
             before = metrics()
+            return ExpositionSeries.value("callpush_ready", in: before) == 1 && ExpositionSeries.value(open, in: before) == expected
         }
         if expected == 0 {
             try await Task.sleep(for: .seconds(1))
@@ -406,9 +403,8 @@ import Testing
             let worker = try BackgroundProcess(
                 bed.workerArguments(setting: "--log-level", to: logLevel) + ["--kafka-properties", "debug=cgrp"],
                 readFirstLine: false)
-            let deadline = Date().addingTimeInterval(30)
-            while !worker.log.contains("partitions assigned") && Date() < deadline {
-                try await Task.sleep(for: .milliseconds(200))
+            await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) {
+                worker.log.contains("partitions assigned")
             }
             #expect(worker.terminate() == 0, "\(worker.logTail)")
             return worker.log.split(separator: "\n").filter { $0.contains(#""kafka.facility":"CGRPSTATE""#) }

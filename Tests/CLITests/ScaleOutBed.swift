@@ -88,7 +88,7 @@ final class ScaleOutBed {
         let directory = self.directory
         keyPaths = ["AuthKey.p8", "AuthKey2.p8"].map { directory.appendingPathComponent($0).path }
         for key in keyPaths {
-            _ = try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
+            _ = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
         }
         configPath = directory.appendingPathComponent("config.json").path
         self.partitions = partitions
@@ -245,7 +245,7 @@ final class ScaleOutBed {
     /// One worker's `/metrics` text, nil when unreachable.
     private func metricsText(_ name: String) -> String? {
         guard let port = workers[name]?.metricsPort else { return nil }
-        return try? Tool.run(["curl", "-s", "--max-time", "2", "localhost:\(port)/metrics"]).output
+        return try? ExternalTool.run(["curl", "-s", "--max-time", "2", "localhost:\(port)/metrics"]).output
     }
 
     /// Whether every running worker has partitions (`callpush_ready 1`) and together they own every calls
@@ -308,7 +308,7 @@ final class ScaleOutBed {
     }
 
     private func produce(_ lines: [String]) throws {
-        let result = try Tool.run(
+        let result = try ExternalTool.run(
             ["kcat", "-b", kafka.firstLine, "-P", "-t", "calls", "-K", "\t", "-X", "partitioner=murmur2_random"],
             input: lines.joined(separator: "\n") + "\n", timeout: 60)
         guard result.status == 0 else { throw BedError(message: "kcat -P failed: \(result.output)") }
@@ -363,11 +363,10 @@ final class ScaleOutBed {
 
     /// Waits until every produced event has a final receipt; returns the receipts.
     func waitForAllOutcomes(timeout: TimeInterval = 120) async throws -> [String: Int] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var receipts = try finalReceipts()
-        while produced.keys.contains(where: { receipts[$0] == nil }) && Date() < deadline {
-            try await Task.sleep(for: .milliseconds(500))
+        var receipts: [String: Int] = [:]
+        try await Eventually.waitUntil(timeout: .seconds(timeout), interval: .milliseconds(500)) {
             receipts = try finalReceipts()
+            return !produced.keys.contains { receipts[$0] == nil }
         }
         return receipts
     }

@@ -85,7 +85,7 @@ import Testing
     @Test func deadLetterReplayAppliesKafkaProperties() throws {
         let cluster = try BackgroundProcess(["kafka-mock", "--topics", "calls,calls.dlq"])
         defer { cluster.terminate() }
-        let seeded = try Tool.run(["kcat", "-b", cluster.firstLine, "-P", "-t", "calls.dlq", "-K", "|"],
+        let seeded = try ExternalTool.run(["kcat", "-b", cluster.firstLine, "-P", "-t", "calls.dlq", "-K", "|"],
                                   input: "c-9|\(KafkaCommandTests.event("e-dead", call: "c-9"))\n")
         #expect(seeded.status == 0)
         // The replay's consumer starts at the end of the topic once the properties say so: nothing to replay.
@@ -107,7 +107,7 @@ import Testing
         let directory = try Subprocess.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let key = directory + "/AuthKey.p8"
-        #expect(try Tool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key]).status == 0)
+        #expect(try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key]).status == 0)
         let cluster = try BackgroundProcess(["kafka-mock", "--partitions", "2"])
         defer { cluster.terminate() }
         let worker = try BackgroundProcess([

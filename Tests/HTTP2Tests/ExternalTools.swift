@@ -23,8 +23,9 @@ final class ExternalProcess: Sendable {
     let process = Process()
     let output = Pipe()
 
-    init(_ path: String, _ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: path)
+    /// - Parameter tool: a program's name, found with ``ExternalTool/path(_:)``.
+    init(_ tool: String, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: ExternalTool.path(tool) ?? tool)
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = output
@@ -58,7 +59,7 @@ func startNghttpd(certificates: TestCertificates, extra: [String] = []) throws -
     let docroot = certificates.directory + "/www"
     try? FileManager.default.createDirectory(atPath: docroot, withIntermediateDirectories: true)
     _ = FileManager.default.createFile(atPath: docroot + "/index.html", contents: Data("hello".utf8))
-    let process = try ExternalProcess("/usr/sbin/nghttpd", extra + ["-d", docroot, "-a", "127.0.0.1", String(port),
+    let process = try ExternalProcess("nghttpd", extra + ["-d", docroot, "-a", "127.0.0.1", String(port),
                                                                   certificates.keyFile, certificates.certificateFile])
     guard waitForPort(port) else {
         process.stop()

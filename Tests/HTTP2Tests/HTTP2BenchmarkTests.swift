@@ -14,7 +14,7 @@ struct HTTP2BenchmarkTests {
     private func h2load(_ url: String, requests: Int, connections: Int, streams: Int,
                         extra: [String] = []) throws -> (rps: Double, cpu: Double) {
         let start = rusageChildren()
-        let process = try ExternalProcess("/usr/bin/h2load", ["-n", String(requests), "-c", String(connections),
+        let process = try ExternalProcess("h2load", ["-n", String(requests), "-c", String(connections),
                                                              "-m", String(streams), "-d", bodyFile()] + extra + [url])
         let (_, output) = try #require(process.finish(timeout: 120))
         let cpu = rusageChildren() - start

@@ -122,11 +122,11 @@ struct HTTP2TLSAndInteropTests {
         let server = try HTTP2Server(tls: try certificates.serverContext(), group: group, handler: echoHandler)
         defer { server.stop() }
         let url = "https://127.0.0.1:\(server.port)/3/device/abc"
-        let h2load = try ExternalProcess("/usr/bin/h2load", ["-n", "5000", "-c", "2", "-m", "50", url])
+        let h2load = try ExternalProcess("h2load", ["-n", "5000", "-c", "2", "-m", "50", url])
         let (status, output) = try #require(h2load.finish(timeout: 30))
         #expect(status == 0)
         #expect(output.contains("5000 succeeded"), "\(output)")
-        let nghttp = try ExternalProcess("/usr/bin/nghttp", ["-v", url])
+        let nghttp = try ExternalProcess("nghttp", ["-v", url])
         let (nghttpStatus, nghttpOutput) = try #require(nghttp.finish(timeout: 10))
         #expect(nghttpStatus == 0)
         #expect(nghttpOutput.contains(":status: 200"), "\(nghttpOutput)")

@@ -1,5 +1,6 @@
 import Synchronization
 import Foundation
+import TestSupport
 @testable import HTTP2
 @testable import HTTP2Server
 
@@ -20,17 +21,11 @@ struct TestCertificates: Sendable {
         let directory = NSTemporaryDirectory() + "http2tests-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         func make(_ name: String, _ subject: String, _ san: String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            _ = try? Subprocess.run([
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                 "-keyout", "\(directory)/\(name).key", "-out", "\(directory)/\(name).crt", "-days", "2",
                 "-subj", subject, "-addext", "subjectAltName=\(san)",
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try? process.run()
-            process.waitUntilExit()
+            ], timeoutSeconds: 30)
         }
         make("server", "/CN=localhost", "DNS:localhost,IP:127.0.0.1")
         make("other", "/CN=localhost", "DNS:localhost,IP:127.0.0.1")

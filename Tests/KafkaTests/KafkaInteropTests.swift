@@ -7,9 +7,7 @@ import Testing
 @testable import Kafka
 
 /// Where `kcat` is installed, if it is.
-let kcatPath: String? = ["/usr/bin/kcat", "/usr/local/bin/kcat"].first {
-    FileManager.default.isExecutableFile(atPath: $0)
-}
+let kcatPath: String? = ExternalTool.path("kcat")
 
 /// Interoperability with an independent client: `kcat` (librdkafka's CLI) against the embedded mock cluster.
 @Suite(.timeLimit(.minutes(2)), .enabled(if: kcatPath != nil))

@@ -145,13 +145,12 @@ import Testing
                         opened.add(1, ordering: .relaxed)
                     }
                 }
-                while !stop.load(ordering: .relaxed) { usleep(1000) }
+                while !stop.load(ordering: .relaxed) { usleep(1000) }  // holds its connections until the probes are done
             }
         }
         for flooder in flooders { flooder.start() }
         // The probes start once the flood fills the server's 64 connections several times over.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while opened.load(ordering: .relaxed) < 300 && ContinuousClock.now < deadline { usleep(1000) }
+        Eventually.blockingWaitUntil(timeout: .seconds(20), interval: .milliseconds(1)) { opened.load(ordering: .relaxed) >= 300 }
         var answers: [String] = []
         for index in 0..<60 {
             let path = index % 2 == 0 ? "/healthz" : "/readyz"

@@ -1,23 +1,24 @@
-import Foundation
-import TestSupport
+public import Foundation
 @preconcurrency import Glibc
 
-/// A long-running `callpush` subcommand (kafka-mock, mock-apns) started for a test; its first stdout line is
-/// where it listens.
-final class BackgroundProcess: Sendable {
-    let process = Process()
-    let firstLine: String
+/// A long-running program a test starts beside itself (a mock broker, a mock APNs server, a worker): its first
+/// stdout line (servers print where they listen), control lines on stdin, a log file of what else it wrote, and
+/// stopping it by SIGTERM or SIGKILL. Killed when released.
+public final class BackgroundProcess: Sendable {
+    public let process = Process()
+    /// The first stdout line; empty when it was not read.
+    public let firstLine: String
     private let stdout = Pipe()
     private let stdin = Pipe()
 
-    /// - Parameter readFirstLine: wait for the first stdout line (servers print where they listen); otherwise
-    ///   stdout is discarded.
     /// Where stdout (when not read) and stderr go, for diagnosing a failed test.
-    let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-\(UUID().uuidString.prefix(8)).log").path
+    public let logPath = FileManager.default.temporaryDirectory
+        .appendingPathComponent("callpush-\(UUID().uuidString.prefix(8)).log").path
 
-    /// - Parameter executable: the program (`callpush` unless given; `/usr/bin/env` looks the first argument up).
-    init(_ arguments: [String], executable: URL = CallpushProcess.executable, readFirstLine: Bool = true,
-         timeout: TimeInterval = 30) throws {
+    /// - Parameters:
+    ///   - executable: the program (`/usr/bin/env` looks the first argument up on PATH).
+    ///   - readFirstLine: wait for the first stdout line; otherwise stdout goes to the log.
+    public init(_ arguments: [String], executable: URL, readFirstLine: Bool = true) throws {
         process.executableURL = executable
         process.arguments = arguments
         process.standardInput = stdin
@@ -33,9 +34,9 @@ final class BackgroundProcess: Sendable {
         firstLine = Subprocess.readLine(stdout.fileHandleForReading)
     }
 
-    /// Writes a control line to stdin (mock-apns) and returns the answer's lines, up to and including the first
-    /// line equal to `last` (a line starting with `error` ends it too; `nil`: the answer is one line).
-    func control(_ line: String, until last: String? = "ok") -> [String] {
+    /// Writes a control line to stdin and returns the answer's lines, up to and including the first line equal to
+    /// `last` (a line starting with `error` ends it too; `nil`: the answer is one line).
+    public func control(_ line: String, until last: String? = "ok") -> [String] {
         Subprocess.writeAll(Array((line + "\n").utf8), to: stdin.fileHandleForWriting)
         var lines: [String] = []
         while true {
@@ -47,11 +48,10 @@ final class BackgroundProcess: Sendable {
 
     /// Sends SIGTERM and waits up to 15 s; returns the exit status (or -1 when it had to be killed).
     @discardableResult
-    func terminate() -> Int32 {
+    public func terminate() -> Int32 {
         guard process.isRunning else { return process.terminationStatus }
         process.terminate()
-        let deadline = Date().addingTimeInterval(15)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+        Eventually.blockingWaitUntil(timeout: .seconds(15), interval: .milliseconds(20)) { !process.isRunning }
         if process.isRunning {
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -61,27 +61,19 @@ final class BackgroundProcess: Sendable {
     }
 
     /// SIGKILL, as a crash or an OOM kill would.
-    func kill() {
+    public func kill() {
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
     /// What the process wrote (stderr, and stdout when it was not read).
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// The last lines of ``log``.
-    var logTail: String { log.split(separator: "\n").suffix(20).joined(separator: "\n") }
+    public var logTail: String { log.split(separator: "\n").suffix(20).joined(separator: "\n") }
 
     deinit {
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(atPath: logPath)
-    }
-}
-
-/// Runs an external tool (kcat, openssl, …) to completion.
-enum Tool {
-    static func run(_ arguments: [String], input: String? = nil, timeout: TimeInterval = 30) throws -> (status: Int32, output: String) {
-        let result = try Subprocess.run(arguments, input: input, timeoutSeconds: timeout)
-        return (result.status, result.output)
     }
 }
