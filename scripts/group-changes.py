@@ -7,8 +7,8 @@ those that did not; plus calls lost (no receipt), pushed twice, and rung after t
 usage: swift build -c release --product callpush && scripts/group-changes.py [cooperative|eager] [PHASE_S]
 
 Phases (PHASE_S seconds each, default 20): steady (workers a and b), scale-out (c joins), scale-in (c stopped with
-SIGTERM), rolling restart (a, then b: SIGTERM, started again once stopped), SIGKILL + restart (b killed, started again
-1 s later), SIGKILL without restart (a killed). A fresh `callpush kafka-mock` (6 partitions) and `callpush mock-apns
+SIGTERM), a rolling restart as one phase per worker (a, then b: SIGTERM, started again once stopped), SIGKILL + restart
+(b killed, started again 1 s later), SIGKILL without restart (a killed). A fresh `callpush kafka-mock` (6 partitions) and `callpush mock-apns
 --latency-ms 5` per run; kcat produces RATE incoming calls/s (default 200), each hung up 2 s later, keyed by call id
 with the Java client's murmur2 partitioner; the workers run with receipts and `--kafka-session-timeout 6`. A
 partition moved in a phase when a worker logged its assignment or revocation during it.
@@ -283,11 +283,10 @@ def main():
                 phases.append((name, start, killed))
                 time.sleep(max(0, start + phase_seconds - time.time()))
 
-            def rolling():
-                for name in ("a", "b"):
-                    bed.stop(name, signal.SIGTERM)
-                    bed.start(name)
-                    bed.wait_until_ready([name])
+            def restart(name):
+                bed.stop(name, signal.SIGTERM)
+                bed.start(name)
+                bed.wait_until_ready([name])
 
             def kill_and_restart():
                 bed.stop("b", signal.SIGKILL)
@@ -297,7 +296,9 @@ def main():
             phase("steady", lambda: None)
             phase("scale-out", lambda: bed.start("c"))
             phase("scale-in", lambda: bed.stop("c", signal.SIGTERM))
-            phase("rolling restart", rolling)
+            # A rolling restart, one phase per worker: at each moment only the restarted worker's partitions may wait.
+            phase("rolling restart: a", lambda: restart("a"))
+            phase("rolling restart: b", lambda: restart("b"))
             phase("SIGKILL + restart", kill_and_restart)
             phase("SIGKILL, no restart", lambda: bed.stop("a", signal.SIGKILL))
             traffic.running = False

@@ -39,12 +39,16 @@ struct CallpushProcess {
     /// ``run(_:executable:environment:input:timeout:)`` on a thread of its own, for a child that runs for tens of
     /// seconds: a test blocked in `run` holds one of the two threads Swift's concurrency pool has on two cores, and the
     /// async tests running beside it (Kafka flushes, waits) starve.
-    static func runOffPool(_ arguments: [String], executable: URL = CallpushProcess.executable, timeout: TimeInterval = 60)
-        async throws -> Result
-    {
+    static func runOffPool(
+        _ arguments: [String], executable: URL = CallpushProcess.executable, environment: [String: String] = [:],
+        timeout: TimeInterval = 60
+    ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Swift.Result { try run(arguments, executable: executable, timeout: timeout) }) }
-                .start()
+            Thread {
+                continuation.resume(with: Swift.Result {
+                    try run(arguments, executable: executable, environment: environment, timeout: timeout)
+                })
+            }.start()
         }
     }
 }

@@ -285,4 +285,30 @@ import Testing
         #expect(verdict.lost == 0, "\(bed.logs)")
         if scans { #expect(verdict.ringsAfterHangUp == 0, "\(bed.logs)") }
     }
+
+    /// (h) `scripts/group-changes.py` as `make bench` runs it, long version only, on both clusters: steady calls at
+    /// 200/s through two and three workers while the group scales out, scales in, restarts every worker in turn and
+    /// loses one worker to SIGKILL with and without a restart. Every phase delivers calls, nothing is lost and nothing
+    /// rings after its hang-up; the waits per phase are printed (the bench judges them, a test does not).
+    @Test(.enabled(if: long), arguments: ScaleOutBed.Cluster.allCases)
+    func groupChangesUnderSteadyTrafficLoseAndRingNothing(cluster: ScaleOutBed.Cluster) async throws {
+        let root = DeployAssetsTests.root
+        let result = try await CallpushProcess.runOffPool(
+            ["cooperative", "20"], executable: root.appendingPathComponent("scripts/group-changes.py"),
+            environment: ["BIN": CallpushProcess.executable.path, "CLUSTER": cluster == .newer ? "newer" : "callpush",
+                          "PYTHON": PythonInterpreter.path(importing: ["confluent_kafka"])],
+            timeout: 600)
+        print(result.stdout)
+        #expect(result.status == 0, "\(result.stderr)")
+        let last = result.stdout.split(separator: "\n").last(where: { $0.hasPrefix("{") }) ?? ""
+        let run = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(result.stdout)")
+        let phases = run["phases"] as? [[String: Any]] ?? []
+        #expect(phases.count == 8)
+        for phase in phases {
+            let calls = ["kept", "moved"].compactMap { (phase[$0] as? [String: Any])?["calls"] as? Int }.reduce(0, +)
+            #expect(calls > 0, "\(phase["phase"] ?? "?") delivered no call")
+        }
+        #expect(run["lost"] as? Int == 0)
+        #expect(run["rings_after_hang_up"] as? Int == 0)
+    }
 }
