@@ -27,7 +27,9 @@ public struct KafkaMessage: Sendable {
     /// The assignment generation that delivered this message; completions from an older one are ignored.
     var generation: UInt64
 
-    init(
+    /// A message as a consumer would hand it out (generation 0): for the modules above that take messages, and
+    /// their tests.
+    package init(
         topic: String,
         partition: Int32,
         offset: Int64,

@@ -1,5 +1,5 @@
 /// A record to produce.
-public struct KafkaProducerRecord: Sendable {
+public struct KafkaProducerRecord: Sendable, Hashable {
     public var topic: String
     /// The partition; `nil` lets librdkafka's partitioner pick one from the key.
     public var partition: Int32?

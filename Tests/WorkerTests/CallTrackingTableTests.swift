@@ -1,3 +1,4 @@
+import Kafka
 @testable import APNs
 @testable import Telemetry
 import TestSupport
@@ -103,7 +104,7 @@ import Testing
             #expect(tracker.admit(entry("hup", .hangup, "c1", 0)).decision == .queued, "the one in flight stays")
             #expect(tracker.hasEnded(callID: "c1"))
             let event = Fixtures.event()
-            let record = InboundRecord(topic: "calls", partition: 0, offset: 0, key: nil, value: [],
+            let record = KafkaMessage(topic: "calls", partition: 0, offset: 0, key: nil, value: [],
                                        timestampMilliseconds: event.createdAtMilliseconds)
             let timeout = APNsResult(disposition: .retryLater, status: nil, reason: "Timeout")
             let decision = OutcomeRouter().route(

@@ -1,3 +1,4 @@
+import Kafka
 import Testing
 
 @testable import Worker
@@ -7,7 +8,7 @@ import Testing
 
     func bounded(_ event: CallEvent, deadline: String? = nil) -> (createdAt: Int64, skew: Int64) {
         var event = event
-        let headers = deadline.map { [RecordHeader(name: "x-deadline", text: $0)] } ?? []
+        let headers = deadline.map { [KafkaHeader(name: "x-deadline", string: $0)] } ?? []
         let skew = CreationTimeBound.apply(to: &event, headers: headers, now: now)
         return (event.createdAtMilliseconds, skew)
     }

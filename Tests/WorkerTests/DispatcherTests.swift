@@ -1,3 +1,4 @@
+import Kafka
 import TestSupport
 @testable import APNs
 import Foundation
@@ -48,11 +49,11 @@ final class ImmediateSender: PushSender {
 
 /// A producer that acknowledges, or fails the first `failures` attempts.
 final class RecordingProducer: RecordProducer {
-    private let state = Mutex<(records: [OutboundRecord], failuresLeft: Int)>(([], 0))
+    private let state = Mutex<(records: [KafkaProducerRecord], failuresLeft: Int)>(([], 0))
 
     init(failures: Int = 0) { state.withLock { $0.failuresLeft = failures } }
 
-    func produce(_ record: OutboundRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+    func produce(_ record: KafkaProducerRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         let fail = state.withLock { state in
             if state.failuresLeft > 0 {
                 state.failuresLeft -= 1
@@ -64,14 +65,14 @@ final class RecordingProducer: RecordProducer {
         completion(fail ? .failure(POSIXError(.EIO)) : .success(()))
     }
 
-    var records: [OutboundRecord] { state.withLock { $0.records } }
+    var records: [KafkaProducerRecord] { state.withLock { $0.records } }
 }
 
 /// Acknowledges the records it is given only when told to.
 final class HoldingProducer: RecordProducer {
     private let waiting = Mutex<[@Sendable (Result<Void, any Error>) -> Void]>([])
 
-    func produce(_ record: OutboundRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+    func produce(_ record: KafkaProducerRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         waiting.withLock { $0.append(completion) }
     }
 
@@ -152,8 +153,8 @@ final class Outcomes: Sendable {
 @Suite struct DispatcherTests {
     let clock = ManualWallClock(millisecondsSinceEpoch: 1_764_489_600_123 + 1_000)
 
-    func record(_ json: String, topic: String = "calls", offset: Int64 = 0, headers: [RecordHeader] = []) -> InboundRecord {
-        InboundRecord(topic: topic, partition: 0, offset: offset, key: Array("c-42".utf8), value: Array(json.utf8),
+    func record(_ json: String, topic: String = "calls", offset: Int64 = 0, headers: [KafkaHeader] = []) -> KafkaMessage {
+        KafkaMessage(topic: topic, partition: 0, offset: offset, key: Array("c-42".utf8), value: Array(json.utf8),
                       headers: headers, timestampMilliseconds: 1_764_489_600_123)
     }
 
@@ -331,7 +332,7 @@ final class Outcomes: Sendable {
         let outcomes = Outcomes()
         let dispatcher = dispatcher(sender, RecordingProducer())
         dispatcher.assigned(lanes: [0])
-        func backlog(_ json: String, offset: Int64) -> InboundRecord {
+        func backlog(_ json: String, offset: Int64) -> KafkaMessage {
             var record = record(json, offset: offset)
             record.highWatermarkAtAssignment = 4
             return record
@@ -448,11 +449,11 @@ final class Outcomes: Sendable {
     }
 
     /// A retry-tier record of partition 0 whose event was first read at `origin` of the calls topic's partition 0.
-    func retryRecord(callID: String, origin: Int64, offset: Int64) -> InboundRecord {
+    func retryRecord(callID: String, origin: Int64, offset: Int64) -> KafkaMessage {
         record(Fixtures.eventJSON(eventID: "e-retry-\(callID)", callID: callID), topic: "calls.retry.30s", offset: offset, headers: [
-            RecordHeader(name: HeaderCodec.originalTopic, text: "calls"),
-            RecordHeader(name: HeaderCodec.originalPartition, integer: 0),
-            RecordHeader(name: HeaderCodec.originalOffset, integer: origin),
+            KafkaHeader(name: HeaderCodec.originalTopic, string: "calls"),
+            KafkaHeader(name: HeaderCodec.originalPartition, integer: 0),
+            KafkaHeader(name: HeaderCodec.originalOffset, integer: origin),
         ])
     }
 
@@ -491,7 +492,7 @@ final class Outcomes: Sendable {
         let (dispatcher, sender, scanner, outcomes, _) = scanningDispatcher()
         dispatcher.assigned(lanes: [0])
         var retry = retryRecord(callID: "c-7", origin: 7, offset: 3)
-        retry.headers.append(RecordHeader(name: HeaderCodec.deadline, integer: 1_000))
+        retry.headers.append(KafkaHeader(name: HeaderCodec.deadline, integer: 1_000))
         retry.highWatermarkAtAssignment = 4
         dispatcher.handle(retry, done: outcomes.callback("c-7"))
         #expect(scanner.ranges.isEmpty)

@@ -1,3 +1,4 @@
+import Kafka
 @testable import APNs
 import Foundation
 import Testing
@@ -8,15 +9,15 @@ import Testing
     let event = Fixtures.event()  // created 1_764_489_600_123, deadline +30 s
     var now: Int64 { event.createdAtMilliseconds + 1_000 }
 
-    func record(topic: String = "calls", headers: [RecordHeader] = [], event: CallEvent? = nil) -> InboundRecord {
-        InboundRecord(
+    func record(topic: String = "calls", headers: [KafkaHeader] = [], event: CallEvent? = nil) -> KafkaMessage {
+        KafkaMessage(
             topic: topic, partition: 3, offset: 42, key: Array("c-42".utf8),
-            value: Array(Fixtures.eventJSON().utf8), headers: headers + [RecordHeader(name: "traceparent", text: "t1")],
+            value: Array(Fixtures.eventJSON().utf8), headers: headers + [KafkaHeader(name: "traceparent", string: "t1")],
             timestampMilliseconds: 1_764_489_600_200
         )
     }
 
-    func header(_ record: OutboundRecord, _ name: String) -> String? { record.headers.last(named: name)?.text }
+    func header(_ record: KafkaProducerRecord, _ name: String) -> String? { record.headers.last(named: name)?.text }
 
     func result(_ disposition: APNsDisposition, _ status: Int?, _ reason: String?, timestamp: Int64? = nil) -> APNsResult {
         APNsResult(disposition: disposition, status: status, reason: reason, apnsID: Fixtures.uuid, timestampMilliseconds: timestamp)
@@ -104,8 +105,8 @@ import Testing
         (4, 1_000, .deadLettered, nil, nil),  // attempts used up
     ])
     func retryLaterIncoming(attempt: Int?, offset: Int64, outcome: Outcome, tier: String?, next: Int?) throws {
-        var headers: [RecordHeader] = []
-        if let attempt { headers.append(RecordHeader(name: "x-attempt", integer: Int64(attempt))) }
+        var headers: [KafkaHeader] = []
+        if let attempt { headers.append(KafkaHeader(name: "x-attempt", integer: Int64(attempt))) }
         let now = event.createdAtMilliseconds + offset
         let decision = router.route(
             record: record(headers: headers), event: event,
@@ -136,14 +137,14 @@ import Testing
 
     @Test func hangupRetriesUseTheStopWindowAndOriginalsAreKept() throws {
         let hangup = Fixtures.event(type: .hangup)
-        let original: [RecordHeader] = [
-            RecordHeader(name: "x-attempt", text: "3"),
-            RecordHeader(name: "x-original-topic", text: "calls"),
-            RecordHeader(name: "x-original-partition", text: "7"),
-            RecordHeader(name: "x-original-offset", text: "1000"),
-            RecordHeader(name: "x-original-timestamp", text: "1764489600100"),
-            RecordHeader(name: "x-first-failed-at", text: "1764489601000"),
-            RecordHeader(name: "x-error-class", text: "timeout"),
+        let original: [KafkaHeader] = [
+            KafkaHeader(name: "x-attempt", string: "3"),
+            KafkaHeader(name: "x-original-topic", string: "calls"),
+            KafkaHeader(name: "x-original-partition", string: "7"),
+            KafkaHeader(name: "x-original-offset", string: "1000"),
+            KafkaHeader(name: "x-original-timestamp", string: "1764489600100"),
+            KafkaHeader(name: "x-first-failed-at", string: "1764489601000"),
+            KafkaHeader(name: "x-error-class", string: "timeout"),
         ]
         let now = hangup.createdAtMilliseconds + 60_000
         let decision = router.route(
@@ -166,7 +167,7 @@ import Testing
     @Test func longRingingCallUsesTheSecondTier() throws {
         let long = Fixtures.event(ringTimeout: 300)
         let decision = router.route(
-            record: record(headers: [RecordHeader(name: "x-attempt", text: "2")]), event: long,
+            record: record(headers: [KafkaHeader(name: "x-attempt", string: "2")]), event: long,
             input: .answered(result(.retryLater, nil, "Timeout"), topic: "t"), now: long.createdAtMilliseconds + 6_000
         )
         #expect(decision.outcome == .retried)
@@ -196,17 +197,17 @@ import Testing
 
     @Test func badHeadersOnRetryRecordsFallBackSafely() {
         let headers = [
-            RecordHeader(name: "x-attempt", text: "two"),
-            RecordHeader(name: "x-deadline", text: "soon"),
-            RecordHeader(name: "x-original-partition", text: "99999999999"),
-            RecordHeader(name: "x-original-topic", value: [0xFF]),
+            KafkaHeader(name: "x-attempt", string: "two"),
+            KafkaHeader(name: "x-deadline", string: "soon"),
+            KafkaHeader(name: "x-original-partition", string: "99999999999"),
+            KafkaHeader(name: "x-original-topic", value: [0xFF]),
         ]
         let context = RetryContext(record: record(topic: "calls.retry.30s", headers: headers), event: event, policy: RetryPolicy())
         #expect(context.attempt == 3)  // tier 1 → at least attempt 3
         #expect(context.deadlineMilliseconds == event.ringDeadlineMilliseconds)
         #expect(context.originalPartition == 3)
         #expect(context.originalTopic == "calls.retry.30s")
-        let main = RetryContext(record: record(headers: [RecordHeader(name: "x-attempt", text: "-1")]), event: nil, policy: RetryPolicy())
+        let main = RetryContext(record: record(headers: [KafkaHeader(name: "x-attempt", string: "-1")]), event: nil, policy: RetryPolicy())
         #expect(main.attempt == 1)
         #expect(main.deadlineMilliseconds == nil)
         #expect(main.originalTopic == "calls")
@@ -254,7 +255,7 @@ import Testing
     }
 
     @Test func lastHeaderWins() {
-        let headers = [RecordHeader(name: "x-attempt", text: "1"), RecordHeader(name: "x-attempt", text: "3")]
+        let headers = [KafkaHeader(name: "x-attempt", string: "1"), KafkaHeader(name: "x-attempt", string: "3")]
         #expect(HeaderCodec.integer("x-attempt", in: headers) == 3)
     }
 
@@ -274,19 +275,19 @@ import Testing
         var none = RetryPolicy()
         none.tiers = []
         #expect(none.tierIndex(afterFailedAttempt: 1) == nil)
-        let main = InboundRecord(topic: "calls", partition: 0, offset: 0, key: nil, value: [], timestampMilliseconds: 100)
+        let main = KafkaMessage(topic: "calls", partition: 0, offset: 0, key: nil, value: [], timestampMilliseconds: 100)
         #expect(policy.notBefore(main, now: 0) == nil)
-        var retry = InboundRecord(
+        var retry = KafkaMessage(
             topic: "calls.retry.30s", partition: 0, offset: 0, key: nil, value: [],
-            headers: [RecordHeader(name: "x-not-before", integer: 5_000)], timestampMilliseconds: 100
+            headers: [KafkaHeader(name: "x-not-before", integer: 5_000)], timestampMilliseconds: 100
         )
         #expect(policy.notBefore(retry, now: 1_000) == 5_000)
         // A due time beyond now + the tier's delay (a writer whose clock runs ahead) waits one delay from now.
-        retry.headers = [RecordHeader(name: "x-not-before", integer: 86_400_000)]
+        retry.headers = [KafkaHeader(name: "x-not-before", integer: 86_400_000)]
         #expect(policy.notBefore(retry, now: 1_000) == 31_000)
-        retry.headers = [RecordHeader(name: "x-not-before", integer: .max)]
+        retry.headers = [KafkaHeader(name: "x-not-before", integer: .max)]
         #expect(policy.notBefore(retry, now: 1_000) == 31_000)
-        retry.headers = [RecordHeader(name: "x-not-before", text: "garbage")]
+        retry.headers = [KafkaHeader(name: "x-not-before", string: "garbage")]
         #expect(policy.notBefore(retry, now: 1_000) == 30_100)  // timestamp + tier delay
         // Without the header, a timestamp at the end of time (valid in Kafka) neither overflows nor waits past a delay.
         retry.timestampMilliseconds = .max

@@ -1,3 +1,4 @@
+import Kafka
 @testable import APNs
 import Foundation
 import Testing
@@ -12,10 +13,10 @@ import Testing
     static let event = Fixtures.event()
     static let now = event.createdAtMilliseconds + 1_000
 
-    static func record(headers: [RecordHeader] = [], value: [UInt8] = Array(Fixtures.eventJSON().utf8))
-        -> InboundRecord
+    static func record(headers: [KafkaHeader] = [], value: [UInt8] = Array(Fixtures.eventJSON().utf8))
+        -> KafkaMessage
     {
-        InboundRecord(
+        KafkaMessage(
             topic: "calls", partition: 3, offset: 42, key: Array("c-42".utf8), value: value, headers: headers,
             timestampMilliseconds: 1_764_489_600_200
         )
@@ -28,13 +29,13 @@ import Testing
 
     static let serviceUnavailable = answer(.retryLater, 503, "ServiceUnavailable")
 
-    static func header(_ record: OutboundRecord?, _ name: String) -> String? { record?.headers.last(named: name)?.text }
+    static func header(_ record: KafkaProducerRecord?, _ name: String) -> String? { record?.headers.last(named: name)?.text }
 
     /// One row of the table: what happened, and the outcome, the topics of the records produced (in order) and the
     /// reason label the router gives; `check` asserts the rest of the row.
     struct Row: Sendable, CustomTestStringConvertible {
         var key: String
-        var record: InboundRecord = OutcomeRoutingTableTests.record()
+        var record: KafkaMessage = OutcomeRoutingTableTests.record()
         var event: CallEvent? = OutcomeRoutingTableTests.event
         var input: OutcomeRouter.Input
         var now: Int64 = OutcomeRoutingTableTests.now
@@ -104,12 +105,12 @@ import Testing
         Row(key: "APNs retryLater, past the deadline", input: serviceUnavailable,
             now: event.ringDeadlineMilliseconds, outcome: .expired, topics: [], reason: "deadline"),
         Row(key: "APNs retryLater, attempts used up",
-            record: record(headers: [RecordHeader(name: "x-attempt", integer: 4)]),
+            record: record(headers: [KafkaHeader(name: "x-attempt", integer: 4)]),
             input: serviceUnavailable, outcome: .deadLettered, topics: ["calls.dlq"], reason: "retries_exhausted",
             check: { #expect(header($0.records.first, "x-attempt") == "4") }),
         // The second tier (30 s) would be due after the 30 s ring deadline.
         Row(key: "APNs retryLater, next tier due at or after the deadline",
-            record: record(headers: [RecordHeader(name: "x-attempt", integer: 2)]),
+            record: record(headers: [KafkaHeader(name: "x-attempt", integer: 2)]),
             input: serviceUnavailable, outcome: .expired, topics: [], reason: "deadline"),
         Row(key: "APNs retryLater otherwise", input: serviceUnavailable,
             outcome: .retried, topics: ["calls.retry.5s"], reason: "apns_5xx",
@@ -134,7 +135,7 @@ import Testing
         // 8 002 bytes each (name and value): the first two fit in 16 384, the third does not.
         Row(key: "many headers of its own",
             record: record(headers: (1...3).map {
-                RecordHeader(name: "h\($0)", value: Array(repeating: 0x61, count: 8_000))
+                KafkaHeader(name: "h\($0)", value: Array(repeating: 0x61, count: 8_000))
             }),
             input: serviceUnavailable, outcome: .retried, topics: ["calls.retry.5s"], reason: "apns_5xx",
             check: { decision in

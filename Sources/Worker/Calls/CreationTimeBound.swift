@@ -1,3 +1,5 @@
+import Kafka
+
 /// Bounds an event's `created_at` by what the worker knows, so that a call rings at most `ring_timeout_s` from when
 /// a worker first read its event, whatever the producer's clock said.
 ///
@@ -16,7 +18,7 @@ enum CreationTimeBound {
 
     /// Bounds `event.createdAtMilliseconds` as above, `now` being the worker's clock when the record was handed over
     /// (ms since the epoch); returns how far `created_at` was ahead of `now` (0 when it was not).
-    static func apply(to event: inout CallEvent, headers: [RecordHeader], now: Int64) -> Int64 {
+    static func apply(to event: inout CallEvent, headers: [KafkaHeader], now: Int64) -> Int64 {
         var skew: Int64 = 0
         if event.createdAtMilliseconds > now {
             skew = event.createdAtMilliseconds - now

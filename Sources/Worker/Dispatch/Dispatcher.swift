@@ -1,5 +1,6 @@
 import APNs
 import Dispatch
+import Kafka
 import Synchronization
 import Telemetry
 
@@ -21,7 +22,7 @@ final class Dispatcher: Sendable {
     /// call tracker and the send and answer closures, and copying the record, event and request at every step (a
     /// retain per string and array inside) would cost more than the rest of the hand-over.
     final class Pending: Sendable {
-        let record: InboundRecord
+        let record: KafkaMessage
         let event: CallEvent
         let request: APNsRequest
         /// ``CallEvent/callKey``: the call in the ``CallTracker``.
@@ -37,7 +38,7 @@ final class Dispatcher: Sendable {
         private let lookedAheadFlag = Atomic<Bool>(false)
 
         init(
-            record: InboundRecord, event: CallEvent, request: APNsRequest, settlement: any RecordSettlement,
+            record: KafkaMessage, event: CallEvent, request: APNsRequest, settlement: any RecordSettlement,
             ticket: UInt64, handedOverMicroseconds: Int64, dispatcher: Dispatcher
         ) {
             self.record = record
@@ -176,7 +177,7 @@ final class Dispatcher: Sendable {
 
     /// Handles one consumed record. `done` runs exactly once, with the event's outcome, when that outcome is final
     /// and every record it produced is acknowledged (never, for a record still unacknowledged at ``stop()``).
-    func handle(_ record: InboundRecord, done: @escaping @Sendable (Outcome) -> Void) {
+    func handle(_ record: KafkaMessage, done: @escaping @Sendable (Outcome) -> Void) {
         handle([ConsumedRecord(record, done: done)])
     }
 
@@ -296,7 +297,7 @@ final class Dispatcher: Sendable {
     /// Drops the headers only callpush writes (``HeaderCodec/managed``: attempt, deadline, original coordinates, …)
     /// from a record of a topic callpush does not write: an upstream setting them could skip retry tiers, force a
     /// dead letter or an expiry, or start a scan of the partition's whole history. Counted, sent as if absent.
-    private func ignoreManagedHeaders(_ record: inout InboundRecord) {
+    private func ignoreManagedHeaders(_ record: inout KafkaMessage) {
         guard record.headers.contains(where: { HeaderCodec.managed.contains($0.name) }) else { return }
         record.headers.removeAll { HeaderCodec.managed.contains($0.name) }
         metrics.ignoredHeaders.increment()
@@ -305,7 +306,7 @@ final class Dispatcher: Sendable {
     /// Whether the record's Kafka key is the event's call id, as the event contract requires: the key decides the
     /// partition, so the call's events (its hang-up after its incoming call) reach one worker in order.
     /// (Over the bytes in place: `elementsEqual` on the key and `callID.utf8` is far slower.)
-    private static func isKeyed(_ record: InboundRecord, by callID: String) -> Bool {
+    private static func isKeyed(_ record: KafkaMessage, by callID: String) -> Bool {
         guard let key = record.key, key.count == callID.utf8.count else { return false }
         var callID = callID
         return callID.withUTF8 { utf8 in key.withUnsafeBufferPointer { $0.elementsEqual(utf8) } }
@@ -314,7 +315,7 @@ final class Dispatcher: Sendable {
     /// Counts an event keyed by something else than its call id (it is still sent) and logs the 1st, 2nd, 4th, 8th, …
     /// of them: a producer that keys by user or at random sends a call's hang-up to another partition than its
     /// incoming call, where nothing stops the ring.
-    private func noteKeyMismatch(_ record: InboundRecord, callID: String) {
+    private func noteKeyMismatch(_ record: KafkaMessage, callID: String) {
         metrics.keyMismatches.increment()
         guard let count = keyMismatches.next() else { return }
         logger.warning("event not keyed by its call id", metadata: Self.coordinates(record, [
@@ -332,7 +333,7 @@ final class Dispatcher: Sendable {
 
     /// Counts an event whose `created_at` was more than a second ahead of this worker's clock (its ring counts from
     /// now, ``CreationTimeBound``) and logs the 1st, 2nd, 4th, … of them: the producer's clock (or this host's) is off.
-    private func noteCreatedAhead(_ record: InboundRecord, event: CallEvent, skew: Int64) {
+    private func noteCreatedAhead(_ record: KafkaMessage, event: CallEvent, skew: Int64) {
         metrics.createdAhead.increment()
         guard let count = createdAhead.next() else { return }
         logger.warning("event created ahead of the worker's clock", metadata: Self.coordinates(record, [
@@ -539,7 +540,7 @@ final class Dispatcher: Sendable {
 
     /// Routes, produces every resulting record, then counts the outcome and calls `done`.
     private func finish(
-        _ record: InboundRecord,
+        _ record: KafkaMessage,
         event: CallEvent?,
         input: OutcomeRouter.Input,
         callEnded: Bool = false,
@@ -566,7 +567,7 @@ final class Dispatcher: Sendable {
     /// One outcome waiting for the delivery reports of its records.
     private final class Delivery: Sendable {
         /// The consumed record whose outcome this is.
-        let source: InboundRecord
+        let source: KafkaMessage
         let decision: OutcomeRouter.Decision
         let retryTier: String?
         /// When its records went to the producer (monotonic clock, µs): the start of its acknowledge stage.
@@ -577,7 +578,7 @@ final class Dispatcher: Sendable {
         private let refusal = Mutex<String?>(nil)
 
         init(
-            source: InboundRecord, decision: OutcomeRouter.Decision, retryTier: String?, startMicroseconds: Int64,
+            source: KafkaMessage, decision: OutcomeRouter.Decision, retryTier: String?, startMicroseconds: Int64,
             done: @escaping @Sendable (Outcome) -> Void
         ) {
             self.source = source
@@ -611,7 +612,7 @@ final class Dispatcher: Sendable {
                 let record = delivery.decision.records[index]
                 metrics.refusedRecords(topic: record.topic).increment()
                 logger.error("record refused by Kafka; its event is abandoned", metadata: Self.coordinates(delivery.source, [
-                    "output.topic": record.topic, "output.bytes": String(record.value.count + record.headerBytes),
+                    "output.topic": record.topic, "output.bytes": String(record.value.count + record.headers.byteCount),
                     "error": error.description,
                 ]))
                 delivery.refuse(error.code)
@@ -638,7 +639,7 @@ final class Dispatcher: Sendable {
         delivery.done(final.outcome)
     }
 
-    private static func coordinates(_ record: InboundRecord, _ extra: Logger.Metadata) -> Logger.Metadata {
+    private static func coordinates(_ record: KafkaMessage, _ extra: Logger.Metadata) -> Logger.Metadata {
         var metadata = extra
         metadata["kafka.topic"] = record.topic
         metadata["kafka.partition"] = String(record.partition)

@@ -1,3 +1,5 @@
+import Kafka
+
 /// Header names the worker reads and writes (docs/integration.md, "Records callpush writes"), and their
 /// ASCII-decimal encoding.
 enum HeaderCodec {
@@ -60,7 +62,7 @@ enum HeaderCodec {
     }
 
     /// The last header `name` in `headers` as an integer; nil when absent or malformed.
-    static func integer(_ name: String, in headers: [RecordHeader]) -> Int64? {
+    static func integer(_ name: String, in headers: [KafkaHeader]) -> Int64? {
         headers.last(named: name).flatMap { decode($0.value) }
     }
 }

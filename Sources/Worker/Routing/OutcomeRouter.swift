@@ -1,4 +1,5 @@
 import APNs
+import Kafka
 import Telemetry
 
 /// Turns what happened to one consumed event into its single ``Outcome`` and the records to produce.
@@ -26,7 +27,7 @@ struct OutcomeRouter: Sendable {
     struct Decision: Sendable, Hashable {
         var outcome: Outcome
         /// Records to produce before the event's offset may be stored.
-        var records: [OutboundRecord]
+        var records: [KafkaProducerRecord]
         /// A bounded label for metrics/logs: the DLQ reason, the error class of a retry, the drop reason.
         var reason: String?
     }
@@ -55,7 +56,7 @@ struct OutcomeRouter: Sendable {
     ///     `cancelled`).
     ///   - latencyMilliseconds: for the receipt (`created_at` → answer), if known.
     func route(
-        record: InboundRecord,
+        record: KafkaMessage,
         event: CallEvent?,
         input: Input,
         now: Int64,
@@ -89,7 +90,7 @@ struct OutcomeRouter: Sendable {
     private func route(
         _ result: APNsResult,
         topic: String,
-        record: InboundRecord,
+        record: KafkaMessage,
         event: CallEvent?,
         context: RetryContext,
         now: Int64,
@@ -126,19 +127,19 @@ struct OutcomeRouter: Sendable {
             }
             let errorClass = ErrorClass(result)
             var headers = carriedHeaders(record)
-            headers.append(RecordHeader(name: HeaderCodec.attempt, integer: Int64(context.attempt + 1)))
-            headers.append(RecordHeader(name: HeaderCodec.notBefore, integer: notBefore))
+            headers.append(KafkaHeader(name: HeaderCodec.attempt, integer: Int64(context.attempt + 1)))
+            headers.append(KafkaHeader(name: HeaderCodec.notBefore, integer: notBefore))
             if let deadline = context.deadlineMilliseconds {
-                headers.append(RecordHeader(name: HeaderCodec.deadline, integer: deadline))
+                headers.append(KafkaHeader(name: HeaderCodec.deadline, integer: deadline))
             }
             headers += context.originalHeaders
-            headers.append(RecordHeader(name: HeaderCodec.firstFailedAt, integer: context.firstFailedAtMilliseconds ?? now))
-            headers.append(RecordHeader(name: HeaderCodec.errorClass, text: errorClass.rawValue))
-            if let status = result.status { headers.append(RecordHeader(name: HeaderCodec.errorStatus, integer: Int64(status))) }
+            headers.append(KafkaHeader(name: HeaderCodec.firstFailedAt, integer: context.firstFailedAtMilliseconds ?? now))
+            headers.append(KafkaHeader(name: HeaderCodec.errorClass, string: errorClass.rawValue))
+            if let status = result.status { headers.append(KafkaHeader(name: HeaderCodec.errorStatus, integer: Int64(status))) }
             if let reason = result.reason { headers.append(errorReason(reason)) }
             // The same partition number as the record it came from, never a hash of the key: the call's stop event
             // reaches this partition number of the calls topic, whatever partitioner upstream used.
-            let retry = OutboundRecord(
+            let retry = KafkaProducerRecord(
                 topic: tier.topic, partition: record.partition, key: record.key, value: record.value, headers: headers)
             return Decision(outcome: .retried, records: [retry], reason: errorClass.rawValue)
         }
@@ -148,54 +149,54 @@ struct OutcomeRouter: Sendable {
 
     /// Headers of `record` the worker does not manage (tracing etc.), carried along unchanged up to
     /// ``Configuration/carriedHeaderLimit`` bytes; the rest are counted in `x-headers-dropped`.
-    private func carriedHeaders(_ record: InboundRecord) -> [RecordHeader] {
+    private func carriedHeaders(_ record: KafkaMessage) -> [KafkaHeader] {
         guard !record.headers.isEmpty else { return [] }
-        var carried: [RecordHeader] = []
+        var carried: [KafkaHeader] = []
         var bytes = 0, dropped = 0
         for header in record.headers where !HeaderCodec.managed.contains(header.name) {
             bytes += header.name.utf8.count + header.value.count
             if bytes <= configuration.carriedHeaderLimit { carried.append(header) } else { dropped += 1 }
         }
-        if dropped > 0 { carried.append(RecordHeader(name: HeaderCodec.headersDropped, integer: Int64(dropped))) }
+        if dropped > 0 { carried.append(KafkaHeader(name: HeaderCodec.headersDropped, integer: Int64(dropped))) }
         return carried
     }
 
     /// An error text as a header, cut to ``Configuration/errorReasonLimit`` bytes (at a character boundary).
-    private func errorReason(_ text: String) -> RecordHeader {
+    private func errorReason(_ text: String) -> KafkaHeader {
         let bytes = Array(text.utf8)
-        guard bytes.count > configuration.errorReasonLimit else { return RecordHeader(name: HeaderCodec.errorReason, value: bytes) }
+        guard bytes.count > configuration.errorReasonLimit else { return KafkaHeader(name: HeaderCodec.errorReason, value: bytes) }
         var end = configuration.errorReasonLimit
         while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a multi-byte character
-        return RecordHeader(name: HeaderCodec.errorReason, value: Array(bytes[..<end]))
+        return KafkaHeader(name: HeaderCodec.errorReason, value: Array(bytes[..<end]))
     }
 
     private func deadLetter(
-        _ record: InboundRecord,
+        _ record: KafkaMessage,
         _ context: RetryContext,
         reason: String,
         status: Int?,
         detail: String?
     ) -> Decision {
         var headers = carriedHeaders(record)
-        headers.append(RecordHeader(name: HeaderCodec.dlqReason, text: reason))
-        if let status { headers.append(RecordHeader(name: HeaderCodec.errorStatus, integer: Int64(status))) }
+        headers.append(KafkaHeader(name: HeaderCodec.dlqReason, string: reason))
+        if let status { headers.append(KafkaHeader(name: HeaderCodec.errorStatus, integer: Int64(status))) }
         if let detail { headers.append(errorReason(detail)) }
-        headers.append(RecordHeader(name: HeaderCodec.attempt, integer: Int64(context.attempt)))
+        headers.append(KafkaHeader(name: HeaderCodec.attempt, integer: Int64(context.attempt)))
         headers += context.originalHeaders
         if let first = context.firstFailedAtMilliseconds {
-            headers.append(RecordHeader(name: HeaderCodec.firstFailedAt, integer: first))
+            headers.append(KafkaHeader(name: HeaderCodec.firstFailedAt, integer: first))
         }
         var value = record.value
         if value.count > configuration.deadLetterValueLimit {
-            headers.append(RecordHeader(name: HeaderCodec.dlqValueBytes, integer: Int64(value.count)))
+            headers.append(KafkaHeader(name: HeaderCodec.dlqValueBytes, integer: Int64(value.count)))
             value = Array(value.prefix(configuration.deadLetterValueLimit))
         }
-        let dlq = OutboundRecord(topic: configuration.deadLetterTopic, key: record.key, value: value, headers: headers)
+        let dlq = KafkaProducerRecord(topic: configuration.deadLetterTopic, key: record.key, value: value, headers: headers)
         return Decision(outcome: .deadLettered, records: [dlq], reason: reason)
     }
 
     /// `{"token","topic","environment","reason","apns_timestamp","event_id"}`, key = token.
-    private func invalidation(_ result: APNsResult, topic: String, record: InboundRecord, event: CallEvent?) -> OutboundRecord {
+    private func invalidation(_ result: APNsResult, topic: String, record: KafkaMessage, event: CallEvent?) -> KafkaProducerRecord {
         let token = event?.deviceToken.hex ?? ""
         var writer = JSONWriter(capacity: 256)
         writer.appendLiteral(#"{"token":"#)
@@ -211,18 +212,18 @@ struct OutcomeRouter: Sendable {
         writer.appendLiteral(#","event_id":"#)
         writer.appendStringOrNull(event?.eventID)
         writer.appendByte(UInt8(ascii: "}"))
-        return OutboundRecord(topic: configuration.invalidatedTokensTopic, key: Array(token.utf8), value: writer.finish())
+        return KafkaProducerRecord(topic: configuration.invalidatedTokensTopic, key: Array(token.utf8), value: writer.finish())
     }
 
     /// `{event_id, call_id, outcome, apns_id, status, reason, latency_ms}`, key = the record's key.
     private func receipt(
-        record: InboundRecord,
+        record: KafkaMessage,
         event: CallEvent?,
         outcome: Outcome,
         result: APNsResult?,
         reason: String?,
         latencyMilliseconds: Int64?
-    ) -> OutboundRecord {
+    ) -> KafkaProducerRecord {
         var writer = JSONWriter(capacity: 256)
         writer.appendLiteral(#"{"event_id":"#)
         writer.appendStringOrNull(event?.eventID)
@@ -239,6 +240,6 @@ struct OutcomeRouter: Sendable {
         writer.appendLiteral(#","latency_ms":"#)
         writer.appendIntOrNull(latencyMilliseconds)
         writer.appendByte(UInt8(ascii: "}"))
-        return OutboundRecord(topic: configuration.outcomesTopic, key: record.key, value: writer.finish())
+        return KafkaProducerRecord(topic: configuration.outcomesTopic, key: record.key, value: writer.finish())
     }
 }

@@ -1,3 +1,4 @@
+import Kafka
 import Telemetry
 
 /// What the worker knows about a consumed record's history, read from its headers with safe fallbacks.
@@ -18,7 +19,7 @@ struct RetryContext: Sendable, Hashable {
     var originalTimestampMilliseconds: Int64
     var firstFailedAtMilliseconds: Int64?
 
-    init(record: InboundRecord, event: CallEvent?, policy: RetryPolicy) {
+    init(record: KafkaMessage, event: CallEvent?, policy: RetryPolicy) {
         let headers = record.headers
         let tier = policy.tierIndex(forTopic: record.topic)
         if let attempt = HeaderCodec.integer(HeaderCodec.attempt, in: headers), attempt >= 1, attempt <= 1_000 {
@@ -42,7 +43,7 @@ struct RetryContext: Sendable, Hashable {
             ?? record.partition
         originalOffset = HeaderCodec.integer(HeaderCodec.originalOffset, in: headers) ?? record.offset
         originalTimestampMilliseconds =
-            HeaderCodec.integer(HeaderCodec.originalTimestamp, in: headers) ?? record.timestampMilliseconds
+            HeaderCodec.integer(HeaderCodec.originalTimestamp, in: headers) ?? record.timestampMilliseconds ?? 0
         firstFailedAtMilliseconds = HeaderCodec.integer(HeaderCodec.firstFailedAt, in: headers)
     }
 
@@ -60,12 +61,12 @@ struct RetryContext: Sendable, Hashable {
     }
 
     /// The `x-original-*` headers (carried unchanged from the first hop).
-    var originalHeaders: [RecordHeader] {
+    var originalHeaders: [KafkaHeader] {
         [
-            RecordHeader(name: HeaderCodec.originalTopic, text: originalTopic),
-            RecordHeader(name: HeaderCodec.originalPartition, integer: Int64(originalPartition)),
-            RecordHeader(name: HeaderCodec.originalOffset, integer: originalOffset),
-            RecordHeader(name: HeaderCodec.originalTimestamp, integer: originalTimestampMilliseconds),
+            KafkaHeader(name: HeaderCodec.originalTopic, string: originalTopic),
+            KafkaHeader(name: HeaderCodec.originalPartition, integer: Int64(originalPartition)),
+            KafkaHeader(name: HeaderCodec.originalOffset, integer: originalOffset),
+            KafkaHeader(name: HeaderCodec.originalTimestamp, integer: originalTimestampMilliseconds),
         ]
     }
 }

@@ -1,3 +1,4 @@
+import Kafka
 import Telemetry
 
 /// Delayed-retry tiers and the attempt budget. One topic per delay: Kafka has no per-record delay, and within one
@@ -55,11 +56,11 @@ public struct RetryPolicy: Sendable, Hashable {
     /// `Int64.max` is a valid Kafka timestamp). Without it, such a record and its whole partition would wait for that
     /// clock, and the timestamp plus the delay could overflow. The bound moves with `now`: ask once per record (the
     /// worker does when the consumer first hands it out; held until then, it is due when handed out again).
-    func notBefore(_ record: InboundRecord, now: Int64) -> Int64? {
+    func notBefore(_ record: KafkaMessage, now: Int64) -> Int64? {
         guard let index = tierIndex(forTopic: record.topic) else { return nil }
         let delay = tiers[index].delayMilliseconds
         let latest = now.saturatingAdd(delay)
         if let header = HeaderCodec.integer(HeaderCodec.notBefore, in: record.headers) { return min(header, latest) }
-        return min(record.timestampMilliseconds, now).saturatingAdd(delay)
+        return min(record.timestampMilliseconds ?? 0, now).saturatingAdd(delay)
     }
 }

@@ -9,13 +9,9 @@ struct KafkaRecordProducer: RecordProducer {
         self.producer = producer
     }
 
-    func produce(_ record: OutboundRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        let kafkaRecord = KafkaProducerRecord(
-            topic: record.topic, partition: record.partition, key: record.key, value: record.value,
-            headers: record.headers.map { KafkaHeader(name: $0.name, value: $0.value) }
-        )
+    func produce(_ record: KafkaProducerRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         do {
-            try producer.produce(kafkaRecord) { result in
+            try producer.produce(record) { result in
                 completion(result.map { _ in () }.mapError(Self.produceError))
             }
         } catch {

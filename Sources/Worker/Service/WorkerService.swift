@@ -150,9 +150,8 @@ public final class WorkerService: KafkaConsumerDelegate {
         batch.reserveCapacity(messages.count)
         let retry = configuration.dispatcher.routing.retry
         for message in messages {
-            let record = InboundRecord(message)
             // A record the consumer held until its due time is due now (its bound was taken from the first `now`).
-            let notBefore = message.releasedFromHold ? now : retry.notBefore(record, now: now) ?? now
+            let notBefore = message.releasedFromHold ? now : retry.notBefore(message, now: now) ?? now
             // (Nothing held yet in this batch, the usual case: no lookup.)
             let due = heldUntil.isEmpty ? notBefore : max(notBefore, heldUntil[message.topicPartition] ?? notBefore)
             if due > now {
@@ -160,7 +159,7 @@ public final class WorkerService: KafkaConsumerDelegate {
                 consumer.hold(message, for: .milliseconds(due - now))
                 continue
             }
-            batch.append(ConsumedRecord(record, settlement: KafkaRecordSettlement(consumer: consumer, message: message)))
+            batch.append(ConsumedRecord(message, settlement: KafkaRecordSettlement(consumer: consumer, message: message)))
         }
         if !batch.isEmpty { dispatcher.handle(batch) }
     }
