@@ -382,6 +382,7 @@ final class Outcomes: Sendable {
         event.highWatermarkAtAssignment = 100
         dispatcher.handle(event, done: outcomes.callback("c-1"))
         #expect(outcomes["c-1"].isEmpty)
+        clock.advance(by: .milliseconds(50))  // the partition delivers nothing for the timeout
         let released = await Eventually.waitUntil(timeout: .seconds(5)) { outcomes["c-1"] == [.delivered] }
         #expect(released)
         #expect(ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"timeout\"}", in: registry.exposition()) == 1)

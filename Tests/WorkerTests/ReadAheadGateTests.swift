@@ -1,17 +1,21 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import Worker
 
 @Suite struct ReadAheadGateTests {
-    /// A gate without backlog scans (the bounded read-ahead) unless `scans`.
-    func gate(perPartition: Int = 500, total: Int = 5_000, timeout: Duration = .seconds(5), scans: Bool = false) -> ReadAheadGate<Int> {
+    /// A gate without backlog scans (the bounded read-ahead) unless `scans`, on `clock` (time passes when told).
+    func gate(
+        perPartition: Int = 500, total: Int = 5_000, timeout: Duration = .seconds(5), scans: Bool = false,
+        clock: ManualWallClock = ManualWallClock()
+    ) -> ReadAheadGate<Int> {
         var configuration = ReadAheadGate<Int>.Configuration()
         configuration.maxHeldPerPartition = perPartition
         configuration.maxHeld = total
         configuration.timeout = timeout
         configuration.scansBacklog = scans
-        return ReadAheadGate(configuration: configuration)
+        return ReadAheadGate(configuration: configuration, clock: clock)
     }
 
     @Test func unassignedLanesAndStopEventsPass() {
@@ -52,13 +56,16 @@ import Testing
 
     /// The timer gives up only after the calls partition delivered nothing for the timeout, and only for its epoch.
     @Test func theTimerEndsTheReadAheadOnlyWithoutProgress() throws {
-        let gate = gate(timeout: .milliseconds(200))
+        let clock = ManualWallClock()
+        let gate = gate(timeout: .milliseconds(200), clock: clock)
         _ = gate.assign(lanes: [0])
         let first = gate.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true)
         let epoch = try #require(first.timerEpoch)
         guard case .nothing = gate.expire(lane: 0, epoch: epoch + 1000) else { Issue.record("a stale timer acts"); return }
         guard case .later = gate.expire(lane: 0, epoch: epoch) else { Issue.record("progress just now: look again later"); return }
-        Thread.sleep(forTimeInterval: 0.25)
+        clock.advance(by: .milliseconds(199))
+        guard case .later = gate.expire(lane: 0, epoch: epoch) else { Issue.record("not yet the timeout"); return }
+        clock.advance(by: .milliseconds(1))
         guard case .released(let held) = gate.expire(lane: 0, epoch: epoch) else { Issue.record("no progress: let go"); return }
         #expect(held == [1])
         #expect(gate.offer(2, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes, "it gave up")
@@ -77,7 +84,8 @@ import Testing
     /// With scans, a lane's first record asks for one over its backlog (none without a backlog); while it runs the
     /// limits let nothing of that lane go (other lanes are bounded as before) and the timer waits for it.
     @Test func aScanIsAskedForOnceAndHoldsBeyondTheLimits() throws {
-        let gate = gate(perPartition: 2, total: 3, timeout: .milliseconds(1), scans: true)
+        let clock = ManualWallClock()
+        let gate = gate(perPartition: 2, total: 3, timeout: .milliseconds(1), scans: true, clock: clock)
         _ = gate.assign(lanes: [0, 1, 2])
         #expect(gate.offer(1, lane: 2, offset: 9, isCallsTopic: true, highWatermark: 10, isIncoming: true).scan == nil,
                 "no backlog, no scan")
@@ -94,7 +102,7 @@ import Testing
         let other = gate.offer(7, lane: 1, offset: 0, isCallsTopic: false, highWatermark: 100, isIncoming: true)
         #expect(other.released == [7] && other.releasedEarly == .limit, "all lanes' bound lets go only the lane not scanning")
         #expect(gate.isScanning(scan))
-        Thread.sleep(forTimeInterval: 0.01)
+        clock.advance(by: .milliseconds(10))
         guard case .later = gate.expire(lane: 0, epoch: try #require(retry.timerEpoch)) else {
             Issue.record("the timer must wait for the scan")
             return

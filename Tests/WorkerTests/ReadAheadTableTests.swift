@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Worker
 
@@ -33,10 +34,13 @@ import Testing
     }
 
     /// The gate of ``ReadAheadGateTests``: without backlog scans unless `scans`.
+    /// The gate's clock: time passes only when a row lets it.
+    let clock = ManualWallClock()
+
     func gate(perPartition: Int = 500, total: Int = 5_000, timeout: Duration = .seconds(5), scans: Bool = false)
         -> ReadAheadGate<Int>
     {
-        ReadAheadGateTests().gate(perPartition: perPartition, total: total, timeout: timeout, scans: scans)
+        ReadAheadGateTests().gate(perPartition: perPartition, total: total, timeout: timeout, scans: scans, clock: clock)
     }
 
     @Test(arguments: Row.allCases)
@@ -111,7 +115,7 @@ import Testing
                 Issue.record("progress just now: look again later")
                 return
             }
-            Thread.sleep(forTimeInterval: 0.1)
+            clock.advance(by: .milliseconds(50))
             guard case .released(let held) = gate.expire(lane: 0, epoch: epoch) else {
                 Issue.record("no progress for the timeout: let go")
                 return
@@ -138,7 +142,7 @@ import Testing
                 #expect(!verdict.passes && verdict.released.isEmpty, "held beyond both limits: \(item)")
             }
             #expect(gate.isScanning(scan) && gate.heldCount == 5)
-            Thread.sleep(forTimeInterval: 0.01)
+            clock.advance(by: .milliseconds(10))
             guard case .later = gate.expire(lane: 0, epoch: try #require(first.timerEpoch)) else {
                 Issue.record("the timer waits for the scan")
                 return

@@ -36,8 +36,9 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         /// The calls partition's high watermark at assignment; nil until its first record.
         var end: Int64?
         var caughtUp = false
-        /// When the calls partition last delivered a record (or the lane was assigned).
-        var lastProgress = ContinuousClock.now
+        /// When the calls partition last delivered a record (or the lane was assigned): the gate's monotonic clock,
+        /// nanoseconds.
+        var lastProgress: UInt64
         /// Changes whenever the held events are let go, so a stale timer finds nothing to do.
         var epoch: UInt64 = 0
         /// Tells this assignment of the lane from earlier and later ones (a late scan result finds nothing to do).
@@ -73,10 +74,13 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
     }
 
     let configuration: Configuration
+    private let clock: any MonotonicClock
     private let state = Mutex(State())
 
-    init(configuration: Configuration = Configuration()) {
+    /// - Parameter clock: measures a lane's time without progress (a test's clock lets the timeout pass at once).
+    init(configuration: Configuration = Configuration(), clock: any MonotonicClock = SystemMonotonicClock()) {
         self.configuration = configuration
+        self.clock = clock
     }
 
     /// The calls topic's partitions `lanes` were assigned: they read ahead from now on.
@@ -86,7 +90,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
             var released: [Item] = []
             for lane in lanes {
                 released += Self.takeAll(lane, in: &state)
-                state.lanes[lane] = Lane(generation: state.nextEpoch)
+                state.lanes[lane] = Lane(lastProgress: clock.uptimeNanoseconds(), generation: state.nextEpoch)
                 state.nextEpoch += 1
             }
             return released
@@ -142,7 +146,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
             guard !current.caughtUp else { return Verdict(passes: true) }
             var scan: Scan?
             if isCallsTopic {
-                current.lastProgress = .now
+                current.lastProgress = clock.uptimeNanoseconds()
                 if current.end == nil {
                     let end = highWatermark ?? 0
                     current.end = end
@@ -224,7 +228,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
             guard let current = state.lanes[lane], current.epoch == epoch, state.held[lane] != nil else { return .nothing }
             // The scan decides (and fails after its own stall timeout); its partition may be paused meanwhile.
             if current.scanning { return .later(configuration.timeout) }
-            let idle = ContinuousClock.now - current.lastProgress
+            let idle = Duration.nanoseconds(Int64(clamping: clock.uptimeNanoseconds() &- current.lastProgress))
             if idle < configuration.timeout { return .later(configuration.timeout - idle) }
             state.lanes[lane]?.caughtUp = true
             return .released(Self.takeHeld(lane, in: &state))

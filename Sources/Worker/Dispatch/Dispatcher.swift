@@ -128,7 +128,7 @@ final class Dispatcher: Sendable {
         self.tracker = CallTracker(configuration: configuration.calls, clock: clock)
         var readAhead = configuration.readAhead
         if scanner == nil { readAhead.scansBacklog = false }
-        self.gate = ReadAheadGate(configuration: readAhead)
+        self.gate = ReadAheadGate(configuration: readAhead, clock: monotonic)
         self.scanner = scanner
         self.sender = sender
         self.batchSender = sender as? any BatchPushSender
