@@ -8,8 +8,9 @@ usage: swift build -c release --product callpush && scripts/group-changes.py [co
 
 Phases (PHASE_S seconds each, default 20): steady (workers a and b), scale-out (c joins), scale-in (c stopped with
 SIGTERM), a rolling restart as one phase per worker (a, then b: SIGTERM, started again once stopped), SIGKILL + restart
-(b killed, started again 1 s later), SIGKILL without restart (a killed). A fresh `callpush kafka-mock` (6 partitions) and `callpush mock-apns
---latency-ms 5` per run; kcat produces RATE incoming calls/s (default 200), each hung up 2 s later, keyed by call id
+(b killed, started again 1 s later), SIGKILL without restart (a killed). A fresh `callpush kafka-mock` (6 partitions),
+`callpush mock-apns --latency-ms 5` and workers a and b for the scaling phases, the rolling restart, and each SIGKILL
+phase (see WARM_UP); kcat produces RATE incoming calls/s (default 200), each hung up 2 s later, keyed by call id
 with the Java client's murmur2 partitioner; the workers run with receipts and `--kafka-session-timeout 6`. A
 partition moved in a phase when a worker logged its assignment or revocation during it.
 librdkafka's mock broker (2.0.2, the embedded default) waits session timeout - 1 s in every join: that part of a
@@ -251,6 +252,12 @@ class Traffic:
             if receipt.get("event_id") in self.events:
                 self.receipts[receipt["event_id"]].append(receipt.get("latency_ms"))
 
+    def settle(self, limit):
+        """Waits up to `limit` seconds for every event produced to have its receipt."""
+        deadline = time.time() + limit
+        while time.time() < deadline and any(event_id not in self.receipts for event_id in list(self.events)):
+            time.sleep(0.5)
+
     def close(self):
         self.running = False
         for process in (self.producer, self.reader):
@@ -262,6 +269,56 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(len(values) * q))] if values else None
 
 
+# The phases, in segments: each segment runs on a fresh cluster, mock APNs and pair of workers (a, b), after WARM_UP
+# seconds of unmeasured traffic (the first segment's steady phase is the reference instead). librdkafka's mock broker
+# finds a fetch's offset by walking the partition's message sets from the start, so every fetch costs more the
+# longer a run has produced: fresh segments keep that cost the same for every phase.
+WARM_UP = 5
+
+
+def segments(bed):
+    def restart(name):
+        bed.stop(name, signal.SIGTERM)
+        bed.start(name)
+        bed.wait_until_ready([name])
+
+    def kill_and_restart():
+        bed.stop("b", signal.SIGKILL)
+        time.sleep(1)
+        bed.start("b")
+
+    yield [("steady", lambda: None), ("scale-out", lambda: bed.start("c")),
+           ("scale-in", lambda: bed.stop("c", signal.SIGTERM))]
+    # A rolling restart, one phase per worker: at each moment only the restarted worker's partitions may wait.
+    yield [("rolling restart: a", lambda: restart("a")), ("rolling restart: b", lambda: restart("b"))]
+    yield [("SIGKILL + restart", kill_and_restart)]
+    yield [("SIGKILL, no restart", lambda: bed.stop("a", signal.SIGKILL))]
+
+
+def run_segment(work, rebalance, phase_seconds, index, build_phases):
+    """One segment on a fresh bed: its rows and counts."""
+    bed, traffic, phases = Bed(work, rebalance), None, []
+    try:
+        for name in ("a", "b"):
+            bed.start(name)
+        bed.wait_until_ready(["a", "b"])
+        traffic = Traffic(bed.brokers)
+        if index > 0:
+            time.sleep(WARM_UP)
+        for name, change in build_phases(bed):
+            start = time.time()
+            change()
+            phases.append((name, start))
+            time.sleep(max(0, start + phase_seconds - time.time()))
+        traffic.running = False
+        traffic.settle(15)  # what waits in the group gets its answer
+        return measure(bed, traffic, phases, phase_seconds)
+    finally:
+        if traffic:
+            traffic.close()
+        bed.close()
+
+
 def main():
     rebalance = sys.argv[1] if len(sys.argv) > 1 else "cooperative"
     phase_seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 20.0
@@ -269,55 +326,27 @@ def main():
         sys.exit(__doc__)
     if not os.access(BIN, os.X_OK):
         sys.exit(f"{BIN}: not built (swift build -c release --product callpush), or set BIN")
-    with tempfile.TemporaryDirectory() as work:
-        bed, traffic, phases = Bed(work, rebalance), None, []
-        try:
-            for name in ("a", "b"):
-                bed.start(name)
-            bed.wait_until_ready(["a", "b"])
-            traffic = Traffic(bed.brokers)
-
-            def phase(name, change, killed=()):
-                start = time.time()
-                change()
-                phases.append((name, start, killed))
-                time.sleep(max(0, start + phase_seconds - time.time()))
-
-            def restart(name):
-                bed.stop(name, signal.SIGTERM)
-                bed.start(name)
-                bed.wait_until_ready([name])
-
-            def kill_and_restart():
-                bed.stop("b", signal.SIGKILL)
-                time.sleep(1)
-                bed.start("b")
-
-            phase("steady", lambda: None)
-            phase("scale-out", lambda: bed.start("c"))
-            phase("scale-in", lambda: bed.stop("c", signal.SIGTERM))
-            # A rolling restart, one phase per worker: at each moment only the restarted worker's partitions may wait.
-            phase("rolling restart: a", lambda: restart("a"))
-            phase("rolling restart: b", lambda: restart("b"))
-            phase("SIGKILL + restart", kill_and_restart)
-            phase("SIGKILL, no restart", lambda: bed.stop("a", signal.SIGKILL))
-            traffic.running = False
-            time.sleep(15)  # what waits in the group gets its answer
-            report(rebalance, bed, traffic, phases, phase_seconds)
-        finally:
-            if traffic:
-                traffic.close()
-            bed.close()
+    rows, totals = [], collections.Counter()
+    for index in range(len(list(segments(None)))):
+        with tempfile.TemporaryDirectory() as work:
+            segment_rows, counts = run_segment(work, rebalance, phase_seconds, index,
+                                               lambda bed, index=index: list(segments(bed))[index])
+            rows += segment_rows
+            totals.update(counts)
+    report(rebalance, rows, totals)
 
 
-def report(rebalance, bed, traffic, phases, phase_seconds):
+def measure(bed, traffic, phases, phase_seconds):
     changes = bed.ownership_changes()
     joins = bed.joins()
     rows = []
-    for index, (name, start, _) in enumerate(phases):
-        end = phases[index + 1][1] if index + 1 < len(phases) else start + phase_seconds
-        # Moved: assigned or revoked during this phase (the group settles well within a phase).
-        moved = {partition for moment, partition in changes if start <= moment < end and name != "steady"}
+    for index, (name, start) in enumerate(phases):
+        last = index + 1 == len(phases)
+        end = start + phase_seconds if last else phases[index + 1][1]
+        # Moved: assigned or revoked during this phase (the group settles within a phase), or after the segment's last
+        # phase (a killed worker's partitions move after its session timeout and the rebalance).
+        moved = {partition for moment, partition in changes
+                 if start <= moment and (last or moment < end) and name != "steady"}
         split = {"moved": [], "kept": []}
         for event_id, (created, partition, kind, _) in traffic.events.items():
             latencies = [value for value in traffic.receipts.get(event_id, []) if value is not None]
@@ -338,10 +367,14 @@ def report(rebalance, bed, traffic, phases, phase_seconds):
             hung_up.add(call)
         elif push_type == 1 and call in hung_up:
             rang_after += 1
+    return rows, {"events": len(traffic.events), "lost": lost, "duplicates": duplicates, "rings_after_hang_up": rang_after}
+
+
+def report(rebalance, rows, totals):
     steady_p99 = rows[0]["kept"]["p99_ms"] or 0
     cluster = "the newer librdkafka's mock cluster" if CLUSTER == "newer" else "librdkafka 2.0.2's mock cluster"
     print(f"group changes, {rebalance} rebalancing, {RATE} incoming calls/s, {PARTITIONS} partitions, session timeout "
-          f"{SESSION_TIMEOUT} s ({cluster})")
+          f"{SESSION_TIMEOUT} s ({cluster}; a fresh cluster for the scaling, rolling-restart and each SIGKILL phase)")
     print(f"{'phase':22} {'partitions':11} {'calls':>6} {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'> 5 s':>6} "
           f"{'join ms':>8}")
 
@@ -357,11 +390,9 @@ def report(rebalance, bed, traffic, phases, phase_seconds):
             join = cell(row["join_ms"]) if side == "kept" else ""
             print(f"{row['phase'] if side == 'kept' else '':22} {label:11} {data['calls']:6d} {cell(data['p50_ms']):>7} "
                   f"{cell(data['p99_ms']):>7} {cell(data['max_ms']):>7} {data['over_5s']:6d} {join:>8}")
-    print(f"events {len(traffic.events)}, lost {lost}, duplicate receipts {duplicates}, rings after hang-up "
-          f"{rang_after}; steady p99 {steady_p99} ms")
-    print(json.dumps({"rebalance": rebalance, "cluster": CLUSTER, "phases": rows, "lost": lost, "duplicates": duplicates,
-                      "rings_after_hang_up": rang_after, "events": len(traffic.events)}))
-
+    print(f"events {totals['events']}, lost {totals['lost']}, duplicate receipts {totals['duplicates']}, rings after "
+          f"hang-up {totals['rings_after_hang_up']}; steady p99 {steady_p99} ms")
+    print(json.dumps({"rebalance": rebalance, "cluster": CLUSTER, "phases": rows, **totals}))
 
 if __name__ == "__main__":
     main()

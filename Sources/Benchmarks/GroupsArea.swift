@@ -1,8 +1,9 @@
 import Foundation
 
 /// Area `groups`: calls through two and three `callpush run` processes while the consumer group changes
-/// (`scripts/group-changes.py`: scale-out, scale-in, a rolling restart, SIGKILL with and without a restart), their
-/// waits split into the partitions that moved in each phase and those that did not. The reference is the same run's
+/// (`scripts/group-changes.py`: scale-out, scale-in, a rolling restart one worker at a time, SIGKILL with and without
+/// a restart, each group of phases on a fresh mock cluster), their waits split into the partitions that moved in each
+/// phase and those that did not. The reference is the same run's
 /// steady phase: a partition that does not move must not notice the change (p99 ≤ 2 × steady p99), a moved partition
 /// waits at most the rebalance a joining worker measures (its join request to its assignment) and half a second, and
 /// a moved partition of a killed worker waits at most the session timeout and a second.
@@ -19,7 +20,8 @@ enum GroupsArea {
             print("  SKIP groups: run from the package root with callpush built (\(script), \(callpush))")
             return result
         }
-        let phase = String(max(10, Int(options.seconds * 4)))
+        // A phase must hold a killed worker's session timeout and the mock's rebalance (about 11 s) with room to spare.
+        let phase = String(max(20, Int(options.seconds * 4)))
         let output: String
         do {
             output = try ChildProcess("/usr/bin/env", ["python3", script, "cooperative", phase],

@@ -303,7 +303,7 @@ import Testing
         let last = result.stdout.split(separator: "\n").last(where: { $0.hasPrefix("{") }) ?? ""
         let run = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any], "\(result.stdout)")
         let phases = run["phases"] as? [[String: Any]] ?? []
-        #expect(phases.count == 8)
+        #expect(phases.count == 7)
         for phase in phases {
             let calls = ["kept", "moved"].compactMap { (phase[$0] as? [String: Any])?["calls"] as? Int }.reduce(0, +)
             #expect(calls > 0, "\(phase["phase"] ?? "?") delivered no call")
