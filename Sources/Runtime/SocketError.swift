@@ -15,7 +15,7 @@ public struct SocketError: Error, Sendable, CustomStringConvertible, CustomDebug
         package static let connectFailed = Code(.connectFailed)
         /// The socket could not bind or listen.
         package static let bindFailed = Code(.bindFailed)
-        /// An event loop could not be set up (epoll or eventfd), or a descriptor could not be registered with it.
+        /// An event loop could not be set up (epoll or eventfd).
         package static let eventLoopFailed = Code(.eventLoopFailed)
 
         public var description: String { value.rawValue }
