@@ -34,22 +34,28 @@ let package = Package(
         ),
         /// glibc's <malloc.h> (mallinfo2, malloc_trim, mallopt): part of libc, nothing to install or link.
         .systemLibrary(name: "CGlibcMalloc"),
-        /// sched_setattr(2) for the event loops' threads: a raw system call, nothing to install or link.
+        /// sched_setattr(2) for the event loops' threads (a raw system call) and the epoll, eventfd and TCP headers
+        /// Glibc's module map leaves out: nothing to install or link.
         .systemLibrary(name: "CLinuxScheduler"),
 
         // MARK: - Swift modules
         .target(name: "Telemetry", swiftSettings: swiftSettings),
         .target(name: "Kafka", dependencies: ["CRdKafka", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Crypto", dependencies: ["COpenSSL"], swiftSettings: swiftSettings),
-        // HTTP2: dynamic exclusivity checks (swift_beginAccess on every class-property mutation) were ~12 % of the
-        // client's CPU in release profiles; the module's mutable state is confined to one loop thread per object.
-        .target(name: "HTTP2", dependencies: ["CNGHTTP2", "COpenSSL", "CLinuxScheduler", "Crypto", "Telemetry"],
+        // Runtime, TLS, HTTP2: dynamic exclusivity checks (swift_beginAccess on every class-property mutation) were
+        // ~12 % of the client's CPU in release profiles; each module's mutable state is confined to one loop thread
+        // per object (the event loop, the TLS transport, the HTTP/2 connection).
+        .target(name: "Runtime", dependencies: ["CLinuxScheduler", "Telemetry"],
+                swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        .target(name: "TLS", dependencies: ["Runtime", "COpenSSL", "Crypto"],
+                swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+        .target(name: "HTTP2", dependencies: ["Runtime", "TLS", "CNGHTTP2", "Telemetry"],
                 swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
         // HTTP2Server: the server side, for the mock APNs, the benchmarks and the tests; APNs and Worker do not see it.
-        .target(name: "HTTP2Server", dependencies: ["HTTP2", "CNGHTTP2", "COpenSSL", "Telemetry"],
+        .target(name: "HTTP2Server", dependencies: ["Runtime", "TLS", "HTTP2", "CNGHTTP2", "Crypto", "Telemetry"],
                 swiftSettings: swiftSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
-        .target(name: "APNs", dependencies: ["HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
-        .target(name: "APNsMock", dependencies: ["APNs", "HTTP2", "HTTP2Server", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "APNs", dependencies: ["Runtime", "TLS", "HTTP2", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "APNsMock", dependencies: ["APNs", "Runtime", "TLS", "HTTP2", "HTTP2Server", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
         .target(name: "Worker", dependencies: ["Kafka", "APNs", "Telemetry"], swiftSettings: swiftSettings),
         .target(
             name: "EmbeddedPipeline",
@@ -63,12 +69,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "Benchmarks",
-            dependencies: ["Kafka", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry",
+            dependencies: ["Kafka", "Runtime", "TLS", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry",
                            "BenchSupport", "CGlibcMalloc"],
             swiftSettings: swiftSettings
         ),
         /// Measurement code shared by the benchmark executable and the gated measurement tests; not in any product module.
-        .target(name: "BenchSupport", dependencies: ["Kafka", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "BenchSupport", dependencies: ["Kafka", "Runtime", "TLS", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
 
@@ -77,10 +83,10 @@ let package = Package(
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Telemetry", "TestSupport", "BenchSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "HTTP2Server", "Crypto", "Telemetry", "TestSupport", "BenchSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "HTTP2Tests", dependencies: ["Runtime", "TLS", "HTTP2", "HTTP2Server", "Crypto", "Telemetry", "TestSupport", "BenchSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "APNsTests",
-            dependencies: ["APNs", "APNsMock", "Crypto", "HTTP2", "Telemetry", "TestSupport", "BenchSupport"],
+            dependencies: ["APNs", "APNsMock", "Crypto", "Runtime", "TLS", "HTTP2", "Telemetry", "TestSupport", "BenchSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

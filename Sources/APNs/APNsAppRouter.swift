@@ -1,3 +1,4 @@
+import Runtime
 import HTTP2
 internal import Crypto
 import Dispatch
@@ -100,10 +101,10 @@ public final class APNsAppRouter: Sendable {
         self.registry = registry
         self.metrics = APNsAppRouterMetrics(registry: registry)
         self.logger = logger
-        do {
+        do throws(SocketError) {
             group = try EventLoopGroup(numberOfThreads: configuration.client.eventLoops)
         } catch {
-            throw APNsClientError(.transport, "cannot start event loops: \(error)")
+            throw APNsClientError(.transport, "cannot start event loops: \(HTTP2Error(error))")
         }
         do {
             let table = try makeTable(configuration)

@@ -1,4 +1,6 @@
-public import HTTP2
+public import Runtime
+internal import TLS
+internal import HTTP2
 import Synchronization
 public import Telemetry
 internal import Crypto
@@ -83,10 +85,10 @@ public final class APNsClient: Sendable {
             self.group = group
             ownsGroup = false
         } else {
-            do {
+            do throws(SocketError) {
                 self.group = try EventLoopGroup(numberOfThreads: configuration.eventLoops)
             } catch {
-                throw APNsClientError(.transport, "cannot start event loops: \(error)")
+                throw APNsClientError(.transport, "cannot start event loops: \(HTTP2Error(error))")
             }
             ownsGroup = true
         }
@@ -99,7 +101,7 @@ public final class APNsClient: Sendable {
         var pools: [APNsEndpoint: APNsConnectionPool] = [:]
         for endpoint in endpoints where pools[endpoint] == nil {
             let tls: TLSContext
-            do {
+            do throws(TLSError) {
                 var settings = TLSClientConfiguration(
                     caFile: endpoint.caFile, certificateFile: certificateFile, privateKeyFile: privateKeyFile,
                     verifyPeer: configuration.verifyPeer)
@@ -107,7 +109,7 @@ public final class APNsClient: Sendable {
                 tls = try TLSContext(client: settings)
             } catch {
                 if ownsGroup { self.group.shutdown() }
-                throw APNsClientError(.transport, "cannot set up TLS for \(endpoint): \(error)")
+                throw APNsClientError(.transport, "cannot set up TLS for \(endpoint): \(HTTP2Error(error))")
             }
             pools[endpoint] = APNsConnectionPool(
                 endpoint: endpoint, configuration: configuration, tls: tls, group: self.group, tokens: tokens,

@@ -1,3 +1,4 @@
+import Runtime
 import HTTP2
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Dispatch
+import Runtime
 import HTTP2
 
 extension APNsConnectionPool {

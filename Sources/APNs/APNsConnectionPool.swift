@@ -1,4 +1,6 @@
 import Dispatch
+import Runtime
+import TLS
 import HTTP2
 import Synchronization
 import Telemetry

@@ -1,3 +1,4 @@
+import Runtime
 import HTTP2
 
 /// One push travelling through a pool: the request, its completion and its deadline. An immutable object: queues,

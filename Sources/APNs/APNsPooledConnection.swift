@@ -1,3 +1,4 @@
+import Runtime
 import HTTP2
 
 /// One HTTP/2 connection of a pool: what stays the same while it is open. Its streams' completions carry it; what

@@ -1,8 +1,10 @@
 public import APNs
 internal import Crypto
 internal import Foundation
-public import HTTP2
-public import HTTP2Server
+public import Runtime
+internal import TLS
+internal import HTTP2
+internal import HTTP2Server
 import Synchronization
 public import Telemetry
 
@@ -82,23 +84,23 @@ public final class APNsMockServer: Sendable {
             generatedDirectory = created
         }
         let tls: TLSContext
-        do {
+        do throws(TLSError) {
             var settings = TLSServerConfiguration(
                 certificateFile: certificatePath, privateKeyFile: privateKeyPath,
                 clientCAFile: configuration.clientCAFile)
             settings.clientCertificateOptional = configuration.clientCertificateOptional
             tls = try TLSContext(server: settings)
         } catch {
-            throw APNsMockServerError(.tls, "\(error)")
+            throw APNsMockServerError(.tls, "\(HTTP2Error(error))")
         }
         if let group {
             self.group = group
             ownsGroup = false
         } else {
-            do {
+            do throws(SocketError) {
                 self.group = try EventLoopGroup(numberOfThreads: configuration.eventLoops)
             } catch {
-                throw APNsMockServerError(.eventLoop, "\(error)")
+                throw APNsMockServerError(.eventLoop, "\(HTTP2Error(error))")
             }
             ownsGroup = true
         }

@@ -1,4 +1,6 @@
 @preconcurrency import Glibc
+internal import Runtime
+public import TLS
 public import HTTP2
 import Telemetry
 import Synchronization
@@ -93,9 +95,11 @@ public struct HTTP2LoadGenerator: Sendable {
 
     /// Connects, runs, closes, and reports. Uses its own event loop group.
     public func run() async throws(HTTP2Error) -> Report {
-        let group = try EventLoopGroup(numberOfThreads: configuration.threads)
+        let group: EventLoopGroup
+        do throws(SocketError) { group = try EventLoopGroup(numberOfThreads: configuration.threads) } catch { throw HTTP2Error(error) }
         defer { group.shutdown() }
-        let tls = try TLSContext(client: configuration.tls)
+        let tls: TLSContext
+        do throws(TLSError) { tls = try TLSContext(client: configuration.tls) } catch { throw HTTP2Error(error) }
         var clientConfiguration = HTTP2ClientConfiguration()
         clientConfiguration.maxConcurrentStreams = configuration.streamsPerConnection
         var connections: [HTTP2ClientConnection] = []

@@ -1,5 +1,7 @@
 import BenchSupport
 import Foundation
+import Runtime
+import TLS
 import HTTP2
 import HTTP2Server
 

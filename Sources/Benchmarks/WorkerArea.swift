@@ -3,6 +3,7 @@ import APNsMock
 import BenchSupport
 import EmbeddedPipeline
 import Foundation
+import TLS
 import HTTP2
 import Kafka
 import Telemetry

@@ -1,5 +1,17 @@
 #ifndef CLINUXSCHEDULER_SHIM_H
 #define CLINUXSCHEDULER_SHIM_H
+// Linux I/O headers for Runtime's event loops and sockets: Glibc's Swift module map does not export
+// <sys/epoll.h>, <sys/eventfd.h> or <netinet/tcp.h>, and Runtime's only C dependency is this target.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+static inline int callpush_efd_nonblock(void) { return EFD_NONBLOCK; }
+static inline int callpush_efd_cloexec(void) { return EFD_CLOEXEC; }
+static inline int callpush_epoll_cloexec(void) { return EPOLL_CLOEXEC; }
+
 // sched_setattr(2) for the calling thread: glibc 2.36 has no wrapper, and Swift cannot call the variadic syscall(2).
 #include <errno.h>
 #include <stdint.h>

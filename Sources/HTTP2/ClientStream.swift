@@ -1,3 +1,5 @@
+internal import Runtime
+
 /// One request from submission to completion (loop-thread only).
 final class ClientStream {
     var request: HTTP2Request?

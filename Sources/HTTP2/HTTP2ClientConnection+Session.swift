@@ -1,5 +1,7 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
+package import TLS
+internal import Runtime
 
 // MARK: - Transport delegate: session setup, input, output, close
 
@@ -17,7 +19,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         let result = nghttp2_session_client_new3(&newSession, callbacks, Unmanaged.passUnretained(self).toOpaque(),
                                                  nil, &mem)
         guard result == 0, let newSession else {
-            transport?.close(error: HTTP2Error(.protocolError, reason: nghttp2ErrorText(Int(result))))
+            if let transport { closeTransport(transport, for: HTTP2Error(.protocolError, reason: nghttp2ErrorText(Int(result)))) }
             return
         }
         session = newSession
@@ -76,7 +78,8 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
     }
 
-    package func transportDidClose(error: HTTP2Error) {
+    package func transportDidClose(error: TLSError) {
+        let error = HTTP2Error(error)
         if shouldTryNextAddress(after: error) {
             transport?.delegate = nil
             transport = nil
@@ -88,6 +91,12 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
             return
         }
         finishClose(closeError ?? error)
+    }
+
+    /// Closes `transport`, the connection failing with `error` (the transport's own close reason does not replace it).
+    func closeTransport(_ transport: TLSTransport, for error: HTTP2Error) {
+        if closeError == nil { closeError = error }
+        transport.close(error: TLSError(.connectionClosed, reason: error.reason))
     }
 
     /// Answers everything and releases the session. Never called from inside an nghttp2 callback.
@@ -236,7 +245,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         let timer = loop.schedule(at: .after(timeout)) { [self] in
             guard pings.removeValue(forKey: id) != nil else { return }
             closeError = HTTP2Error(.pingTimeout, reason: "no PING ACK within \(timeout)")
-            transport?.close(error: closeError!)
+            if let transport { closeTransport(transport, for: closeError!) }
             // completion is answered by finishClose through `pings`? It was removed above, so answer here.
             completion?(.failure(closeError!))
         }

@@ -1,5 +1,7 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
+public import Runtime
+public import TLS
 import Synchronization
 public import Telemetry
 
@@ -111,6 +113,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
                 resolved += try Socket.resolveAll(host: name, port: port)
             }
         } catch {
+            let error = HTTP2Error(error)
             loop.execute { completion(.failure(error)) }
             return
         }
@@ -158,7 +161,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         candidateAddresses = addresses
         connectTimer = loop.schedule(at: .after(configuration.connectTimeout)) { [self] in
             let timeout = HTTP2Error(.timeout, reason: "connect timed out")
-            if let transport { transport.close(error: timeout) } else { finishClose(timeout) }
+            if let transport { closeTransport(transport, for: timeout) } else { finishClose(timeout) }
         }
         connectNextAddress()
     }
@@ -183,7 +186,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
                 transport = try TLSTransport(loop: loop, connectingFD: fd, context: tls, host: host)
             } catch {
                 Glibc.close(fd)
-                finishClose(error)
+                finishClose(HTTP2Error(error))
                 return
             }
             self.transport = transport
@@ -295,7 +298,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
                 var buffer: [UInt8] = []
                 self.transportProduceOutput(into: &buffer)
             }
-            transport.close(error: HTTP2Error(.connectionClosed, reason: "closed locally"))
+            transport.close(error: TLSError(.connectionClosed, reason: "closed locally"))
         }
     }
 

@@ -1,3 +1,6 @@
+package import Runtime
+package import TLS
+
 /// An error from the HTTP/2 engine: connecting, TLS, framing, or a request that did not complete.
 ///
 /// `code` says what happened; `reason` carries the underlying text (the OpenSSL error stack, `nghttp2_strerror`,
@@ -94,4 +97,31 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
 
     /// ``description`` and where the error was created, for debug logs.
     public var debugDescription: String { description + " [\(file):\(line)]" }
+}
+
+extension HTTP2Error {
+    /// A runtime failure in the HTTP/2 layer's terms: a failed connect (or event loop) is `connectFailed`, a failed
+    /// listen `bindFailed`. Keeps where the error was created.
+    package init(_ error: SocketError) {
+        let code: Code = error.code == .bindFailed ? .bindFailed : .connectFailed
+        self.init(code, reason: error.reason, file: error.file, line: error.line)
+    }
+
+    /// A TLS failure in the HTTP/2 layer's terms (`tlsHandshakeFailed`, `certificateVerifyFailed`, `tlsConfiguration`,
+    /// …); input the session refused is a `protocolError`. Keeps where the error was created.
+    package init(_ error: TLSError) {
+        let code: Code
+        switch error.code {
+        case .connectFailed: code = .connectFailed
+        case .handshakeFailed: code = .tlsHandshakeFailed
+        case .certificateVerifyFailed: code = .certificateVerifyFailed
+        case .hostnameMismatch: code = .hostnameMismatch
+        case .alpnMismatch: code = .alpnMismatch
+        case .configuration: code = .tlsConfiguration
+        case .inputRejected: code = .protocolError
+        case .shutdown: code = .shutdown
+        default: code = .connectionClosed
+        }
+        self.init(code, reason: error.reason, file: error.file, line: error.line)
+    }
 }

@@ -1,3 +1,5 @@
+public import Runtime
+
 /// One request of ``HTTP2ClientConnection/submit(batch:)``: the request, when to give up, and its completion. A struct
 /// rather than a tuple: a closure inside a tuple array is stored in the generic (maximally abstract) form, so putting
 /// it in and taking it out cost a reabstraction thunk (an allocation and an extra call) each.

@@ -3,6 +3,8 @@ internal import CNGHTTP2
 import Synchronization
 public import Telemetry
 public import HTTP2
+public import Runtime
+public import TLS
 
 /// An HTTP/2-over-TLS server: accepts on one loop, spreads connections over the group's loops round-robin, and
 /// hands each complete request to `handler` on the connection's loop thread. The handler answers through the
@@ -41,8 +43,13 @@ public final class HTTP2Server: Sendable {
         self.group = group
         self.handler = handler
         self.logger = logger
-        let (fd, port) = try Socket.listen(host: configuration.host, port: configuration.port,
+        let fd: Int32, port: Int
+        do throws(SocketError) {
+            (fd, port) = try Socket.listen(host: configuration.host, port: configuration.port,
                                            backlog: configuration.backlog)
+        } catch {
+            throw HTTP2Error(error)
+        }
         self.port = port
         listener = Listener(fd: fd, loop: group.loops[0])
         listener.start { [weak self] client in
@@ -142,7 +149,7 @@ final class Listener: EventLoopHandler, Sendable {
     /// Starts accepting on the loop; `accept` gets each new non-blocking client descriptor on the loop thread.
     func start(accept: @escaping Accept) {
         loop.execute { [self] in
-            let registered = loop.register(fd: fd, handler: self, events: EPOLLIN.rawValue)
+            let registered = loop.register(fd: fd, handler: self, events: EventLoop.readableEvents)
             state.withLock { state in
                 state.accept = accept
                 state.isOpen = registered

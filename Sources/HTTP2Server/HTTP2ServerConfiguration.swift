@@ -1,4 +1,3 @@
-public import HTTP2
 /// Settings of an `HTTP2Server`.
 public struct HTTP2ServerConfiguration: Sendable {
     /// Address to bind.

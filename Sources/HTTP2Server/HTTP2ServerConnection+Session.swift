@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
-public import HTTP2
+internal import HTTP2
+package import TLS
 
 extension HTTP2ServerConnection: TLSTransportDelegate {
     package func transportDidBecomeActive() {
@@ -22,7 +23,7 @@ extension HTTP2ServerConnection: TLSTransportDelegate {
         let rc = nghttp2_session_server_new3(&newSession, callbacks, Unmanaged.passUnretained(self).toOpaque(), option,
                                              &mem)
         guard rc == 0, let newSession else {
-            transport?.close(error: HTTP2Error(.protocolError, reason: nghttp2ErrorText(Int(rc))))
+            transport?.close(error: TLSError(.connectionClosed, reason: nghttp2ErrorText(Int(rc))))
             return
         }
         session = newSession
@@ -62,7 +63,7 @@ extension HTTP2ServerConnection: TLSTransportDelegate {
         return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
     }
 
-    package func transportDidClose(error: HTTP2Error) {
+    package func transportDidClose(error: TLSError) {
         guard !closed else { return }
         streams.removeAll()
         spareStreams.removeAll()

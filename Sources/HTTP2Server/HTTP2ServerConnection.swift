@@ -2,7 +2,9 @@
 internal import CNGHTTP2
 public import Crypto
 import Synchronization
-public import HTTP2
+internal import HTTP2
+public import Runtime
+internal import TLS
 
 /// One accepted HTTP/2-over-TLS connection of an `HTTP2Server`, confined to one `EventLoop`.
 ///
@@ -107,7 +109,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
 
     /// Closes the TCP connection at once (RST, no GOAWAY, no TLS close_notify).
     public func drop() {
-        loop.execute { self.transport?.close(error: HTTP2Error(.connectionClosed, reason: "dropped"), abrupt: true) }
+        loop.execute { self.transport?.close(error: TLSError(.connectionClosed, reason: "dropped"), abrupt: true) }
     }
 
     func submitGoAway(lastStreamID: Int32?, errorCode: UInt32, debugData: String) {

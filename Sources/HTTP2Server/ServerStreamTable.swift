@@ -1,4 +1,3 @@
-public import HTTP2
 /// A server connection's open streams by id: a direct-mapped power-of-two array indexed by `id >> 1`, with a
 /// dictionary for the rare stream whose slot is taken. Clients number their streams 1, 3, 5, …, so the open ones
 /// fall into distinct consecutive slots and an operation is an index and a comparison, without hashing (a

@@ -1,3 +1,4 @@
+@testable import Runtime
 @testable import HTTP2
 import Testing
 

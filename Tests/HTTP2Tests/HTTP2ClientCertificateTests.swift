@@ -1,5 +1,7 @@
 import Foundation
 @testable import Crypto
+@testable import Runtime
+@testable import TLS
 @testable import HTTP2
 @testable import HTTP2Server
 import Synchronization
@@ -54,9 +56,12 @@ final class HTTP2ClientCertificateTests {
         _ port: Int, identity: (certificatePath: String, privateKeyPath: String)?, group: EventLoopGroup
     ) async -> Result<HTTP2Response, HTTP2Error> {
         do throws(HTTP2Error) {
-            let tls = try TLSContext(client: TLSClientConfiguration(
-                caFile: certificates.certificateFile, certificateFile: identity?.certificatePath,
-                privateKeyFile: identity?.privateKeyPath))
+            let tls: TLSContext
+            do throws(TLSError) {
+                tls = try TLSContext(client: TLSClientConfiguration(
+                    caFile: certificates.certificateFile, certificateFile: identity?.certificatePath,
+                    privateKeyFile: identity?.privateKeyPath))
+            } catch { throw HTTP2Error(error) }
             var configuration = HTTP2ClientConfiguration()
             configuration.connectTimeout = .seconds(5)
             let connection = try await HTTP2ClientConnection.connect(

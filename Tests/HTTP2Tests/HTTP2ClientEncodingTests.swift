@@ -1,4 +1,5 @@
 import Foundation
+@testable import Runtime
 @testable import HTTP2
 @testable import HTTP2Server
 import Testing

@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 import TestSupport
+@testable import Runtime
+@testable import TLS
 @testable import HTTP2
 @testable import HTTP2Server
 import Testing

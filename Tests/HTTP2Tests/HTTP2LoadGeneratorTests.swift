@@ -1,4 +1,6 @@
 import BenchSupport
+@testable import Runtime
+@testable import TLS
 @testable import HTTP2
 @testable import HTTP2Server
 import Synchronization

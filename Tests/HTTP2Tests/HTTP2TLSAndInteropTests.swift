@@ -1,5 +1,7 @@
 import Foundation
 import TestSupport
+@testable import Runtime
+@testable import TLS
 @testable import HTTP2
 @testable import HTTP2Server
 import Testing

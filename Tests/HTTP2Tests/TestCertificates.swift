@@ -1,6 +1,7 @@
 import Synchronization
 import Foundation
 import TestSupport
+@testable import TLS
 @testable import HTTP2
 @testable import HTTP2Server
 

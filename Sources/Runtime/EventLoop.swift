@@ -1,5 +1,4 @@
 @preconcurrency import Glibc
-internal import CNGHTTP2
 internal import CLinuxScheduler
 import Synchronization
 import Telemetry
@@ -46,15 +45,15 @@ public final class EventLoop: @unchecked Sendable {
     /// The time slice the loop's thread asks the kernel for when it starts; nil keeps the kernel's default.
     private let timeSlice: Duration?
 
-    init(index: Int, timeSlice: Duration?) throws(HTTP2Error) {
+    init(index: Int, timeSlice: Duration?) throws(SocketError) {
         self.index = index
         self.timeSlice = timeSlice
-        epollFD = epoll_create1(CNGHTTP2_EPOLL_CLOEXEC())
-        if epollFD < 0 { throw HTTP2Error(.connectFailed, reason: "epoll_create1: \(errnoText())") }
-        wakeFD = eventfd(0, CNGHTTP2_EFD_NONBLOCK() | CNGHTTP2_EFD_CLOEXEC())
+        epollFD = epoll_create1(callpush_epoll_cloexec())
+        if epollFD < 0 { throw SocketError(.eventLoopFailed, reason: "epoll_create1: \(errnoText())") }
+        wakeFD = eventfd(0, callpush_efd_nonblock() | callpush_efd_cloexec())
         if wakeFD < 0 {
             close(epollFD)
-            throw HTTP2Error(.connectFailed, reason: "eventfd: \(errnoText())")
+            throw SocketError(.eventLoopFailed, reason: "eventfd: \(errnoText())")
         }
         var event = epoll_event()
         event.events = EPOLLIN.rawValue
@@ -115,7 +114,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Like `execute` but for closures that are not `Sendable`; the caller must already be on the loop thread.
-    func executeLocal(_ task: @escaping () -> Void) {
+    package func executeLocal(_ task: @escaping () -> Void) {
         localTasks.append(task)
     }
 
@@ -128,6 +127,10 @@ public final class EventLoop: @unchecked Sendable {
 
     // MARK: - Registration (loop thread only)
 
+    /// The epoll bits for "readable" and "writable", for ``register(fd:handler:events:)`` and ``modify(fd:events:)``.
+    package static let readableEvents: UInt32 = EPOLLIN.rawValue
+    package static let writableEvents: UInt32 = EPOLLOUT.rawValue
+
     package func register(fd: Int32, handler: any EventLoopHandler, events: UInt32) -> Bool {
         var event = epoll_event()
         event.events = events
@@ -137,7 +140,7 @@ public final class EventLoop: @unchecked Sendable {
         return true
     }
 
-    func modify(fd: Int32, events: UInt32) {
+    package func modify(fd: Int32, events: UInt32) {
         var event = epoll_event()
         event.events = events
         event.data.fd = fd
@@ -151,7 +154,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Asks for `handler.flush()` at the end of this turn. The caller keeps its own "already scheduled" flag.
-    func scheduleFlush(_ handler: any EventLoopHandler) {
+    package func scheduleFlush(_ handler: any EventLoopHandler) {
         flushList.append(handler)
     }
 
@@ -346,6 +349,6 @@ struct TimerHeap {
     }
 }
 
-func errnoText(_ code: Int32 = errno) -> String {
+package func errnoText(_ code: Int32 = errno) -> String {
     String(cString: strerror(code))
 }

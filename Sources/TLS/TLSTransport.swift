@@ -1,9 +1,9 @@
 package import Crypto
 @preconcurrency import Glibc
-internal import CNGHTTP2
 internal import COpenSSL
+package import Runtime
 
-/// What a `TLSTransport` reports to the HTTP/2 layer. Called on the loop thread.
+/// What a `TLSTransport` reports to the protocol above it (the HTTP/2 client and server). Called on the loop thread.
 package protocol TLSTransportDelegate: AnyObject {
     /// TCP + TLS are up and ALPN was checked.
     func transportDidBecomeActive()
@@ -14,7 +14,7 @@ package protocol TLSTransportDelegate: AnyObject {
     /// After a flush: return true when the session has nothing left to do and the transport should close.
     func transportShouldClose() -> Bool
     /// The transport closed; `error` says why. Called exactly once.
-    func transportDidClose(error: HTTP2Error)
+    func transportDidClose(error: TLSError)
 }
 
 /// One TCP socket with OpenSSL on top (`SSL_set_fd`, non-blocking), driven by an `EventLoop`.
@@ -59,11 +59,11 @@ package final class TLSTransport: EventLoopHandler {
     /// (docs/performance.md, "Latency").
     static let readBudget = 64 * 1024
 
-    private static let eventIn = EPOLLIN.rawValue
-    private static let eventOut = EPOLLOUT.rawValue
+    private static let eventIn = EventLoop.readableEvents
+    private static let eventOut = EventLoop.writableEvents
 
     /// Client transport: `fd` is connecting (non-blocking connect started).
-    init(loop: EventLoop, connectingFD fd: Int32, context: TLSContext, host: String) throws(HTTP2Error) {
+    package init(loop: EventLoop, connectingFD fd: Int32, context: TLSContext, host: String) throws(TLSError) {
         self.loop = loop
         self.fd = fd
         self.isClient = true
@@ -86,17 +86,17 @@ package final class TLSTransport: EventLoopHandler {
     }
 
     /// A new SSL object on `fd`, or the OpenSSL error.
-    private static func makeSSL(_ context: TLSContext, fd: Int32) throws(HTTP2Error) -> OpaquePointer {
+    private static func makeSSL(_ context: TLSContext, fd: Int32) throws(TLSError) -> OpaquePointer {
         OpenSSLErrorStack.clear()
         guard let ssl = SSL_new(context.context) else {
-            throw HTTP2Error(.tlsConfiguration, reason: "SSL_new: \(OpenSSLErrorStack.drainedDescription())")
+            throw TLSError(.configuration, reason: "SSL_new: \(OpenSSLErrorStack.drainedDescription())")
         }
         SSL_set_fd(ssl, fd)
         return ssl
     }
 
     /// Server transport: `fd` is an accepted socket.
-    package init(loop: EventLoop, acceptedFD fd: Int32, context: TLSContext) throws(HTTP2Error) {
+    package init(loop: EventLoop, acceptedFD fd: Int32, context: TLSContext) throws(TLSError) {
         self.loop = loop
         self.fd = fd
         self.isClient = false
@@ -120,7 +120,7 @@ package final class TLSTransport: EventLoopHandler {
         let events = state == .connecting ? Self.eventOut : Self.eventIn
         interest = events
         if !loop.register(fd: fd, handler: self, events: events) {
-            close(error: HTTP2Error(.connectFailed, reason: "epoll_ctl: \(errnoText())"))
+            close(error: TLSError(.connectFailed, reason: "epoll_ctl: \(errnoText())"))
             return
         }
         if state == .handshaking { handshake() }
@@ -140,7 +140,7 @@ package final class TLSTransport: EventLoopHandler {
         case .connecting:
             let error = Socket.pendingError(fd)
             if error != 0 {
-                close(error: HTTP2Error(.connectFailed, reason: "connect: \(errnoText(error))"))
+                close(error: TLSError(.connectFailed, reason: "connect: \(errnoText(error))"))
                 return
             }
             state = .handshaking
@@ -163,12 +163,12 @@ package final class TLSTransport: EventLoopHandler {
         delegate.transportProduceOutput(into: &outBuffer)
         writePending()
         if state == .active && outOffset >= outBuffer.count && delegate.transportShouldClose() {
-            finish(error: HTTP2Error(.connectionClosed, reason: "session finished"))
+            finish(error: TLSError(.connectionClosed, reason: "session finished"))
         }
     }
 
     package func loopWillShutdown() {
-        close(error: HTTP2Error(.shutdown, reason: "event loop shut down"))
+        close(error: TLSError(.shutdown, reason: "event loop shut down"))
     }
 
     /// Asks for a flush at the end of this loop turn.
@@ -192,7 +192,7 @@ package final class TLSTransport: EventLoopHandler {
                 SSL_get0_alpn_selected(ssl, &data, &length)
                 let selected = data.map { String(decoding: UnsafeBufferPointer(start: $0, count: Int(length)), as: UTF8.self) }
                 if requireH2 && selected != "h2" {
-                    close(error: HTTP2Error(.alpnMismatch, reason: "server selected ALPN \(selected ?? "none"), need h2"))
+                    close(error: TLSError(.alpnMismatch, reason: "server selected ALPN \(selected ?? "none"), need h2"))
                     return
                 }
             } else if requestsClientCertificate {
@@ -217,13 +217,13 @@ package final class TLSTransport: EventLoopHandler {
             let verify = SSL_get_verify_result(ssl)
             if isClient && verify != X509_V_OK {
                 let text = String(cString: X509_verify_cert_error_string(verify))
-                let code: HTTP2Error.Code =
+                let code: TLSError.Code =
                     verify == X509_V_ERR_HOSTNAME_MISMATCH || verify == X509_V_ERR_IP_ADDRESS_MISMATCH
                     ? .hostnameMismatch : .certificateVerifyFailed
-                close(error: HTTP2Error(code, reason: "\(text) (\(stack))"))
+                close(error: TLSError(code, reason: "\(text) (\(stack))"))
             } else {
                 let detail = error == SSL_ERROR_SYSCALL ? "syscall: \(errnoText()); " : ""
-                close(error: HTTP2Error(.tlsHandshakeFailed, reason: detail + stack))
+                close(error: TLSError(.handshakeFailed, reason: detail + stack))
             }
         }
     }
@@ -248,7 +248,7 @@ package final class TLSTransport: EventLoopHandler {
             if count > 0 {
                 let bytes = UnsafeRawBufferPointer(start: readBuffer, count: Int(count))
                 guard let delegate, delegate.transportDidRead(bytes) else {
-                    close(error: HTTP2Error(.protocolError, reason: "session rejected input"))
+                    close(error: TLSError(.inputRejected, reason: "session rejected input"))
                     return
                 }
                 budget -= Int(count)
@@ -266,14 +266,14 @@ package final class TLSTransport: EventLoopHandler {
                 setInterest(Self.eventIn | Self.eventOut)
                 return
             case SSL_ERROR_ZERO_RETURN:
-                close(error: HTTP2Error(.connectionClosed, reason: "peer closed TLS"))
+                close(error: TLSError(.connectionClosed, reason: "peer closed TLS"))
                 return
             case SSL_ERROR_SYSCALL:
                 let text = count == 0 || errno == 0 ? "peer closed TCP" : errnoText()
-                close(error: HTTP2Error(.connectionClosed, reason: text))
+                close(error: TLSError(.connectionClosed, reason: text))
                 return
             default:
-                close(error: HTTP2Error(.connectionClosed, reason: OpenSSLErrorStack.drainedDescription()))
+                close(error: TLSError(.connectionClosed, reason: OpenSSLErrorStack.drainedDescription()))
                 return
             }
         }
@@ -298,7 +298,7 @@ package final class TLSTransport: EventLoopHandler {
                 return
             }
             let text = error == SSL_ERROR_SYSCALL ? errnoText() : OpenSSLErrorStack.drainedDescription()
-            close(error: HTTP2Error(.connectionClosed, reason: "write: \(text)"))
+            close(error: TLSError(.connectionClosed, reason: "write: \(text)"))
             return
         }
         if outOffset >= outBuffer.count {
@@ -312,7 +312,7 @@ package final class TLSTransport: EventLoopHandler {
 
     /// Ends a session that has nothing more to say: close_notify, shut down our write side, then linger reading
     /// until the peer closes (or ``lingerTimeout``), and only then close the socket.
-    private func finish(error: HTTP2Error) {
+    private func finish(error: TLSError) {
         guard state == .active, let ssl else {
             close(error: error)
             return
@@ -337,12 +337,12 @@ package final class TLSTransport: EventLoopHandler {
             if count > 0 { continue }
             if count < 0 && errno == EINTR { continue }
             if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return }
-            close(error: HTTP2Error(.connectionClosed, reason: "session finished"))
+            close(error: TLSError(.connectionClosed, reason: "session finished"))
         }
     }
 
     /// Closes now: best-effort TLS close_notify unless `abrupt`, then the socket. Idempotent.
-    package func close(error: HTTP2Error, abrupt: Bool = false) {
+    package func close(error: TLSError, abrupt: Bool = false) {
         guard state != .closed else { return }
         let wasLingering = state == .lingering
         state = .closed

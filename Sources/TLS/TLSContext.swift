@@ -23,14 +23,14 @@ public final class TLSContext: @unchecked Sendable {
     let serverName: String?
 
     /// Loads a client context: TLS 1.2+, ALPN `h2`, trust store, optional client certificate.
-    /// - Throws: `HTTP2Error.Code.tlsConfiguration` with the OpenSSL error stack.
-    public init(client configuration: TLSClientConfiguration) throws(HTTP2Error) {
+    /// - Throws: `TLSError` (`configuration`) with the OpenSSL error stack.
+    public init(client configuration: TLSClientConfiguration) throws(TLSError) {
         role = .client
         serverProtocols = []
         verifyPeer = configuration.verifyPeer
         serverName = configuration.serverName
         guard let context = SSL_CTX_new(TLS_client_method()) else {
-            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_new: \(OpenSSLErrorStack.drainedDescription())")
+            throw TLSError(.configuration, reason: "SSL_CTX_new: \(OpenSSLErrorStack.drainedDescription())")
         }
         self.context = context
         try Self.applyCommon(context)
@@ -42,7 +42,7 @@ public final class TLSContext: @unchecked Sendable {
         if let caFile = configuration.caFile {
             if SSL_CTX_load_verify_locations(context, caFile, nil) != 1 { throw Self.caFileError(caFile) }
         } else if SSL_CTX_set_default_verify_paths(context) != 1 {
-            throw HTTP2Error(.tlsConfiguration, reason: "system trust store: \(OpenSSLErrorStack.drainedDescription())")
+            throw TLSError(.configuration, reason: "system trust store: \(OpenSSLErrorStack.drainedDescription())")
         }
         if let certificateFile = configuration.certificateFile {
             try Self.loadCertificate(context, certificateFile, configuration.privateKeyFile ?? certificateFile)
@@ -51,29 +51,29 @@ public final class TLSContext: @unchecked Sendable {
         }
         let alpn: [UInt8] = [2, UInt8(ascii: "h"), UInt8(ascii: "2")]
         if SSL_CTX_set_alpn_protos(context, alpn, UInt32(alpn.count)) != 0 {  // 0 is success here
-            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_set_alpn_protos: \(OpenSSLErrorStack.drainedDescription())")
+            throw TLSError(.configuration, reason: "SSL_CTX_set_alpn_protos: \(OpenSSLErrorStack.drainedDescription())")
         }
     }
 
     /// Why `path` could not serve as a CA file, in words an operator can act on (OpenSSL's queue appended).
-    private static func caFileError(_ path: String) -> HTTP2Error {
+    private static func caFileError(_ path: String) -> TLSError {
         let openSSL = OpenSSLErrorStack.drainedDescription()
         let problem = access(path, R_OK) == 0
             ? "holds no PEM certificate; give the PEM certificate of the CA that signed the server's"
             : "cannot be read (\(String(cString: strerror(errno))))"
-        return HTTP2Error(.tlsConfiguration, reason: "CA file \(path) \(problem) [openssl: \(openSSL)]")
+        return TLSError(.configuration, reason: "CA file \(path) \(problem) [openssl: \(openSSL)]")
     }
 
     /// Loads a server context: certificate + key, TLS 1.2+, ALPN selection from `alpnProtocols`, and with a client
     /// CA file, client certificates requested and verified (required, or optional).
-    /// - Throws: `HTTP2Error.Code.tlsConfiguration` with the OpenSSL error stack.
-    public init(server configuration: TLSServerConfiguration) throws(HTTP2Error) {
+    /// - Throws: `TLSError` (`configuration`) with the OpenSSL error stack.
+    public init(server configuration: TLSServerConfiguration) throws(TLSError) {
         role = .server
         verifyPeer = configuration.clientCAFile != nil
         serverName = nil
         serverProtocols = configuration.alpnProtocols.map { Array($0.utf8) }
         guard let context = SSL_CTX_new(TLS_server_method()) else {
-            throw HTTP2Error(.tlsConfiguration, reason: "SSL_CTX_new: \(OpenSSLErrorStack.drainedDescription())")
+            throw TLSError(.configuration, reason: "SSL_CTX_new: \(OpenSSLErrorStack.drainedDescription())")
         }
         self.context = context
         try Self.applyCommon(context)
@@ -88,7 +88,7 @@ public final class TLSContext: @unchecked Sendable {
             // a session that may carry a verified client certificate without a session id context.
             let sessionContext = Array("callpush".utf8)
             if SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count)) != 1 {
-                throw HTTP2Error(.tlsConfiguration, reason: "session id context: \(OpenSSLErrorStack.drainedDescription())")
+                throw TLSError(.configuration, reason: "session id context: \(OpenSSLErrorStack.drainedDescription())")
             }
         }
         SSL_CTX_set_alpn_select_cb(context, tlsALPNSelectCallback, Unmanaged.passUnretained(self).toOpaque())
@@ -98,9 +98,9 @@ public final class TLSContext: @unchecked Sendable {
         SSL_CTX_free(context)
     }
 
-    private static func applyCommon(_ context: OpaquePointer) throws(HTTP2Error) {
+    private static func applyCommon(_ context: OpaquePointer) throws(TLSError) {
         if COpenSSL_SSL_CTX_set_min_proto_version(context, COpenSSL_TLS1_2_VERSION()) != 1 {
-            throw HTTP2Error(.tlsConfiguration, reason: "min protocol version: \(OpenSSLErrorStack.drainedDescription())")
+            throw TLSError(.configuration, reason: "min protocol version: \(OpenSSLErrorStack.drainedDescription())")
         }
         SSL_CTX_set_options(context, COpenSSL_SSL_OP_NO_COMPRESSION() | COpenSSL_SSL_OP_NO_RENEGOTIATION())
         _ = COpenSSL_SSL_CTX_set_mode(
@@ -110,16 +110,16 @@ public final class TLSContext: @unchecked Sendable {
     }
 
     private static func loadCertificate(_ context: OpaquePointer, _ certificate: String, _ key: String)
-        throws(HTTP2Error)
+        throws(TLSError)
     {
         if SSL_CTX_use_certificate_chain_file(context, certificate) != 1 {
-            throw HTTP2Error(.tlsConfiguration, reason: "certificate \(certificate): \(OpenSSLErrorStack.drainedDescription())")
+            throw TLSError(.configuration, reason: "certificate \(certificate): \(OpenSSLErrorStack.drainedDescription())")
         }
         if SSL_CTX_use_PrivateKey_file(context, key, SSL_FILETYPE_PEM) != 1 {
-            throw HTTP2Error(.tlsConfiguration, reason: "private key \(key): \(OpenSSLErrorStack.drainedDescription())")
+            throw TLSError(.configuration, reason: "private key \(key): \(OpenSSLErrorStack.drainedDescription())")
         }
         if SSL_CTX_check_private_key(context) != 1 {
-            throw HTTP2Error(.tlsConfiguration, reason: "key does not match certificate: \(OpenSSLErrorStack.drainedDescription())")
+            throw TLSError(.configuration, reason: "key does not match certificate: \(OpenSSLErrorStack.drainedDescription())")
         }
     }
 }
@@ -127,10 +127,10 @@ public final class TLSContext: @unchecked Sendable {
 extension TLSContext {
     /// Uses a certificate chain (the certificate first) and its key given as PEM text, never written to a file.
     fileprivate static func loadIdentity(_ context: OpaquePointer, certificateChain: String, privateKey: String)
-        throws(HTTP2Error)
+        throws(TLSError)
     {
-        func failure(_ what: String) -> HTTP2Error {
-            HTTP2Error(.tlsConfiguration, reason: "client \(what): \(OpenSSLErrorStack.drainedDescription())")
+        func failure(_ what: String) -> TLSError {
+            TLSError(.configuration, reason: "client \(what): \(OpenSSLErrorStack.drainedDescription())")
         }
         let chain = Array(certificateChain.utf8)
         guard let certificates = chain.withUnsafeBytes({ BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }) else {

@@ -14,7 +14,7 @@ public struct TLSServerConfiguration: Sendable {
     /// With ``clientCAFile``: a client certificate is requested and, when the client presents one, it must verify
     /// against the CA or the handshake fails; a client that presents none still connects (it authenticates some
     /// other way, e.g. with an APNs provider token). `SSL_VERIFY_PEER` without `SSL_VERIFY_FAIL_IF_NO_PEER_CERT`.
-    /// The certificate a connection presented is ``HTTP2ServerConnection/clientCertificate``.
+    /// The certificate a connection presented is ``TLSTransport/verifiedClientCertificate``.
     /// Ignored without ``clientCAFile`` (no certificate is requested).
     /// Default: `false` (with ``clientCAFile``, every client must present a certificate).
     public var clientCertificateOptional = false

@@ -1,5 +1,5 @@
 @preconcurrency import Glibc
-internal import CNGHTTP2
+internal import CLinuxScheduler
 
 /// A resolved socket address (IPv4 or IPv6).
 package struct SocketAddress: CustomStringConvertible, Sendable {
@@ -33,21 +33,21 @@ package struct SocketAddress: CustomStringConvertible, Sendable {
 /// Thin helpers over BSD sockets; every descriptor they return is non-blocking and close-on-exec.
 package enum Socket {
     /// Resolves `host` (a name or an IP literal) with `getaddrinfo`, preferring IPv4 (for listening). Blocking.
-    static func resolve(host: String, port: Int) throws(HTTP2Error) -> SocketAddress {
+    static func resolve(host: String, port: Int) throws(SocketError) -> SocketAddress {
         let addresses = try resolveAll(host: host, port: port)
         return addresses.first { $0.family == AF_INET } ?? addresses[0]
     }
 
     /// Every address `host` (a name or an IPv4/IPv6 literal) resolves to with `getaddrinfo`, IPv4 and IPv6, in the
     /// resolver's order (RFC 6724), without duplicates; never empty. Blocking.
-    static func resolveAll(host: String, port: Int) throws(HTTP2Error) -> [SocketAddress] {
+    package static func resolveAll(host: String, port: Int) throws(SocketError) -> [SocketAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var result: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &result)
         guard status == 0, let first = result else {
-            throw HTTP2Error(.connectFailed, reason: "getaddrinfo \(host): \(String(cString: gai_strerror(status)))")
+            throw SocketError(.connectFailed, reason: "getaddrinfo \(host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(result) }
         var addresses: [SocketAddress] = []
@@ -65,16 +65,16 @@ package enum Socket {
             if seen.insert(address.description).inserted { addresses.append(address) }
         }
         guard !addresses.isEmpty else {
-            throw HTTP2Error(.connectFailed, reason: "getaddrinfo \(host): no IPv4 or IPv6 address")
+            throw SocketError(.connectFailed, reason: "getaddrinfo \(host): no IPv4 or IPv6 address")
         }
         return addresses
     }
 
     /// Starts a non-blocking connect. Returns the descriptor; completion is signalled by writability.
-    static func connect(to address: SocketAddress) throws(HTTP2Error) -> Int32 {
+    package static func connect(to address: SocketAddress) throws(SocketError) -> Int32 {
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
             | Int32(SOCK_CLOEXEC.rawValue), 0)
-        if fd < 0 { throw HTTP2Error(.connectFailed, reason: "socket: \(errnoText())") }
+        if fd < 0 { throw SocketError(.connectFailed, reason: "socket: \(errnoText())") }
         setNoDelay(fd)
         var address = address
         let result = withUnsafePointer(to: &address.storage) { pointer in
@@ -83,13 +83,13 @@ package enum Socket {
         if result != 0 && errno != EINPROGRESS {
             let text = errnoText()
             close(fd)
-            throw HTTP2Error(.connectFailed, reason: "connect: \(text)")
+            throw SocketError(.connectFailed, reason: "connect: \(text)")
         }
         return fd
     }
 
     /// The pending error of a socket after a non-blocking connect (0 when connected).
-    static func pendingError(_ fd: Int32) -> Int32 {
+    package static func pendingError(_ fd: Int32) -> Int32 {
         var value: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         if getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length) != 0 { return errno }
@@ -102,18 +102,18 @@ package enum Socket {
     }
 
     /// Makes the next `close` send a TCP RST instead of a FIN (abrupt drop).
-    static func setLingerZero(_ fd: Int32) {
+    package static func setLingerZero(_ fd: Int32) {
         var value = linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &value, socklen_t(MemoryLayout<linger>.size))
     }
 
     /// Binds and listens; returns the descriptor and the bound port (useful with port 0).
-    package static func listen(host: String, port: Int, backlog: Int32) throws(HTTP2Error) -> (fd: Int32, port: Int) {
+    package static func listen(host: String, port: Int, backlog: Int32) throws(SocketError) -> (fd: Int32, port: Int) {
         let address: SocketAddress
-        do { address = try resolve(host: host, port: port) } catch { throw HTTP2Error(.bindFailed, reason: error.reason) }
+        do { address = try resolve(host: host, port: port) } catch { throw SocketError(.bindFailed, reason: error.reason) }
         let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
             | Int32(SOCK_CLOEXEC.rawValue), 0)
-        if fd < 0 { throw HTTP2Error(.bindFailed, reason: "socket: \(errnoText())") }
+        if fd < 0 { throw SocketError(.bindFailed, reason: "socket: \(errnoText())") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var bindAddress = address
@@ -123,7 +123,7 @@ package enum Socket {
         if bound != 0 || Glibc.listen(fd, backlog) != 0 {
             let text = errnoText()
             close(fd)
-            throw HTTP2Error(.bindFailed, reason: "bind/listen \(host):\(port): \(text)")
+            throw SocketError(.bindFailed, reason: "bind/listen \(host):\(port): \(text)")
         }
         var local = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -144,7 +144,7 @@ package enum Socket {
     }
 
     /// True when `host` is an IPv4 or IPv6 literal.
-    static func isIPAddress(_ host: String) -> Bool {
+    package static func isIPAddress(_ host: String) -> Bool {
         var v4 = in_addr()
         var v6 = in6_addr()
         return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1

@@ -23,11 +23,11 @@ public final class EventLoopGroup: Sendable {
     ///     waited behind the consumer thread and librdkafka's threads that were mid-slice. nil keeps the kernel's
     ///     default.
     ///     Default: ``defaultTimeSlice``.
-    /// - Throws: `HTTP2Error` if epoll or eventfd cannot be created.
+    /// - Throws: `SocketError` (`eventLoopFailed`) if epoll or eventfd cannot be created.
     ///
     /// - Important: ignores `SIGPIPE` process-wide (OpenSSL writes to sockets with `write(2)`, and a peer that
     ///   closed would otherwise kill the process).
-    public init(numberOfThreads: Int = 1, timeSlice: Duration? = EventLoopGroup.defaultTimeSlice) throws(HTTP2Error) {
+    public init(numberOfThreads: Int = 1, timeSlice: Duration? = EventLoopGroup.defaultTimeSlice) throws(SocketError) {
         signal(SIGPIPE, SIG_IGN)
         var loops: [EventLoop] = []
         for index in 0..<max(1, numberOfThreads) {
