@@ -91,7 +91,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkerTests",
-            dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Telemetry", "TestSupport"],
+            dependencies: ["Worker", "EmbeddedPipeline", "Kafka", "APNs", "APNsMock", "Runtime", "Telemetry", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "CLITests", dependencies: ["callpush", "Benchmarks", "TestSupport"], swiftSettings: swiftSettings),

@@ -80,6 +80,9 @@ public final class APNsAppRouter: Sendable {
     public let metrics: APNsAppRouterMetrics
     private let registry: MetricsRegistry
     private let group: EventLoopGroup
+
+    /// The clients' event loops, for the delayed work of the layers above (the worker's timers).
+    public var timers: any JobScheduler { group }
     private let logger: Logger
     private let table = Mutex(Table())
     private let isShutdown = Atomic<Bool>(false)

@@ -29,6 +29,9 @@ public final class APNsClient: Sendable {
     private let sandboxPool: APNsConnectionPool?
     private let isShutdown = Atomic<Bool>(false)
 
+    /// The client's event loops, for the delayed work of the layers above (the worker's timers).
+    public var timers: any JobScheduler { group }
+
     /// - Parameters:
     ///   - configuration: endpoints, credentials, pool size, timers.
     ///   - metrics: registry for the `callpush_apns_*` series. Default: a private registry.

@@ -80,7 +80,7 @@ public final class EmbeddedPipeline: Sendable {
         configuration.consumer.clientID = "callpush-embedded-\(index)"
         configuration.producer.clientID = "callpush-embedded-\(index)"
         let worker = try WorkerService(
-            configuration: configuration, sender: client, registry: registry, readiness: readiness, logger: logger
+            configuration: configuration, sender: client, timers: client.timers, registry: registry, readiness: readiness, logger: logger
         )
         try worker.start()
         workers.withLock { $0.append(worker) }

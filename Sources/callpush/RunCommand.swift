@@ -72,7 +72,7 @@ struct RunCommand: Command {
             // Handshakes now, while the group is joined: not on the first call's path.
             made.connect(resolved.connectAtStart)
             worker = try WorkerService(
-                configuration: resolved.worker, sender: made, registry: registry, readiness: readiness, logger: logger,
+                configuration: resolved.worker, sender: made, timers: made.timers, registry: registry, readiness: readiness, logger: logger,
                 onFatalError: { _ in signals.stop(.fatalError) }
             )
             try worker.start()

@@ -165,7 +165,7 @@ final class Outcomes: Sendable {
         var configuration = DispatcherConfiguration()
         configuration.produceRetryInitial = .milliseconds(10)
         configure(&configuration)
-        return Dispatcher(configuration: configuration, sender: sender, producer: producer, scanner: scanner,
+        return Dispatcher(configuration: configuration, sender: sender, producer: producer, timers: clock, scanner: scanner,
                           metrics: WorkerMetrics(registry: registry), clock: clock, monotonic: clock)
     }
 
@@ -373,7 +373,7 @@ final class Outcomes: Sendable {
 
     /// A backlog whose partition delivers nothing for the read-ahead's timeout lets its held calls go, counted in
     /// `callpush_read_ahead_released_early_total{reason="timeout"}`.
-    @Test func aReadAheadCutShortByItsTimeoutIsCounted() async {
+    @Test func aReadAheadCutShortByItsTimeoutIsCounted() {
         let outcomes = Outcomes()
         let registry = MetricsRegistry()
         let dispatcher = dispatcher(ScriptedSender(), RecordingProducer(), registry: registry) { $0.readAhead.timeout = .milliseconds(50) }
@@ -382,9 +382,10 @@ final class Outcomes: Sendable {
         event.highWatermarkAtAssignment = 100
         dispatcher.handle(event, done: outcomes.callback("c-1"))
         #expect(outcomes["c-1"].isEmpty)
-        clock.advance(by: .milliseconds(50))  // the partition delivers nothing for the timeout
-        let released = await Eventually.waitUntil(timeout: .seconds(5)) { outcomes["c-1"] == [.delivered] }
-        #expect(released)
+        clock.advance(by: .milliseconds(49))
+        #expect(outcomes["c-1"].isEmpty)
+        clock.advance(by: .milliseconds(1))  // the partition delivered nothing for the timeout
+        #expect(outcomes["c-1"] == [.delivered])
         #expect(ExpositionSeries.value("callpush_read_ahead_released_early_total{reason=\"timeout\"}", in: registry.exposition()) == 1)
     }
 
@@ -588,28 +589,33 @@ final class Outcomes: Sendable {
         #expect(registry.exposition().contains("callpush_token_invalidations_total{reason=\"Unregistered\"} 1\n"))
     }
 
-    @Test func outcomeWaitsForTheProduceToSucceed() async throws {
+    /// A failed produce is tried again after 10, 20, 40 ms (doubling from `produceRetryInitial`); the outcome waits.
+    @Test func outcomeWaitsForTheProduceToSucceed() {
         let producer = RecordingProducer(failures: 3)
         let registry = MetricsRegistry()
         let outcomes = Outcomes()
         dispatcher(ScriptedSender { _ in .unavailable }, producer, registry: registry)
             .handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
-        #expect(outcomes["a"].isEmpty)
-        await Eventually.waitUntil(timeout: .seconds(2)) { !outcomes["a"].isEmpty }
+        for wait in [10, 20, 40] {
+            clock.advance(by: .milliseconds(wait - 1))
+            #expect(outcomes["a"].isEmpty && producer.records.isEmpty, "retried before its back-off of \(wait) ms")
+            clock.advance(by: .milliseconds(1))
+        }
         #expect(outcomes["a"] == [.retried])
         #expect(producer.records.count == 1)
         #expect(registry.exposition().contains("callpush_produce_failures_total{topic=\"calls.retry.5s\"} 3\n"))
     }
 
-    @Test func afterStopAFailingProduceNeverCompletes() async throws {
+    @Test func afterStopAFailingProduceNeverCompletes() {
         let producer = RecordingProducer(failures: 1_000)
         let outcomes = Outcomes()
         let dispatcher = dispatcher(ScriptedSender { _ in .unavailable }, producer)
         dispatcher.handle(record(Fixtures.eventJSON()), done: outcomes.callback("a"))
+        #expect(clock.scheduledJobs == 1, "the failed produce waits for its back-off")
         dispatcher.stop()
-        // Time for the failing produce's retries, which must not complete it.
-        try await Task.sleep(for: .milliseconds(100))
+        clock.advance(by: .seconds(10))  // the back-off's retry runs, fails, and must neither complete nor retry
         #expect(outcomes["a"].isEmpty)
+        #expect(clock.scheduledJobs == 0)
         #expect(dispatcher.inFlightCount == 1)
     }
 

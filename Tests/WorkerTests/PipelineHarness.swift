@@ -2,6 +2,7 @@
 @testable import EmbeddedPipeline
 import Foundation
 @testable import Kafka
+import Runtime
 import Synchronization
 @testable import Telemetry
 import TestSupport
@@ -14,11 +15,14 @@ final class PipelineHarness: Sendable {
     let cluster: KafkaMockCluster
     let configuration: WorkerConfiguration
     let group: String
+    /// Runs the workers' delayed work, as the APNs client's event loops do in `callpush run`.
+    let loops: EventLoopGroup
     static let partitions = 4
 
     /// - Parameter retryDelays: short retry tiers so tests do not wait seconds.
     init(retryDelaysMilliseconds: [Int64] = [200, 400], receipts: Bool = false) throws {
         cluster = try KafkaMockCluster(brokers: 3)
+        loops = try EventLoopGroup()
         group = "callpush-test-\(UUID().uuidString.prefix(8))"
         var configuration = WorkerConfiguration()
         configuration.dispatcher.routing.retry.tiers = retryDelaysMilliseconds.enumerated().map { index, delay in
@@ -53,7 +57,7 @@ final class PipelineHarness: Sendable {
         var configuration = configuration
         configure(&configuration)
         let worker = try WorkerService(
-            configuration: configuration, sender: sender, registry: registry,
+            configuration: configuration, sender: sender, timers: loops, registry: registry,
             logger: Logger(label: "worker-test", level: .warning, sink: log)
         )
         try worker.start()

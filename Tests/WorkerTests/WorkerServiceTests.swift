@@ -26,7 +26,7 @@ import Testing
         var configuration = harness.configuration
         configuration.consumer.groupInstanceID = "pod-1"
         let worker = try WorkerService(
-            configuration: configuration, sender: ScriptedSender(), registry: MetricsRegistry(), readiness: readiness,
+            configuration: configuration, sender: ScriptedSender(), timers: harness.loops, registry: MetricsRegistry(), readiness: readiness,
             logger: Logger(label: "test", level: .info, sink: log), onFatalError: { error in fatal.withLock { $0.append(error.code) } })
         let consumer = try KafkaConsumer(topics: ["calls"], configuration: harness.configuration.consumer, delegate: worker,
                                          logger: .disabled)
@@ -48,7 +48,7 @@ import Testing
         for topic in configuration.allTopics {
             try cluster.createTopic(topic, partitions: topic == "calls.retry.30s" ? 2 : 4)
         }
-        let worker = try WorkerService(configuration: configuration, sender: ScriptedSender(), registry: MetricsRegistry(),
+        let worker = try WorkerService(configuration: configuration, sender: ScriptedSender(), timers: ManualWallClock(), registry: MetricsRegistry(),
                                        logger: Logger(label: "test", level: .critical))
         #expect {
             try worker.start()
@@ -71,7 +71,7 @@ import Testing
             for topic in configuration.allTopics where topic != missing {
                 try cluster.createTopic(topic, partitions: 4)
             }
-            let worker = try WorkerService(configuration: configuration, sender: ScriptedSender(),
+            let worker = try WorkerService(configuration: configuration, sender: ScriptedSender(), timers: ManualWallClock(),
                                            registry: MetricsRegistry(), logger: Logger(label: "test", level: .critical))
             if configuration.subscribedTopics.contains(missing) {
                 #expect {

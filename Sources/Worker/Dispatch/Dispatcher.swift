@@ -1,5 +1,4 @@
 import APNs
-import Dispatch
 import Kafka
 import Synchronization
 import Telemetry
@@ -96,6 +95,8 @@ final class Dispatcher: Sendable {
     /// `sender` when it takes batches: what one consumed batch admits goes out in one call.
     private let batchSender: (any BatchPushSender)?
     private let producer: any RecordProducer
+    /// Runs the delayed work: the read-ahead's timeout and the back-off of a failed produce (the sender's event loops).
+    private let timers: any JobScheduler
     private let metrics: WorkerMetrics
     private let clock: any WallClock
     /// Stage timings and in-flight ages (spans inside the process); ``clock`` is for event times.
@@ -115,6 +116,7 @@ final class Dispatcher: Sendable {
         configuration: DispatcherConfiguration = DispatcherConfiguration(),
         sender: any PushSender,
         producer: any RecordProducer,
+        timers: any JobScheduler,
         scanner: (any BacklogScanner)? = nil,
         metrics: WorkerMetrics,
         clock: any WallClock = SystemWallClock(),
@@ -133,6 +135,7 @@ final class Dispatcher: Sendable {
         self.sender = sender
         self.batchSender = sender as? any BatchPushSender
         self.producer = producer
+        self.timers = timers
         self.metrics = metrics
         self.clock = clock
         self.monotonic = monotonic
@@ -455,7 +458,7 @@ final class Dispatcher: Sendable {
     private func scheduleExpiry(lane: Int32, epoch: UInt64, after delay: Duration? = nil) {
         let wait = delay ?? gate.configuration.timeout
         // Weak: a worker shut down meanwhile has nothing left to release, and must not be kept alive until then.
-        DispatchQueue.global().asyncAfter(deadline: .now() + wait.inSeconds) { [weak self] in
+        timers.execute(after: wait) { [weak self] in
             guard let self else { return }
             switch gate.expire(lane: lane, epoch: epoch) {
             case .nothing: break
@@ -623,7 +626,7 @@ final class Dispatcher: Sendable {
                 guard !stopped.load(ordering: .relaxed) else { return }
                 logger.warning("produce failed; retrying", metadata: ["kafka.topic": topic, "error": "\(error)"])
                 let next = min(delay * 2, configuration.produceRetryMaximum)
-                DispatchQueue.global().asyncAfter(deadline: .now() + delay.inSeconds) { [self] in
+                timers.execute(after: delay) { [self] in
                     produce(delivery, index: index, delay: next)
                 }
             }

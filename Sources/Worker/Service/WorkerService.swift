@@ -27,11 +27,13 @@ public final class WorkerService: KafkaConsumerDelegate {
     /// Creates the producer and dispatcher; call ``start()`` to join the group.
     /// - Parameters:
     ///   - sender: sends pushes (the APNs client).
+    ///   - timers: runs the dispatcher's delayed work (the sender's event loops: `APNsAppRouter.timers`).
     ///   - readiness: set when partitions are assigned, cleared at shutdown.
     ///   - onFatalError: called once librdkafka reports a fatal error; the process should shut down and restart.
     public init(
         configuration: WorkerConfiguration,
         sender: any PushSender,
+        timers: any JobScheduler,
         registry: MetricsRegistry,
         readiness: ReadinessFlag = ReadinessFlag(),
         logger: Logger,
@@ -56,7 +58,7 @@ public final class WorkerService: KafkaConsumerDelegate {
         let rangeReader = KafkaRangeReader(configuration: KafkaRangeReaderConfiguration(consumer: configuration.consumer), logger: logger)
         self.rangeReader = rangeReader
         let dispatcher = Dispatcher(
-            configuration: dispatching, sender: sender, producer: KafkaRecordProducer(producer: producer),
+            configuration: dispatching, sender: sender, producer: KafkaRecordProducer(producer: producer), timers: timers,
             scanner: configuration.backlogScans ? KafkaBacklogScanner(reader: rangeReader) : nil, metrics: WorkerMetrics(registry: registry), clock: clock,
             logger: logger
         )
