@@ -78,8 +78,12 @@ let package = Package(
 
         // MARK: - Tests
 
-        /// Helpers shared by the test targets (running other programs); not part of any product.
-        .target(name: "TestSupport", dependencies: ["Telemetry"], swiftSettings: swiftSettings),
+        /// Running other programs, free ports, finding installed tools and the package root: for the tests (through
+        /// TestSupport) and callpush-bench; not in any product module.
+        .target(name: "ToolSupport", swiftSettings: swiftSettings),
+        /// Helpers shared by the test targets; re-exports ToolSupport. Not part of any product.
+        .target(name: "TestSupport", dependencies: ["Telemetry", "ToolSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Telemetry", "TestSupport", "BenchSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: swiftSettings),
