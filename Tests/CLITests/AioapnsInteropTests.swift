@@ -15,7 +15,7 @@ import Testing
     func push(_ bed: APNsCommandTests.Bed, count: Int, extra: [String] = [], keyID: String = APNsCommandTests.keyID)
         throws -> [String: Any]
     {
-        let result = try Subprocess.run(
+        let result = try ChildProcess.run(
             [Self.python, Self.script, "--endpoint", bed.address, "--ca-file", bed.ca, "--key-file", bed.key,
              "--key-id", keyID, "--team-id", APNsCommandTests.teamID, "--count", String(count), "--concurrency", "20",
              "--connections", "2", "--timeout", "5"] + extra,

@@ -91,8 +91,8 @@ import Testing
         try Data(events.joined(separator: "\n").utf8 + [0x0A]).write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
         let script = Self.root.appendingPathComponent("scripts/check-call-events.py").path
-        let result = try Subprocess.run([PythonInterpreter.path(importing: ["jsonschema"]), script, input.path],
-                                        timeoutSeconds: 120)
+        let result = try ChildProcess.run([PythonInterpreter.path(importing: ["jsonschema"]), script, input.path],
+                                          timeoutSeconds: 120)
         #expect(result.status == 0, "\(result.stderr)")
         let verdicts = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         try #require(verdicts.count == events.count, "\(verdicts.count) verdicts for \(events.count) events")
