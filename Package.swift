@@ -70,11 +70,12 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: ["Kafka", "Runtime", "TLS", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry",
-                           "BenchSupport", "CGlibcMalloc"],
+                           "BenchSupport", "ToolSupport", "CGlibcMalloc"],
             swiftSettings: swiftSettings
         ),
         /// Measurement code shared by the benchmark executable and the gated measurement tests; not in any product module.
-        .target(name: "BenchSupport", dependencies: ["Kafka", "Runtime", "TLS", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "BenchSupport", dependencies: ["Kafka", "Runtime", "TLS", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Crypto", "Telemetry",
+                                                     "ToolSupport"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
 
