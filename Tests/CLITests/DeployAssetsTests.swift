@@ -10,11 +10,7 @@ import Testing
 @Suite struct DeployAssetsTests {
     // MARK: - Files
 
-    /// The package root: this file is `<root>/Tests/CLITests/DeployAssetsTests.swift`.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+    static func path(_ relative: String) -> String { PackageRoot.url.appendingPathComponent(relative).path }
 
     static func text(_ relative: String) throws -> String { try String(contentsOfFile: path(relative), encoding: .utf8) }
 
@@ -44,7 +40,7 @@ import Testing
 
     /// Runs a tool found on PATH (or an absolute path) to completion, stdout and stderr apart.
     static func run(_ arguments: [String], timeout: Int = 60) throws -> ProcessResult {
-        try ChildProcess.run(["timeout", String(timeout)] + arguments, currentDirectory: root.path,
+        try ChildProcess.run(["timeout", String(timeout)] + arguments, currentDirectory: PackageRoot.url.path,
                              timeoutSeconds: Double(timeout + 5))
     }
 

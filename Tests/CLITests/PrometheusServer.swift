@@ -10,12 +10,12 @@ final class PrometheusServer {
 
     /// Writes the adapted config next to a fresh TSDB directory and starts the server; returns once `/-/ready`
     /// answers. `targets` replace the shipped `callpush` job's targets; scrapes and rule evaluations run every second.
-    init(directory: String, targets: [String], root: URL) throws {
+    init(directory: String, targets: [String]) throws {
         self.directory = directory
         port = FreePort.next()
-        let shipped = try String(contentsOf: root.appendingPathComponent("Deploy/prometheus/prometheus.yml"), encoding: .utf8)
+        let shipped = try String(contentsOf: PackageRoot.url.appendingPathComponent("Deploy/prometheus/prometheus.yml"), encoding: .utf8)
         let config = try Self.adapt(shipped, targets: targets, ownAddress: "127.0.0.1:\(port)",
-                                    rules: root.appendingPathComponent("Deploy/prometheus/alerts.yml").path)
+                                    rules: PackageRoot.url.appendingPathComponent("Deploy/prometheus/alerts.yml").path)
         try config.write(toFile: directory + "/prometheus.yml", atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: directory + "/tsdb", withIntermediateDirectories: true)
         process = try ChildProcess([

@@ -99,7 +99,7 @@ final class ScaleOutBed {
         case .embedded:
             kafka = try CallpushProcess(["kafka-mock"] + clusterArguments)
         case .newer:
-            let script = DeployAssetsTests.root.appendingPathComponent("scripts/kafka-mock-newer.py").path
+            let script = PackageRoot.url.appendingPathComponent("scripts/kafka-mock-newer.py").path
             kafka = try CallpushProcess([PythonInterpreter.path(importing: ["confluent_kafka"]), script] + clusterArguments,
                                           executable: URL(fileURLWithPath: "/usr/bin/env"))
         }
