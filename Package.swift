@@ -70,16 +70,21 @@ let package = Package(
         .executableTarget(
             name: "Benchmarks",
             dependencies: ["Kafka", "Runtime", "TLS", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Worker", "EmbeddedPipeline", "Crypto", "Telemetry",
-                           "BenchSupport", "CGlibcMalloc"],
+                           "BenchSupport", "ToolSupport", "CGlibcMalloc"],
             swiftSettings: swiftSettings
         ),
         /// Measurement code shared by the benchmark executable and the gated measurement tests; not in any product module.
-        .target(name: "BenchSupport", dependencies: ["Kafka", "Runtime", "TLS", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Crypto", "Telemetry"], swiftSettings: swiftSettings),
+        .target(name: "BenchSupport", dependencies: ["Kafka", "Runtime", "TLS", "HTTP2", "HTTP2Server", "APNs", "APNsMock", "Crypto", "Telemetry",
+                                                     "ToolSupport"], swiftSettings: swiftSettings),
 
         // MARK: - Tests
 
-        /// Helpers shared by the test targets (running other programs); not part of any product.
-        .target(name: "TestSupport", dependencies: ["Telemetry"], swiftSettings: swiftSettings),
+        /// Running other programs, free ports, finding installed tools and the package root: for the tests (through
+        /// TestSupport) and callpush-bench; not in any product module.
+        .target(name: "ToolSupport", swiftSettings: swiftSettings),
+        /// Helpers shared by the test targets; re-exports ToolSupport. Not part of any product.
+        .target(name: "TestSupport", dependencies: ["Telemetry", "ToolSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ToolSupportTests", dependencies: ["ToolSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "Telemetry", "TestSupport", "BenchSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"], swiftSettings: swiftSettings),

@@ -4,6 +4,7 @@ internal import Crypto
 internal import Foundation
 import HTTP2
 import Synchronization
+import ToolSupport
 
 /// Measures push throughput against an ``APNsMockServer``: with callpush's own ``APNsClient`` (closed loop: a fixed
 /// number of pushes outstanding, each answer triggers the next), and with `h2load` posting the same request, so the
@@ -81,8 +82,8 @@ public enum APNsThroughputBenchmark {
 
     /// Runs `h2load` against `server` with the same request, connection count and total concurrency.
     /// - Parameter h2loadPath: the h2load binary (nghttp2-client).
-    /// - Throws: `CocoaError`/`POSIXError` when h2load cannot run; ``APNsMockServerError`` when its output has no
-    ///   result line.
+    /// - Throws: ``ProcessStartError`` when h2load cannot run (it is killed after the duration and a minute);
+    ///   ``APNsMockServerError`` when its output has no result line.
     public static func measureH2Load(
         server: APNsMockServer,
         connections: Int,
@@ -93,23 +94,15 @@ public enum APNsThroughputBenchmark {
         let payloadPath = NSTemporaryDirectory() + "callpush-bench-payload-" + UUID().uuidString + ".json"
         try Data(payload).write(to: URL(fileURLWithPath: payloadPath))
         defer { try? FileManager.default.removeItem(atPath: payloadPath) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: h2loadPath)
-        process.arguments = [
+        let runSeconds = max(1, Int(duration.components.seconds))
+        let text = try ChildProcess.run([
             "-c", String(connections), "-m", String(max(1, concurrency / max(1, connections))),
-            "-D", String(max(1, Int(duration.components.seconds))), "-t", "1",
+            "-D", String(runSeconds), "-t", "1",
             "-d", payloadPath,
             "-H", "apns-topic: \(topic)", "-H", "apns-push-type: alert", "-H", "apns-priority: 10",
             "-H", "content-type: application/json",
             "https://\(server.configuration.host):\(server.port)/3/device/\(deviceToken)",
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        ], executable: h2loadPath, timeoutSeconds: Double(runSeconds + 60)).output
         // "finished in 5.00s, 41234.20 req/s, 3.54MB/s" and "requests: N total, N started, N done, N succeeded, …"
         // and "status codes: N 2xx, …".
         guard let finished = text.split(separator: "\n").first(where: { $0.hasPrefix("finished in") }) else {

@@ -1,5 +1,6 @@
 import BenchSupport
 import APNsMock
+import ToolSupport
 
 /// Area `apns`: ``APNsThroughputBenchmark``: APNsClient (closed loop, 100 pushes outstanding per connection) vs
 /// h2load posting the same push, each against a fresh mock APNs server, over 1, 2 and 4 connections.
@@ -8,7 +9,7 @@ enum APNsArea {
 
     static func run(_ options: BenchOptions, connectionCounts: [Int] = connectionCounts) async -> AreaResult {
         var result = AreaResult()
-        guard let tools = ExternalTool.require([.h2load], for: "apns area") else { return result }
+        guard let tools = ExternalTool.require(["h2load"], for: "apns area") else { return result }
         let duration = Duration.seconds(max(1, Int(options.seconds.rounded())))
         for connections in connectionCounts {
             var client: [Double] = []
@@ -24,7 +25,7 @@ enum APNsArea {
                     let server2 = try APNsThroughputBenchmark.makeServer()
                     let h2load = try APNsThroughputBenchmark.measureH2Load(
                         server: server2, connections: connections, concurrency: concurrency, duration: duration,
-                        h2loadPath: tools[.h2load]!)
+                        h2loadPath: tools["h2load"]!)
                     server2.stop()
                     client.append(ours.pushesPerSecond)
                     reference.append(h2load.pushesPerSecond)

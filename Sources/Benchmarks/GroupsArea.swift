@@ -1,4 +1,5 @@
 import Foundation
+import ToolSupport
 
 /// Area `groups`: calls through two and three `callpush run` processes while the consumer group changes
 /// (`scripts/group-changes.py`: scale-out, scale-in, a rolling restart one worker at a time, SIGKILL with and without
@@ -24,8 +25,10 @@ enum GroupsArea {
         let phase = String(max(20, Int(options.seconds * 4)))
         let output: String
         do {
-            output = try ChildProcess("/usr/bin/env", ["python3", script, "cooperative", phase],
-                                      environment: ["BIN": callpush]).wait(timeout: 900)
+            let child = try ChildProcess(["python3", script, "cooperative", phase],
+                                         environment: ProcessInfo.processInfo.environment.merging(["BIN": callpush]) { $1 })
+            child.wait(timeout: .seconds(900))
+            output = child.log
         } catch {
             print("  FAILED groups: \(error)")
             return result

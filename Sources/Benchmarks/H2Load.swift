@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// One `h2load` run (single thread, POSTing the bench body) and its result, with the CPU time of the h2load
 /// process itself from `wait4`.
 struct H2Load {
@@ -28,9 +30,9 @@ struct H2Load {
                          "-t", "1", "-d", bodyPath]
         for header in headers { arguments += ["-H", header] }
         arguments.append(url)
-        let process = try ChildProcess(path, arguments)
-        let output = process.wait(timeout: seconds + 60)
-        return try Self.parse(output, cpuSeconds: process.cpuSeconds)
+        let process = try BenchFailure.starting(ChildProcess(arguments, executable: path))
+        process.wait(timeout: .seconds(seconds + 60))
+        return try Self.parse(process.log, cpuSeconds: process.cpuSeconds)
     }
 
     /// Reads "finished in 3.00s, 41234.20 req/s, …", "requests: N total, N started, N done, N succeeded, …" and

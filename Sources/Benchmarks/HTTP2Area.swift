@@ -4,6 +4,7 @@ import Runtime
 import TLS
 import HTTP2
 import HTTP2Server
+import ToolSupport
 
 /// Area `http2`: our client → nghttpd vs h2load → nghttpd, and h2load → our `HTTP2Server` vs h2load → nghttpd,
 /// at `-c 1 -m 100` and `-c 4 -m 100`, with CPU seconds per 100k requests. One h2load → nghttpd run per
@@ -16,20 +17,20 @@ enum HTTP2Area {
 
     static func run(_ options: BenchOptions) async -> AreaResult {
         var result = AreaResult()
-        guard let tools = ExternalTool.require([.h2load, .nghttpd], for: "http2 area") else { return result }
+        guard let tools = ExternalTool.require(["h2load", "nghttpd"], for: "http2 area") else { return result }
         let certificate: BenchCertificate
         do { certificate = try BenchCertificate.make() } catch {
             print("  FAILED http2 area: cannot write a certificate: \(error)")
             return result
         }
         defer { certificate.remove() }
-        let h2load = H2Load(path: tools[.h2load]!)
+        let h2load = H2Load(path: tools["h2load"]!)
         for (connections, streams) in configurations {
             var samples = Samples()
             for _ in 0..<options.repetitions {
                 do {
                     try await measureOnce(connections: connections, streams: streams, seconds: options.seconds,
-                                          h2load: h2load, nghttpdPath: tools[.nghttpd]!, certificate: certificate,
+                                          h2load: h2load, nghttpdPath: tools["nghttpd"]!, certificate: certificate,
                                           into: &samples)
                 } catch {
                     print("  FAILED -c \(connections) -m \(streams): \(error)")

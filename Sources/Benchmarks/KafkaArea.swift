@@ -1,5 +1,6 @@
 import BenchSupport
 import Kafka
+import ToolSupport
 
 /// Area `kafka`: ``KafkaThroughputProbe`` (in-process idempotent producer, group consumer) vs kcat producing and
 /// consuming the same number of same-shaped messages on the same embedded mock cluster in this process (a topic
@@ -13,7 +14,7 @@ enum KafkaArea {
     static func run(_ options: BenchOptions) async -> AreaResult {
         var result = AreaResult()
         let messages = messages(options)
-        let kcat = ExternalTool.require([.kcat], for: "kafka reference (kcat)").map { Kcat(path: $0[.kcat]!) }
+        let kcat = ExternalTool.require(["kcat"], for: "kafka reference (kcat)").map { Kcat(path: $0["kcat"]!) }
         var produced: [Double] = []
         var consumed: [Double] = []
         var kcatProduced: [Double] = []

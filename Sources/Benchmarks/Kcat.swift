@@ -2,6 +2,7 @@ import Telemetry
 import BenchSupport
 import Foundation
 import Kafka
+import ToolSupport
 
 /// kcat producing and consuming `messages` records shaped like ``KafkaThroughputProbe``'s (key = index, 200-byte
 /// value, 16 partitions, idempotent producer without compression) on a cluster it is given, timed as whole
@@ -61,10 +62,10 @@ struct Kcat {
 
     private func timed(_ arguments: [String]) throws -> (seconds: Double, status: Int32, output: String) {
         let start = ContinuousClock.now
-        let process = try ChildProcess(path, arguments)
-        let output = process.wait(timeout: 300)
+        let process = try ChildProcess(arguments, executable: path)
+        let status = process.wait(timeout: .seconds(300))
         let elapsed = ContinuousClock.now - start
         let seconds = elapsed.inSeconds
-        return (seconds, process.exitStatus ?? -1, output)
+        return (seconds, status, process.log)
     }
 }

@@ -1,6 +1,7 @@
 import APNs
 import Crypto
 import Foundation
+import ToolSupport
 
 /// What the `mock` and `peers` areas share: a fresh .p8 key with its JWT, the ~90-byte incoming-call alert as a
 /// file, an nghttpd document root that answers the push path with 200, and `callpush mock-apns` (the binary next
@@ -54,16 +55,31 @@ struct MockAPNsBed {
     /// Starts `callpush mock-apns` in token mode with the key (plus `extra` options) on a free port.
     /// - Throws: ``BenchFailure`` when it does not come up.
     func startMock(_ extra: [String] = []) throws(BenchFailure) -> (process: ChildProcess, port: Int) {
-        let port = LoopbackPort.free()
-        let process = try ChildProcess(callpushPath, [
-            "mock-apns", "--port", String(port), "--key-file", keyPath, "--key-id", Self.keyID, "--team-id", Self.teamID,
-            "--bundle-id", Self.topic,
-        ] + extra, output: .discarded)
-        guard LoopbackPort.waitUntilListening(port) else {
-            process.stop()
+        let port = FreePort.next()
+        let process = try BenchFailure.starting(
+            ChildProcess([
+                "mock-apns", "--port", String(port), "--key-file", keyPath, "--key-id", Self.keyID, "--team-id", Self.teamID,
+                "--bundle-id", Self.topic,
+            ] + extra, executable: callpushPath, output: .discard, errors: .discard))
+        guard FreePort.waitUntilListening(port) else {
+            process.terminate(grace: .seconds(1))
             throw BenchFailure("callpush mock-apns did not start on port \(port)")
         }
         return (process, port)
+    }
+
+    /// Starts `callpush kafka-mock` with `partitions` per topic and `topics`, and waits (up to 10 s) for the bootstrap
+    /// servers it prints first.
+    /// - Throws: ``BenchFailure`` when it does not start or print them.
+    func startKafkaMock(partitions: Int, topics: [String]) throws(BenchFailure) -> (process: ChildProcess, brokers: String) {
+        let process = try BenchFailure.starting(
+            ChildProcess(["kafka-mock", "--partitions", String(partitions), "--topics", topics.joined(separator: ",")],
+                         executable: callpushPath, output: .pipe, errors: .log))
+        guard let brokers = process.readLine(timeout: .seconds(10)) else {
+            process.terminate(grace: .seconds(1))
+            throw BenchFailure("callpush kafka-mock printed nothing: \(process.log.suffix(300))")
+        }
+        return (process, brokers)
     }
 
     func remove() { certificate.remove() }

@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// Area `mock`: `callpush mock-apns` (token mode, a real key) under h2load posting valid, JWT-authenticated APNs
 /// alert requests (`authorization`, `apns-topic`, `apns-push-type`, `apns-priority`, a 91-byte payload), 4
 /// connections × 100 streams, against nghttpd serving the same requests (200 with an empty body). Both are single
@@ -8,14 +10,14 @@ enum MockArea {
 
     static func run(_ options: BenchOptions) async -> AreaResult {
         var result = AreaResult()
-        guard let tools = ExternalTool.require([.h2load, .nghttpd], for: "mock area") else { return result }
+        guard let tools = ExternalTool.require(["h2load", "nghttpd"], for: "mock area") else { return result }
         let bed: MockAPNsBed
         do { bed = try MockAPNsBed.make() } catch {
             print("  FAILED mock area: \(error)")
             return result
         }
         defer { bed.remove() }
-        let h2load = H2Load(path: tools[.h2load]!)
+        let h2load = H2Load(path: tools["h2load"]!)
         var samples = (mock: [Double](), mockCPU: [Double](), nghttpd: [Double](), nghttpdCPU: [Double](),
                        mockRefused: 0, nghttpdRefused: 0)
         for _ in 0..<options.repetitions {
@@ -24,8 +26,8 @@ enum MockArea {
                 let ours = try h2load.run(url: "https://127.0.0.1:\(port)\(MockAPNsBed.path)", connections: connections,
                                           streams: streams, seconds: options.seconds, bodyPath: bed.bodyPath,
                                           headers: bed.h2loadHeaders)
-                mock.stop()
-                let nghttpd = try Nghttpd.start(path: tools[.nghttpd]!, certificate: bed.certificate,
+                mock.terminate(grace: .seconds(1))
+                let nghttpd = try Nghttpd.start(path: tools["nghttpd"]!, certificate: bed.certificate,
                                                 documentRoot: bed.documentRoot)
                 let reference = try h2load.run(url: "https://127.0.0.1:\(nghttpd.port)\(MockAPNsBed.path)",
                                                connections: connections, streams: streams, seconds: options.seconds,

@@ -1,3 +1,5 @@
+import ToolSupport
+
 /// nghttpd (nghttp2-server) on a free loopback port with the bench certificate, as the reference server.
 struct Nghttpd {
     let process: ChildProcess
@@ -9,12 +11,13 @@ struct Nghttpd {
     static func start(path: String, certificate: BenchCertificate, documentRoot: String? = nil) throws(BenchFailure)
         -> Nghttpd
     {
-        let port = LoopbackPort.free()
-        let process = try ChildProcess(path, ["-m", "1000", "-d", documentRoot ?? certificate.documentRoot, "-a", "127.0.0.1",
-                                              String(port), certificate.privateKeyPath, certificate.certificatePath],
-                                       output: .discarded)
-        guard LoopbackPort.waitUntilListening(port) else {
-            process.stop()
+        let port = FreePort.next()
+        let process = try BenchFailure.starting(
+            ChildProcess(["-m", "1000", "-d", documentRoot ?? certificate.documentRoot, "-a", "127.0.0.1", String(port),
+                          certificate.privateKeyPath, certificate.certificatePath],
+                         executable: path, output: .discard, errors: .discard))
+        guard FreePort.waitUntilListening(port) else {
+            process.terminate(grace: .seconds(1))
             throw BenchFailure("nghttpd did not start on port \(port)")
         }
         return Nghttpd(process: process, port: port)
@@ -23,7 +26,7 @@ struct Nghttpd {
     /// Stops it; returns the CPU seconds it used over its whole life.
     @discardableResult
     func stop() -> Double {
-        process.stop()
+        process.terminate(grace: .seconds(1))
         return process.cpuSeconds
     }
 }

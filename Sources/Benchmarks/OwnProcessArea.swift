@@ -1,5 +1,6 @@
 import EmbeddedPipeline
 import Foundation
+import ToolSupport
 
 /// Runs an area that measures what `callpush run` does (``BenchArea/runsInOwnProcess``) in a `callpush-bench` process
 /// of its own, started with `callpush run`'s malloc arena limit: this process keeps 2 arenas, as the in-process
@@ -21,11 +22,13 @@ enum OwnProcessArea {
         if let rate = options.latencyMaximumRate { arguments += ["--latency-max-rate", "\(rate)"] }
         if let minutes = options.soakMinutes { arguments += ["--soak-minutes", "\(minutes)"] }
         do {
-            let child = try ChildProcess("/proc/self/exe", arguments, output: .inherited,
-                                         environment: ["MALLOC_ARENA_MAX": arenas])
-            child.wait(timeout: 3600)
+            let child = try ChildProcess(
+                arguments, executable: "/proc/self/exe",
+                environment: ProcessInfo.processInfo.environment.merging(["MALLOC_ARENA_MAX": arenas]) { $1 },
+                output: .inherit, errors: .inherit)
+            let status = child.wait(timeout: .seconds(3600))
             guard let text = try? String(contentsOfFile: resultsPath, encoding: .utf8) else {
-                throw BenchFailure("the \(area.rawValue) process wrote no results (exit status \(child.exitStatus ?? -1))")
+                throw BenchFailure("the \(area.rawValue) process wrote no results (exit status \(status))")
             }
             return AreaResult(lines: text.split(separator: "\n").map(String.init))
         } catch {

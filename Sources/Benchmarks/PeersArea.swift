@@ -2,6 +2,7 @@ import BenchSupport
 import APNs
 import APNsMock
 import Foundation
+import ToolSupport
 
 /// Area `peers`: against one `callpush mock-apns` process with a real key, (1) APNsClient vs aioapns (PyPI's
 /// asyncio APNs client, through `scripts/aioapns-push.py`), same key, same connection limit; (2) the streams ÷ RTT
@@ -38,7 +39,7 @@ enum PeersArea {
                 if let aioapns = try runAioapns(bed: bed, port: port, pushes: max(2000, Int(options.seconds * 2000))) {
                     theirs.append(aioapns)
                 }
-                mock.stop()
+                mock.terminate(grace: .seconds(1))
                 let (slow, slowPort) = try bed.startMock(certificateOptions + [
                     "--latency-ms", String(Int(latencySeconds * 1000)), "--max-streams", String(latencyStreams),
                 ])
@@ -47,7 +48,7 @@ enum PeersArea {
                 let law = try await APNsThroughputBenchmark.measureClient(
                     endpoint: slowEndpoint, credentials: credentials, connections: connections,
                     concurrency: connections * latencyStreams * 2, duration: duration)
-                slow.stop()
+                slow.terminate(grace: .seconds(1))
                 bounded.append(law.pushesPerSecond)
             } catch {
                 print("  FAILED peers: \(error)")
@@ -80,12 +81,13 @@ enum PeersArea {
         // The venv `make test-deps` makes (Debian's own python3 refuses pip installs), else python3 on PATH.
         let venv = FileManager.default.currentDirectoryPath + "/.build/python/bin/python3"
         let python = FileManager.default.isExecutableFile(atPath: venv) ? venv : "python3"
-        let process = try ChildProcess("/usr/bin/env", [
+        let process = try ChildProcess([
             python, script, "--endpoint", "127.0.0.1:\(port)", "--ca-file", bed.certificate.certificatePath,
             "--key-file", bed.keyPath, "--key-id", MockAPNsBed.keyID, "--team-id", MockAPNsBed.teamID,
             "--count", String(pushes), "--concurrency", "100", "--connections", String(connections),
         ])
-        let output = process.wait(timeout: 300)
+        process.wait(timeout: .seconds(300))
+        let output = process.log
         guard let line = output.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
             let summary = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
             let rate = summary["pushes_per_second"] as? Double

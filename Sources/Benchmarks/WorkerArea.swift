@@ -8,6 +8,7 @@ import HTTP2
 import Kafka
 import Telemetry
 import Worker
+import ToolSupport
 
 /// Area `worker`: the real `callpush run` in a process of its own, with `callpush kafka-mock` and `callpush
 /// mock-apns` in two more, receipts on. A backlog of call events is produced beforehand (the target's measurement);
@@ -71,8 +72,8 @@ enum WorkerArea {
 
     static func run(_ options: BenchOptions) async -> AreaResult {
         var result = AreaResult()
-        guard let tools = ExternalTool.require([.nghttpd], for: "worker area (client CPU per request to nghttpd)"),
-              let nghttpd = tools[.nghttpd] else { return result }
+        guard let tools = ExternalTool.require(["nghttpd"], for: "worker area (client CPU per request to nghttpd)"),
+              let nghttpd = tools["nghttpd"] else { return result }
         let bed: MockAPNsBed
         do { bed = try MockAPNsBed.make() } catch {
             print("  FAILED worker area: \(error)")
@@ -123,17 +124,14 @@ enum WorkerArea {
         let duration = Duration.milliseconds(Int(options.seconds * 1000))
         var topics = WorkerConfiguration()
         topics.dispatcher.routing.emitReceipts = true
-        func cluster() throws -> ChildProcess {
-            try ChildProcess(bed.callpushPath, [
-                "kafka-mock", "--partitions", String(partitions), "--topics", (topics.allTopics + ["probe"]).joined(separator: ","),
-            ])
+        func cluster() throws(BenchFailure) -> (process: ChildProcess, brokers: String) {
+            try bed.startKafkaMock(partitions: partitions, topics: topics.allTopics + ["probe"])
         }
-        let kafka = try cluster()
-        defer { kafka.stop() }
-        let brokers = try await kafka.firstLine()
+        let (kafka, brokers) = try cluster()
+        defer { kafka.terminate(grace: .seconds(1)) }
         let (mock, port) = try bed.startMock(["--certificate", bed.certificate.certificatePath,
                                               "--private-key", bed.certificate.privateKeyPath])
-        defer { mock.stop() }
+        defer { mock.terminate(grace: .seconds(1)) }
 
         // The parts, in this process.
         let probe = try await KafkaThroughputProbe.run(messages: events, partitions: partitions, valueSize: valueSize,
@@ -160,8 +158,8 @@ enum WorkerArea {
                                          arguments: [])
         // The same backlog on a fresh cluster (the mock broker keeps about 5 MB per partition), a longer linger.
         let second = try cluster()
-        defer { second.stop() }
-        let longLinger = try await runWorker(options, bed: bed, brokers: try await second.firstLine(),
+        defer { second.process.terminate(grace: .seconds(1)) }
+        let longLinger = try await runWorker(options, bed: bed, brokers: second.brokers,
                                              callsTopic: topics.callsTopic, port: port,
                                              arguments: ["--kafka-linger", Self.longLinger])
         return Run(
@@ -230,7 +228,7 @@ enum WorkerArea {
             "--apns-endpoint", "127.0.0.1:\(port)", "--apns-ca-file", bed.certificate.certificatePath,
             "--apns-connections", String(connections),
         ] + arguments)
-        defer { worker.process.stop() }
+        defer { worker.process.terminate(grace: .seconds(1)) }
         let first = try await worker.firstFinalOutcomes(timeout: .seconds(60))
         try await worker.waitForFinalOutcomes(produced, timeout: .seconds(120))
         let elapsed = ContinuousClock.now - first.at

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Telemetry
+import ToolSupport
 
 /// `callpush run` as a process of its own, with its `/metrics` on a loopback port: what the `worker` area reads
 /// from it (readiness, final outcomes) and its CPU time from `/proc/<pid>/stat`.
@@ -10,10 +11,11 @@ struct WorkerProcess {
 
     /// Starts `callpush run` with `arguments` plus a metrics server on a free loopback port.
     static func start(callpushPath: String, arguments: [String]) throws(BenchFailure) -> WorkerProcess {
-        let port = LoopbackPort.free()
-        let process = try ChildProcess(callpushPath, ["run"] + arguments + [
-            "--metrics-host", "127.0.0.1", "--metrics-port", String(port), "--log-level", "error",
-        ])
+        let port = FreePort.next()
+        let process = try BenchFailure.starting(
+            ChildProcess(["run"] + arguments + [
+                "--metrics-host", "127.0.0.1", "--metrics-port", String(port), "--log-level", "error",
+            ], executable: callpushPath))
         return WorkerProcess(process: process, metricsPort: port)
     }
 
@@ -22,7 +24,7 @@ struct WorkerProcess {
         let deadline = ContinuousClock.now + timeout
         while !(scrape()?.contains("\ncallpush_ready 1\n") ?? false) {
             guard ContinuousClock.now < deadline, process.isRunning else {
-                throw BenchFailure("callpush run did not become ready: \(process.output.suffix(300))")
+                throw BenchFailure("callpush run did not become ready: \(process.log.suffix(300))")
             }
             try? await Task.sleep(for: .milliseconds(50))
         }
@@ -50,7 +52,7 @@ struct WorkerProcess {
             let cpu = cpuReading
             if let outcomes = finalOutcomes, outcomes > 0, let cpu { return (outcomes, cpu, at) }
             guard at < deadline, process.isRunning else {
-                throw BenchFailure("callpush run reached no final outcome: \(process.output.suffix(300))")
+                throw BenchFailure("callpush run reached no final outcome: \(process.log.suffix(300))")
             }
             try? await Task.sleep(for: .milliseconds(10))
         }

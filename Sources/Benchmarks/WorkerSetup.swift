@@ -1,6 +1,7 @@
 import EmbeddedPipeline
 import Kafka
 import Worker
+import ToolSupport
 
 /// `callpush kafka-mock`, `callpush mock-apns` (token mode with the bed's key) and a `callpush run` against them,
 /// each a process of its own; the worker has joined its group when ``start(bed:mock:worker:)`` returns.
@@ -18,10 +19,7 @@ struct WorkerSetup {
     {
         var topics = WorkerConfiguration()
         topics.dispatcher.routing.emitReceipts = true
-        let kafka = try ChildProcess(bed.callpushPath, [
-            "kafka-mock", "--partitions", String(partitions), "--topics", topics.allTopics.joined(separator: ","),
-        ])
-        let brokers = try await kafka.firstLine()
+        let (kafka, brokers) = try bed.startKafkaMock(partitions: partitions, topics: topics.allTopics)
         let (mock, port) = try bed.startMock(["--certificate", bed.certificate.certificatePath,
                                               "--private-key", bed.certificate.privateKeyPath] + mockOptions)
         let worker = try WorkerProcess.start(callpushPath: bed.callpushPath, arguments: [
@@ -51,8 +49,8 @@ struct WorkerSetup {
 
     /// Stops the worker first (it drains), then the mocks.
     func stop() {
-        worker.process.stop()
-        mock.stop()
-        kafka.stop()
+        worker.process.terminate(grace: .seconds(1))
+        mock.terminate(grace: .seconds(1))
+        kafka.terminate(grace: .seconds(1))
     }
 }

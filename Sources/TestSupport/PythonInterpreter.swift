@@ -16,15 +16,13 @@ public enum PythonInterpreter {
     /// the first that imports `modules`; `python3` when none does (the test then fails with Python's own import
     /// error).
     public static func path(importing modules: [String]) -> String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        var candidates = [root.appendingPathComponent(".build/python/bin/python3").path, "python3", "/usr/bin/python3"]
+        var candidates = [PackageRoot.url.appendingPathComponent(".build/python/bin/python3").path, "python3", "/usr/bin/python3"]
         if let chosen = ProcessInfo.processInfo.environment["CALLPUSH_PYTHON"], !chosen.isEmpty {
             candidates.insert(chosen, at: 0)
         }
         let probe = "import " + modules.joined(separator: ", ")
         for candidate in candidates {
-            if let result = try? Subprocess.run([candidate, "-c", probe], timeoutSeconds: 30), result.status == 0 {
+            if let result = try? ChildProcess.run([candidate, "-c", probe], timeoutSeconds: 30), result.status == 0 {
                 return candidate
             }
         }

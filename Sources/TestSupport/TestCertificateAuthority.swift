@@ -52,7 +52,7 @@ public struct TestCertificateAuthority: Sendable {
 
     @discardableResult
     private static func openssl(_ arguments: [String]) throws -> String {
-        let result = try Subprocess.run(["openssl"] + arguments, timeoutSeconds: 30)
+        let result = try ChildProcess.run(["openssl"] + arguments, timeoutSeconds: 30)
         guard result.status == 0 else {
             throw Failure(description: "openssl \(arguments.prefix(2).joined(separator: " ")) failed: \(result.stderr)")
         }

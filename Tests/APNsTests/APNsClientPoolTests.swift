@@ -186,7 +186,7 @@ import Testing
         // The same certificate from a PKCS#12 archive exported the legacy way (RC2-40 / 3DES, as OpenSSL 1.1 and macOS
         // do): read through OpenSSL 3's legacy provider, and its key handed to TLS from memory, never to a file.
         let p12 = directory + "/legacy.p12"
-        let export = try Subprocess.run([
+        let export = try ChildProcess.run([
             "openssl", "pkcs12", "-export", "-legacy", "-in", files.certificatePath, "-inkey", files.privateKeyPath,
             "-out", p12, "-passout", "pass:pw",
         ])

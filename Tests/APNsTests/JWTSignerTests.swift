@@ -47,7 +47,7 @@ import TestSupport
                 pass
             print("OK")
             """
-        let result = try Subprocess.run(
+        let result = try ChildProcess.run(
             [PythonInterpreter.path, "-c", script, token.jwt], input: try key.publicKey.pemRepresentation()
         )
         #expect(result.status == 0, "\(result.output)")
@@ -56,7 +56,7 @@ import TestSupport
     }
 
     @Test func opensslVerifiesTokenSignature() throws {
-        let directory = try Subprocess.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let key = try ES256PrivateKey.generate()
         let token = try JWTSigner(privateKey: key, keyID: Self.keyID, teamID: Self.teamID).makeToken(issuedAt: 1)
@@ -65,7 +65,7 @@ import TestSupport
         try Data("\(parts[0]).\(parts[1])".utf8).write(to: URL(fileURLWithPath: directory + "/input"))
         try Data(der).write(to: URL(fileURLWithPath: directory + "/sig.der"))
         try key.publicKey.pemRepresentation().write(toFile: directory + "/pub.pem", atomically: true, encoding: .utf8)
-        let result = try Subprocess.run([
+        let result = try ChildProcess.run([
             "openssl", "dgst", "-sha256", "-verify", directory + "/pub.pem", "-signature", directory + "/sig.der",
             directory + "/input",
         ])
@@ -87,7 +87,7 @@ import TestSupport
     }
 
     @Test func credentialsLoadKeys() throws {
-        let directory = try Subprocess.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let key = try ES256PrivateKey.generate()
         let pem = try key.pemRepresentation()
@@ -112,12 +112,12 @@ import TestSupport
     }
 
     @Test func certificateCredentialsLoadPEMAndPKCS12() throws {
-        let directory = try Subprocess.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let generated = try SelfSignedCertificate.generate(commonName: "Apple Push Services: com.example.app")
         let files = try generated.write(toDirectory: directory)
         let p12 = directory + "/push.p12"
-        let export = try Subprocess.run([
+        let export = try ChildProcess.run([
             "openssl", "pkcs12", "-export", "-in", files.certificatePath, "-inkey", files.privateKeyPath, "-out", p12,
             "-passout", "pass:pw",
         ])

@@ -81,10 +81,10 @@ import Testing
         let file = "\(directory)/apps-send.json"
         let apps = [tokenApp("com.example.app"), tokenApp("com.brand.app", key: "key2.p8", kid: "KEY0000002", team: "TEAM000002")]
         try "{\"apns\":{\"apps\":[\(apps.joined(separator: ","))]}}".write(toFile: file, atomically: true, encoding: .utf8)
-        let mock = try BackgroundProcess(["mock-apns", "--apps", file, "--record", "100"])
+        let mock = try CallpushProcess(["mock-apns", "--apps", file, "--record", "100"])
         defer { mock.terminate() }
         let parts = mock.firstLine.split(separator: " ")
-        func send(_ arguments: [String]) throws -> CallpushProcess.Result {
+        func send(_ arguments: [String]) throws -> ProcessResult {
             try CallpushProcess.run(
                 ["send", "--apps", file, "--endpoint", String(parts[0]), "--ca-file", String(parts[1].dropFirst(3)),
                  "--token", String(repeating: "ab", count: 32)] + arguments)

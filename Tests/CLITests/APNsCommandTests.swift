@@ -13,7 +13,7 @@ import Testing
     final class Bed {
         let directory: URL
         let key: String
-        let mock: BackgroundProcess
+        let mock: CallpushProcess
         let address: String
         let ca: String
 
@@ -22,7 +22,7 @@ import Testing
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             key = directory.appendingPathComponent("AuthKey.p8").path
             _ = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
-            mock = try BackgroundProcess([
+            mock = try CallpushProcess([
                 "mock-apns", "--key-file", key, "--key-id", keyID, "--team-id", teamID, "--bundle-id", "com.example.app",
                 "--unregistered-tokens", deadToken,
             ] + extra)
@@ -31,7 +31,7 @@ import Testing
             ca = String(parts.last?.dropFirst(3) ?? "")
         }
 
-        func send(_ arguments: [String], input: String? = nil) throws -> CallpushProcess.Result {
+        func send(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
             try CallpushProcess.run(
                 ["send", "--topic", "com.example.app", "--key-file", key, "--key-id", keyID, "--team-id", teamID,
                  "--endpoint", address, "--ca-file", ca] + arguments,
@@ -147,7 +147,7 @@ import Testing
         let key = directory.appendingPathComponent("AnyKey.p8").path
         _ = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
         for (mode, expectedWithoutToken) in [([String](), "403"), (["--accept-any-token"], "200")] {
-            let mock = try BackgroundProcess(["mock-apns"] + mode)
+            let mock = try CallpushProcess(["mock-apns"] + mode)
             defer { mock.terminate() }
             let parts = mock.firstLine.split(separator: " ")
             let address = String(parts.first ?? "")
@@ -167,19 +167,9 @@ import Testing
     }
 
     @Test func faultsChangeAtRunTimeThroughStdinAndStatsCount() throws {
-        let process = Process()
-        process.executableURL = CallpushProcess.executable
-        process.arguments = ["mock-apns", "--accept-any-token"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let reader = output.fileHandleForReading
-        func line() -> String { Subprocess.readLine(reader) }
-        let parts = line().split(separator: " ")
+        let mock = try CallpushProcess(["mock-apns", "--accept-any-token"])
+        defer { mock.kill() }
+        let parts = mock.firstLine.split(separator: " ")
         let address = String(parts[0])
         let ca = String(parts[1].dropFirst(3))
         let certificateFiles = ["--certificate", ca, "--private-key", ca.replacingOccurrences(of: "cert.pem", with: "key.pem")]
@@ -187,23 +177,19 @@ import Testing
             ["send", "--topic", "com.example.app", "--token", Self.token, "--incoming", "--endpoint", address, "--ca-file", ca]
                 + certificateFiles)
         #expect(before.status == 0, "\(before.stdout)\(before.stderr)")
-        input.fileHandleForWriting.write(Data("set rate-503 1\n".utf8))
-        #expect(line() == "ok")
-        input.fileHandleForWriting.write(Data("set rate-503 7\n".utf8))
-        #expect(line() == "error: cannot set rate-503 to 7")
+        #expect(mock.control("set rate-503 1") == ["ok"])
+        #expect(mock.control("set rate-503 7") == ["error: cannot set rate-503 to 7"])
         let after = try CallpushProcess.run(
             ["send", "--topic", "com.example.app", "--token", Self.token, "--incoming", "--endpoint", address, "--ca-file", ca]
                 + certificateFiles)
         #expect(after.status == 2)
         #expect(after.stdout.contains("status:         503\n"))
-        input.fileHandleForWriting.write(Data("stats\n".utf8))
-        let stats = try #require(try JSONSerialization.jsonObject(with: Data(line().utf8)) as? [String: Any])
+        let stats = try #require(try JSONSerialization.jsonObject(with: Data((mock.control("stats", until: nil).first ?? "").utf8))
+            as? [String: Any])
         #expect(stats["total"] as? Int == 2)
         let outcomes = try #require(stats["outcomes"] as? [String: Int])
         #expect(outcomes["Success"] == 1)
         #expect(outcomes["ServiceUnavailable"] == 1)
-        process.terminate()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        #expect(mock.terminate() == 0)
     }
 }

@@ -6,8 +6,7 @@ import Testing
 /// with a real .p8 key: an independent client must work against the mock. It matches each answer to its request by
 /// the echoed `apns-id`, byte for byte, so an echo in another case than sent makes every push time out.
 @Suite(.serialized) struct AioapnsInteropTests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/aioapns-push.py").path
+    static let script = PackageRoot.url.appendingPathComponent("scripts/aioapns-push.py").path
     /// A python3 with aioapns (the venv `make test-deps` makes, where Debian's Python refuses pip).
     static let python = PythonInterpreter.path(importing: ["aioapns"])
 
@@ -15,7 +14,7 @@ import Testing
     func push(_ bed: APNsCommandTests.Bed, count: Int, extra: [String] = [], keyID: String = APNsCommandTests.keyID)
         throws -> [String: Any]
     {
-        let result = try Subprocess.run(
+        let result = try ChildProcess.run(
             [Self.python, Self.script, "--endpoint", bed.address, "--ca-file", bed.ca, "--key-file", bed.key,
              "--key-id", keyID, "--team-id", APNsCommandTests.teamID, "--count", String(count), "--concurrency", "20",
              "--connections", "2", "--timeout", "5"] + extra,

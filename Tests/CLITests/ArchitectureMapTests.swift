@@ -1,14 +1,13 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// ARCHITECTURE.md names real code: every type and `Type.member` it puts in backticks is declared in Sources/, and
 /// the event's path has at most eight steps.
 @Suite struct ArchitectureMapTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// Every Swift source, concatenated (declarations are searched as text).
     static let sources: String = {
-        let enumerator = FileManager.default.enumerator(at: root.appendingPathComponent("Sources"), includingPropertiesForKeys: nil)
+        let enumerator = FileManager.default.enumerator(at: PackageRoot.url.appendingPathComponent("Sources"), includingPropertiesForKeys: nil)
         var text = ""
         while let url = enumerator?.nextObject() as? URL {
             guard url.pathExtension == "swift", let file = try? String(contentsOf: url, encoding: .utf8) else { continue }
@@ -18,14 +17,14 @@ import Testing
     }()
 
     @Test func everyNamedTypeAndMemberExists() throws {
-        let map = try String(contentsOf: Self.root.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+        let map = try String(contentsOf: PackageRoot.url.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
         let pattern = try NSRegularExpression(pattern: "`([A-Z][A-Za-z0-9]+)(?:\\.([a-z][A-Za-z0-9]*))?`")
         let matches = pattern.matches(in: map, range: NSRange(map.startIndex..., in: map))
         var checked = 0
         for match in matches {
             let type = String(map[Range(match.range(at: 1), in: map)!])
             let declared = ["class", "struct", "enum", "protocol", "actor"].contains { Self.sources.contains("\($0) \(type)") }
-            let isModule = FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("Sources/\(type)").path)
+            let isModule = FileManager.default.fileExists(atPath: PackageRoot.url.appendingPathComponent("Sources/\(type)").path)
             #expect(declared || isModule, "ARCHITECTURE.md names \(type), which Sources/ does not declare")
             if let range = Range(match.range(at: 2), in: map) {
                 let member = String(map[range])
@@ -42,7 +41,7 @@ import Testing
     /// The threads table names each thread as the code names it (`ThreadName.setCurrent`), and every thread the code
     /// names is in the table.
     @Test func threadNamesMatchTheCode() throws {
-        let map = try String(contentsOf: Self.root.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+        let map = try String(contentsOf: PackageRoot.url.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
         let table = map.components(separatedBy: "## Threads")[1].components(separatedBy: "\n## ")[0]
         let named = try NSRegularExpression(pattern: #"ThreadName\.setCurrent\("([a-z0-9-]+)(\\\()?"#)
         var codeNames: Set<String> = []

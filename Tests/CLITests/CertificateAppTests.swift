@@ -19,13 +19,13 @@ import Testing
     let authority: TestCertificateAuthority
     /// The certificate app's client certificate, signed by ``authority``.
     let enterprise: (certificatePath: String, privateKeyPath: String)
-    let kafka: BackgroundProcess
-    let apns: BackgroundProcess
+    let kafka: CallpushProcess
+    let apns: CallpushProcess
     let endpoint: String
     let serverCA: String
     /// The workers' `--config` file, which the mock reads as its apps file too.
     let configPath: String
-    private(set) var worker: BackgroundProcess?
+    private(set) var worker: CallpushProcess?
     private(set) var metricsPort = 0
     /// Event id → call id of every event produced.
     private(set) var produced: [String: String] = [:]
@@ -41,11 +41,11 @@ import Testing
         enterprise = try authority.issueClientCertificate("enterprise", commonName: "Apple Push Services: \(Self.certificateApp)")
         configPath = "\(directory)/config.json"
         let topics = ["calls", "calls.retry.1s", "calls.dlq", "apns.tokens.invalidated", "calls.outcomes"]
-        kafka = try BackgroundProcess(["kafka-mock", "--partitions", "2", "--topics", topics.joined(separator: ",")])
+        kafka = try CallpushProcess(["kafka-mock", "--partitions", "2", "--topics", topics.joined(separator: ",")])
         try Self.writeConfig(
             to: configPath, bundleIDs: Self.tokenApps.map(\.bundleID) + [Self.certificateApp], directory: directory,
             certificate: enterprise)
-        apns = try BackgroundProcess(
+        apns = try CallpushProcess(
             ["mock-apns", "--apps", configPath, "--client-ca", authority.certificatePath, "--record", "100000"])
         let parts = apns.firstLine.split(separator: " ")
         endpoint = String(parts.first ?? "")
@@ -78,7 +78,7 @@ import Testing
     /// Starts `callpush run --config` and waits until it has its partitions.
     func startWorker() async throws {
         metricsPort = FreePort.next()
-        worker = try BackgroundProcess([
+        worker = try CallpushProcess([
             "run", "--kafka-brokers", kafka.firstLine, "--kafka-group", "certificate-apps", "--kafka-receipts",
             "--kafka-retry-tiers", "1s", "--kafka-session-timeout", "6", "--apns-endpoint", endpoint,
             "--apns-ca-file", serverCA, "--config", configPath, "--metrics-port", String(metricsPort),
@@ -166,7 +166,7 @@ import Testing
     }
 
     /// `callpush send` to the mock with the given credential flags.
-    func send(topic: String, _ credentials: [String]) throws -> CallpushProcess.Result {
+    func send(topic: String, _ credentials: [String]) throws -> ProcessResult {
         try CallpushProcess.run(
             ["send", "--topic", topic, "--token", String(repeating: "ab", count: 32), "--incoming", "--endpoint", endpoint,
              "--ca-file", serverCA, "--timeout", "5"] + credentials)
@@ -186,7 +186,7 @@ import Testing
     /// another CA signed does not get through the TLS handshake.
     @Test func threeAppsOfTwoTeamsAndACertificateShareOneMock() async throws {
         // The apps' certificates and the CA, combined for OpenSSL at start, are not left in the temporary directory.
-        let combinedCA = NSTemporaryDirectory() + "callpush-mock-client-ca-\(apns.process.processIdentifier).pem"
+        let combinedCA = NSTemporaryDirectory() + "callpush-mock-client-ca-\(apns.pid).pem"
         #expect(!FileManager.default.fileExists(atPath: combinedCA))
         try await startWorker()
         try produce(
@@ -283,7 +283,7 @@ import Testing
 
         try Self.writeConfig(to: configPath, bundleIDs: ["com.example.app", Self.certificateApp], directory: directory,
                              certificate: enterprise)
-        Glibc.kill(try #require(worker).process.processIdentifier, SIGHUP)
+        try #require(worker).child.signal(SIGHUP)
         let reloaded = await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) {
             metric(#"callpush_apns_config_reloads_total{result="ok"}"#) == 1
         }

@@ -10,11 +10,7 @@ import Testing
 @Suite struct DeployAssetsTests {
     // MARK: - Files
 
-    /// The package root: this file is `<root>/Tests/CLITests/DeployAssetsTests.swift`.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+    static func path(_ relative: String) -> String { PackageRoot.url.appendingPathComponent(relative).path }
 
     static func text(_ relative: String) throws -> String { try String(contentsOfFile: path(relative), encoding: .utf8) }
 
@@ -42,17 +38,10 @@ import Testing
         return [:]
     }
 
-    struct ToolResult {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
-
     /// Runs a tool found on PATH (or an absolute path) to completion, stdout and stderr apart.
-    static func run(_ arguments: [String], timeout: Int = 60) throws -> ToolResult {
-        let result = try Subprocess.run(["timeout", String(timeout)] + arguments, currentDirectory: root.path,
-                                        timeoutSeconds: Double(timeout + 5))
-        return ToolResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
+    static func run(_ arguments: [String], timeout: Int = 60) throws -> ProcessResult {
+        try ChildProcess.run(["timeout", String(timeout)] + arguments, currentDirectory: PackageRoot.url.path,
+                             timeoutSeconds: Double(timeout + 5))
     }
 
     // MARK: - callpush's own answers
@@ -367,21 +356,18 @@ import Testing
         var expositions: [String] = []
 
         let demoPort = FreePort.next()
-        let demo = Process()
-        demo.executableURL = CallpushProcess.executable
-        demo.arguments = ["demo", "--duration", "6", "--rate", "50", "--faults", "realistic", "--metrics-port", String(demoPort)]
-        demo.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CALLPUSH_") }
-        demo.standardOutput = FileHandle.nullDevice
-        demo.standardError = FileHandle.nullDevice
-        try demo.run()
+        let demo = try ChildProcess(
+            ["demo", "--duration", "6", "--rate", "50", "--faults", "realistic", "--metrics-port", String(demoPort)],
+            executable: CallpushProcess.executable.path,
+            environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CALLPUSH_") },
+            output: .discard, errors: .discard)
         let deadline = Date().addingTimeInterval(40)
         while demo.isRunning && Date() < deadline {
             let scrape = try run(["curl", "-sf", "--max-time", "2", "http://127.0.0.1:\(demoPort)/metrics"], timeout: 5)
             if scrape.status == 0 && !scrape.stdout.isEmpty { expositions.append(scrape.stdout) }
             usleep(700_000)  // scrapes spread over the demo's run, so its faults show
         }
-        if demo.isRunning { demo.terminate() }
-        demo.waitUntilExit()
+        demo.terminate()
         #expect(!expositions.isEmpty, "no /metrics scrape of callpush demo succeeded")
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-deploy-\(UUID().uuidString.prefix(8))")
@@ -401,7 +387,7 @@ import Testing
             + #"{"bundle-id":"com.example.enterprise","certificate":"\#(certificate)","private-key":"\#(certificateKey)"}]}}"#
         try apps.write(toFile: config, atomically: true, encoding: .utf8)
         let runPort = FreePort.next()
-        let worker = try BackgroundProcess([
+        let worker = try CallpushProcess([
             "run", "--kafka-brokers", "127.0.0.1:1", "--config", config, "--metrics-port", String(runPort), "--log-level", "critical",
         ], readFirstLine: false)
         // The metrics server answers before the APNs apps are loaded: wait for the apps' per-credential series.
@@ -478,7 +464,7 @@ import Testing
         let names = try Self.run(["openssl", "x509", "-in", certificate, "-noout", "-ext", "subjectAltName"])
         #expect(names.stdout.contains("DNS:mock-apns"))
         let key = directory.appendingPathComponent("AuthKey.p8").path
-        let mock = try BackgroundProcess([
+        let mock = try CallpushProcess([
             "mock-apns", "--certificate", certificate, "--private-key", directory.appendingPathComponent("mock-apns.key").path,
             "--key-file", key, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ", "--bundle-id", "com.example.app",
         ])

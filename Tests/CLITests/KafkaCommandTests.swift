@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func kafkaMockPrintsBootstrapAndServesKcatUntilSIGTERM() throws {
-        let cluster = try BackgroundProcess(["kafka-mock", "--partitions", "2"])
+        let cluster = try CallpushProcess(["kafka-mock", "--partitions", "2"])
         #expect(cluster.firstLine.contains("127.0.0.1:"))
         let metadata = try ExternalTool.run(["kcat", "-b", cluster.firstLine, "-L"])
         #expect(metadata.status == 0)
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func produceValidatesKeysAndCounts() throws {
-        let cluster = try BackgroundProcess(["kafka-mock", "--topics", "calls"])
+        let cluster = try CallpushProcess(["kafka-mock", "--topics", "calls"])
         defer { cluster.terminate() }
         let input = [Self.event("e1", call: "c-1"), "{broken", "", Self.event("e2", call: "c-2", type: "hangup")]
             .joined(separator: "\n")
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func produceFromFileSucceedsWithExitZero() throws {
-        let cluster = try BackgroundProcess(["kafka-mock", "--topics", "calls"])
+        let cluster = try CallpushProcess(["kafka-mock", "--topics", "calls"])
         defer { cluster.terminate() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID()).jsonl")
         try (0..<50).map { Self.event("e\($0)", call: "c-\($0)") }.joined(separator: "\n").write(to: file, atomically: true, encoding: .utf8)
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func replayFromTheDeadLetterTopic() throws {
-        let cluster = try BackgroundProcess(["kafka-mock", "--topics", "calls,calls.dlq"])
+        let cluster = try CallpushProcess(["kafka-mock", "--topics", "calls,calls.dlq"])
         defer { cluster.terminate() }
         let dead = Self.event("e-dead", call: "c-9")
         let seeded = try ExternalTool.run(["kcat", "-b", cluster.firstLine, "-P", "-t", "calls.dlq", "-K", "|"],

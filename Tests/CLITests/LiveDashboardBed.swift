@@ -15,9 +15,9 @@ final class LiveDashboardBed {
     static let badToken = String(repeating: "ba", count: 32)
 
     let directory: String
-    let kafka: BackgroundProcess
-    let apns: BackgroundProcess
-    private(set) var worker: BackgroundProcess?
+    let kafka: CallpushProcess
+    let apns: CallpushProcess
+    private(set) var worker: CallpushProcess?
     private(set) var metricsPort = 0
     private let configPath: String
     private var sequence = 0
@@ -43,8 +43,8 @@ final class LiveDashboardBed {
         try #"{"apns":{"apps":[\#(token(Self.knownApp)),\#(certificate)]}}"#.write(toFile: mockApps, atomically: true, encoding: .utf8)
 
         let topics = ["calls", "calls.retry.1s", "calls.dlq", "apns.tokens.invalidated", "calls.outcomes"]
-        kafka = try BackgroundProcess(["kafka-mock", "--partitions", "2", "--topics", topics.joined(separator: ",")])
-        apns = try BackgroundProcess([
+        kafka = try CallpushProcess(["kafka-mock", "--partitions", "2", "--topics", topics.joined(separator: ",")])
+        apns = try CallpushProcess([
             "mock-apns", "--apps", mockApps, "--client-ca", authority.certificatePath, "--rate-503", "0.08",
             "--rate-429", "0.04", "--rate-500", "0.02", "--goaway-after", "150", "--latency-ms", "2",
             "--unregistered-tokens", Self.unregisteredToken, "--bad-tokens", Self.badToken,
@@ -55,7 +55,7 @@ final class LiveDashboardBed {
     func startWorker() async throws {
         let parts = apns.firstLine.split(separator: " ")
         metricsPort = FreePort.next()
-        worker = try BackgroundProcess([
+        worker = try CallpushProcess([
             "run", "--kafka-brokers", kafka.firstLine, "--kafka-group", "live-dashboard", "--kafka-receipts",
             "--kafka-retry-tiers", "1s", "--kafka-session-timeout", "6", "--apns-endpoint", String(parts.first ?? ""),
             "--apns-ca-file", String(parts.last?.dropFirst(3) ?? ""), "--config", configPath,
@@ -107,7 +107,7 @@ final class LiveDashboardBed {
             let result = try ExternalTool.run(["kcat", "-b", kafka.firstLine, "-P", "-t", "calls", "-K", "\t"],
                                       input: batch(second).joined(separator: "\n") + "\n")
             #expect(result.status == 0, "\(result.output)")
-            if second == seconds / 2, let worker { Glibc.kill(worker.process.processIdentifier, SIGHUP) }
+            if second == seconds / 2, let worker { worker.child.signal(SIGHUP) }
             try await Task.sleep(for: .seconds(1))
         }
     }

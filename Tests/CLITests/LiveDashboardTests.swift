@@ -9,9 +9,6 @@ import Testing
 /// rules; then every panel query must return series over the run, carrying every label its legend names, and every
 /// alert rule must evaluate without error.
 @Suite(.serialized) struct LiveDashboardTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
     /// Panel queries that may return nothing in this run, each with the reason. Keep it short.
     static let mayBeEmpty: [String: String] = [:]
 
@@ -25,7 +22,7 @@ import Testing
     /// `$job` is the shipped job, `$instance` every worker (the variable's "All"), and both intervals 5 s (at least
     /// four 1-second scrapes, as Grafana's `$__rate_interval` would be).
     static func panelQueries() throws -> [PanelQuery] {
-        let data = try Data(contentsOf: root.appendingPathComponent("Grafana/dashboards/callpush.json"))
+        let data = try Data(contentsOf: PackageRoot.url.appendingPathComponent("Grafana/dashboards/callpush.json"))
         let dashboard = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
         var queries: [PanelQuery] = []
         for panel in dashboard["panels"] as? [[String: Any]] ?? [] {
@@ -59,7 +56,7 @@ import Testing
         let bed = try LiveDashboardBed()
         defer { bed.stop() }
         try await bed.startWorker()
-        let prometheus = try PrometheusServer(directory: bed.directory, targets: ["127.0.0.1:\(bed.metricsPort)"], root: Self.root)
+        let prometheus = try PrometheusServer(directory: bed.directory, targets: ["127.0.0.1:\(bed.metricsPort)"])
         defer { prometheus.terminate() }
         let start = Date()
         try await bed.runTraffic(seconds: 16)

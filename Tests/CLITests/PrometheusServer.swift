@@ -4,32 +4,24 @@ import TestSupport
 /// Debian's `prometheus` server, started for a test with the shipped Deploy/prometheus config adapted only in its
 /// targets and intervals, and queried through its HTTP API (with curl, as an operator would).
 final class PrometheusServer {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
     let directory: String
-    private let logPath: String
 
     /// Writes the adapted config next to a fresh TSDB directory and starts the server; returns once `/-/ready`
     /// answers. `targets` replace the shipped `callpush` job's targets; scrapes and rule evaluations run every second.
-    init(directory: String, targets: [String], root: URL) throws {
+    init(directory: String, targets: [String]) throws {
         self.directory = directory
         port = FreePort.next()
-        logPath = directory + "/prometheus.log"
-        let shipped = try String(contentsOf: root.appendingPathComponent("Deploy/prometheus/prometheus.yml"), encoding: .utf8)
+        let shipped = try String(contentsOf: PackageRoot.url.appendingPathComponent("Deploy/prometheus/prometheus.yml"), encoding: .utf8)
         let config = try Self.adapt(shipped, targets: targets, ownAddress: "127.0.0.1:\(port)",
-                                    rules: root.appendingPathComponent("Deploy/prometheus/alerts.yml").path)
+                                    rules: PackageRoot.url.appendingPathComponent("Deploy/prometheus/alerts.yml").path)
         try config.write(toFile: directory + "/prometheus.yml", atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: directory + "/tsdb", withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/prometheus")
-        process.arguments = [
+        process = try ChildProcess([
             "--config.file=\(directory)/prometheus.yml", "--storage.tsdb.path=\(directory)/tsdb",
             "--web.listen-address=127.0.0.1:\(port)", "--log.level=warn",
-        ]
-        let log = FileHandle(forWritingAtPath: logPath) ?? FileHandle.nullDevice
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        ], executable: "/usr/bin/prometheus")
         let ready = Eventually.blockingWaitUntil(timeout: .seconds(60), interval: .milliseconds(200)) {
             (try? ExternalTool.run(["curl", "-sf", "--max-time", "1", "http://127.0.0.1:\(port)/-/ready"]))?.status == 0
         }
@@ -61,13 +53,13 @@ final class PrometheusServer {
     }
 
     /// The log the server wrote.
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    var log: String { process.log }
 
     /// GET `/api/v1/<path>` with URL-encoded parameters; the decoded `data` member, or a failure with the error.
     func api(_ path: String, _ parameters: [(String, String)]) throws -> Any {
         var arguments = ["curl", "-sG", "--max-time", "10", "http://127.0.0.1:\(port)/api/v1/\(path)"]
         for (name, value) in parameters { arguments += ["--data-urlencode", "\(name)=\(value)"] }
-        let result = try Subprocess.run(arguments, timeoutSeconds: 15)
+        let result = try ChildProcess.run(arguments, timeoutSeconds: 15)
         guard let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
             throw Failure("\(path): not JSON: \(result.stdout.prefix(300)) \(result.stderr.prefix(300))")
         }
@@ -111,9 +103,7 @@ final class PrometheusServer {
     }
 
     func terminate() {
-        guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
     }
 
     deinit {

@@ -1,14 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The README and docs/operations.md document what the binary really offers: the README has a section for every
 /// command and stays short; docs/operations.md has every setting of `callpush run` with its variable and default.
 @Suite struct ReadmeTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
     static func text(_ relative: String) -> String {
-        (try? String(contentsOf: root.appendingPathComponent(relative), encoding: .utf8)) ?? ""
+        (try? String(contentsOf: PackageRoot.url.appendingPathComponent(relative), encoding: .utf8)) ?? ""
     }
 
     static let readme = text("README.md")

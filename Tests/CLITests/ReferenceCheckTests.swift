@@ -1,18 +1,16 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The repository speaks for itself: no file refers to a work session, to this project's own issue numbers, to a
 /// commit by its hash in prose, or to a path on a developer's machine, and every link or document a file cites
 /// exists (history lives in git, facts in the docs). References to other projects' issues stay.
 @Suite struct ReferenceCheckTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
     /// Every text file of the repository (tracked or not) outside build output, relative to the root.
     static func files() throws -> [(path: String, text: String)] {
         let skipped: Set<String> = [".build", ".git", ".swiftpm", "Package.resolved"]
         var files: [(String, String)] = []
-        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
+        let enumerator = FileManager.default.enumerator(at: PackageRoot.url, includingPropertiesForKeys: [.isRegularFileKey])
         while let url = enumerator?.nextObject() as? URL {
             if skipped.contains(url.lastPathComponent) {
                 enumerator?.skipDescendants()
@@ -21,7 +19,7 @@ import Testing
             guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true,
                   let data = try? Data(contentsOf: url), !data.contains(0),
                   let text = String(data: data, encoding: .utf8) else { continue }
-            files.append((String(url.path.dropFirst(root.path.count + 1)), text))
+            files.append((String(url.path.dropFirst(PackageRoot.url.path.count + 1)), text))
         }
         return files.filter { $0.0 != "Tests/CLITests/ReferenceCheckTests.swift" }
     }
@@ -118,7 +116,7 @@ import Testing
                 let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
                 let file = parts[0].isEmpty ? path : Self.normalized((directory as NSString).appendingPathComponent(parts[0]))
                 let exists = byPath[file] != nil
-                    || FileManager.default.fileExists(atPath: Self.root.appendingPathComponent(file).path)
+                    || FileManager.default.fileExists(atPath: PackageRoot.url.appendingPathComponent(file).path)
                 guard exists else {
                     broken.append("\(path): \(target): no such file")
                     continue

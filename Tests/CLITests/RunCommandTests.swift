@@ -12,8 +12,8 @@ import Testing
     /// A kafka-mock, a mock-apns in token mode with a fresh key, and the worker's flags pointing at both.
     final class Bed {
         let directory: URL
-        let kafka: BackgroundProcess
-        let apns: BackgroundProcess
+        let kafka: CallpushProcess
+        let apns: CallpushProcess
         let workerArguments: [String]
 
         init(latencyMilliseconds: Int, apnsArguments: [String] = []) throws {
@@ -22,11 +22,11 @@ import Testing
             let key = directory.appendingPathComponent("AuthKey.p8").path
             let generated = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
             #expect(generated.status == 0)
-            kafka = try BackgroundProcess([
+            kafka = try CallpushProcess([
                 "kafka-mock", "--partitions", "4",
                 "--topics", "calls,calls.retry.1s,calls.retry.2s,calls.dlq,apns.tokens.invalidated,calls.outcomes",
             ])
-            apns = try BackgroundProcess([
+            apns = try CallpushProcess([
                 "mock-apns", "--key-file", key, "--key-id", keyID, "--team-id", teamID, "--bundle-id", "com.example.app",
                 "--latency-ms", String(latencyMilliseconds),
             ] + apnsArguments)
@@ -139,7 +139,7 @@ import Testing
     }
 
     @Test func missingTopicsStopTheStartWithOneLine() throws {
-        let kafka = try BackgroundProcess(["kafka-mock", "--topics", "calls,calls.dlq"])
+        let kafka = try CallpushProcess(["kafka-mock", "--topics", "calls,calls.dlq"])
         defer { kafka.terminate() }
         let key = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-\(UUID()).p8").path
         _ = try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key])
@@ -167,7 +167,7 @@ import Testing
         try bed.produce(600, prefix: "a")
         var arguments = bed.workerArguments
         arguments[arguments.firstIndex(of: "--log-level")! + 1] = "notice"
-        let first = try BackgroundProcess(arguments, readFirstLine: false)
+        let first = try CallpushProcess(arguments, readFirstLine: false)
         _ = try await bed.waitForReceipts(atLeast: 100)
         // `run` gives each busy thread its own malloc arena (other commands two), unless the environment chose a
         // limit: the start-up line says which.
@@ -176,7 +176,7 @@ import Testing
             ?? (environment["GLIBC_TUNABLES"]?.contains("glibc.malloc.arena_max") == true ? "GLIBC_TUNABLES" : "8")
         #expect(first.log.contains(#""malloc.arena_max":"\#(arenas)""#), "\(first.logTail)")
         // Its busy threads carry their own names, for `top -H` and perf (else Dispatch's, inherited).
-        let tasks = "/proc/\(first.process.processIdentifier)/task"
+        let tasks = "/proc/\(first.pid)/task"
         let named = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
             (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8)).map { (task, $0.trimmingCharacters(in: .newlines)) }
         }
@@ -190,7 +190,7 @@ import Testing
         }
         #expect(first.terminate() == 0)
         try bed.produce(400, prefix: "b")
-        let second = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
+        let second = try CallpushProcess(bed.workerArguments, readFirstLine: false)
         let receipts = try await bed.waitForReceipts(atLeast: 1000)
         #expect(second.terminate() == 0)
         #expect(receipts.count == 1000, "every event has a receipt; restarted worker said:\n\(second.logTail)")
@@ -203,7 +203,7 @@ import Testing
     @Test func aStaticMemberSaysItsPartitionsWaitWhenItStops() async throws {
         let bed = try Bed(latencyMilliseconds: 5)
         try bed.produce(50, prefix: "static")
-        let worker = try BackgroundProcess(bed.workerArguments + ["--kafka-instance-id", "callpush-0"], readFirstLine: false)
+        let worker = try CallpushProcess(bed.workerArguments + ["--kafka-instance-id", "callpush-0"], readFirstLine: false)
         let receipts = try await bed.waitForReceipts(atLeast: 50)
         #expect(receipts.count == 50, "\(worker.logTail)")
         #expect(worker.terminate() == 0)
@@ -215,7 +215,7 @@ import Testing
         let bed = try Bed(latencyMilliseconds: 20_000)  // answers take 20 s: a graceful drain would wait
         try bed.produce(50, prefix: "s")
         let port = FreePort.next()
-        let worker = try BackgroundProcess(bed.workerArguments(setting: "--metrics-port", to: String(port)), readFirstLine: false)
+        let worker = try CallpushProcess(bed.workerArguments(setting: "--metrics-port", to: String(port)), readFirstLine: false)
         var inFlight = 0
         try await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) {
             let metrics = try ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
@@ -224,12 +224,11 @@ import Testing
         }
         #expect(inFlight > 0, "events are waiting for APNs when the signals come")
         let started = Date()
-        kill(worker.process.processIdentifier, SIGTERM)
+        worker.child.signal(SIGTERM)
         // The second signal comes while the first one's drain waits.
         try await Task.sleep(for: .milliseconds(300))
-        kill(worker.process.processIdentifier, SIGTERM)
-        worker.process.waitUntilExit()
-        #expect(worker.process.terminationStatus == 130, "\(worker.logTail)")
+        worker.child.signal(SIGTERM)
+        #expect(worker.child.wait(timeout: .seconds(60)) == 130, "\(worker.logTail)")
         #expect(Date().timeIntervalSince(started) < 15, "it did not wait for the 20 s answers")
     }
 
@@ -266,7 +265,7 @@ import Testing
         let produced = try ExternalTool.run([PythonInterpreter.path(importing: ["kafka"]), "-c", script, bed.kafka.firstLine,
                                      String(decoding: json, as: UTF8.self)], timeout: 60)
         #expect(produced.status == 0, "kafka-python: \(produced.output)")
-        let worker = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
+        let worker = try CallpushProcess(bed.workerArguments, readFirstLine: false)
         let receipts = try await bed.waitForReceipts(atLeast: 3, timeout: 40)
         #expect(receipts == ["day-ahead": 1, "behind-it": 1, "end-of-time": 1], "the worker said:\n\(worker.logTail)")
         #expect(worker.terminate() == 0, "the worker kept running: \(worker.logTail)")
@@ -289,17 +288,17 @@ import Testing
         let json = String(decoding: try JSONSerialization.data(withJSONObject: events), as: UTF8.self)
         let produced = try ExternalTool.run([python, "-c", Self.downstreamScript, bed.kafka.firstLine, "produce", json], timeout: 60)
         #expect(produced.status == 0, "kafka-python: \(produced.output)")
-        let worker = try BackgroundProcess(bed.workerArguments + ["--kafka-compression", compression], readFirstLine: false)
+        let worker = try CallpushProcess(bed.workerArguments + ["--kafka-compression", compression], readFirstLine: false)
         #expect(try await bed.waitForReceipts(atLeast: 4, timeout: 40).count == 4, "\(worker.logTail)")
 
-        let withoutCodec = try Subprocess.run(
+        let withoutCodec = try ChildProcess.run(
             [python, "-c", Self.downstreamScript, bed.kafka.firstLine, "read-without-lz4"], timeoutSeconds: 90)
         if compression == "lz4" {
             #expect(withoutCodec.status != 0 && withoutCodec.output.contains("UnsupportedCodecError"), "\(withoutCodec.output)")
         }
         // Uncompressed records need no codec: what the consumer without lz4 read is checked below.
         let read = compression == "none"
-            ? withoutCodec : try Subprocess.run([python, "-c", Self.downstreamScript, bed.kafka.firstLine, "read"], timeoutSeconds: 90)
+            ? withoutCodec : try ChildProcess.run([python, "-c", Self.downstreamScript, bed.kafka.firstLine, "read"], timeoutSeconds: 90)
         #expect(worker.terminate() == 0, "\(worker.logTail)")
         #expect(read.status == 0, "kafka-python: \(read.output)")
         let topics = try #require(
@@ -327,7 +326,7 @@ import Testing
         let bed = try Bed(latencyMilliseconds: 0)
         try bed.produce(20, prefix: "l")
         let port = FreePort.next()
-        let worker = try BackgroundProcess(
+        let worker = try CallpushProcess(
             bed.workerArguments(setting: "--metrics-port", to: String(port)) + ["--kafka-linger", "400"], readFirstLine: false)
         #expect(try await bed.waitForReceipts(atLeast: 20, timeout: 40).count == 20, "\(worker.logTail)")
         let metrics = try ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
@@ -350,7 +349,7 @@ import Testing
         let produced = try CallpushProcess.run(["produce", "--brokers", bed.kafka.firstLine], input: hangUps.joined(separator: "\n"))
         #expect(produced.stdout.hasSuffix("produced 1200, failed 0\n"), "\(produced.stderr)")
         let port = FreePort.next()
-        let worker = try BackgroundProcess(
+        let worker = try CallpushProcess(
             bed.workerArguments(setting: "--metrics-port", to: String(port)) + ["--worker-ended-calls", "1000"], readFirstLine: false)
         #expect(try await bed.waitForReceipts(atLeast: 1_200, timeout: 60).count == 1_200, "\(worker.logTail)")
         let metrics = try ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
@@ -365,7 +364,7 @@ import Testing
     @Test(arguments: ["all", "none"]) func apnsConnectionsOpenAtStart(setting: String) async throws {
         let bed = try Bed(latencyMilliseconds: 0)
         let port = FreePort.next()
-        let worker = try BackgroundProcess(
+        let worker = try CallpushProcess(
             bed.workerArguments(setting: "--metrics-port", to: String(port)) + ["--apns-connect-at-start", setting],
             readFirstLine: false)
         let endpoint = bed.apns.firstLine.split(separator: " ")[0]
@@ -400,7 +399,7 @@ import Testing
     @Test func librdkafkaDebugContextsLogAtTrace() async throws {
         let bed = try Bed(latencyMilliseconds: 0)
         func groupStateLines(logLevel: String) async throws -> [Substring] {
-            let worker = try BackgroundProcess(
+            let worker = try CallpushProcess(
                 bed.workerArguments(setting: "--log-level", to: logLevel) + ["--kafka-properties", "debug=cgrp"],
                 readFirstLine: false)
             await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(200)) {
@@ -447,11 +446,11 @@ import Testing
     @Test func sigkillAndRestartLoseNothing() async throws {
         let bed = try Bed(latencyMilliseconds: 400)
         try bed.produce(1500, prefix: "k")
-        let first = try BackgroundProcess(bed.workerArguments + ["--worker-max-in-flight", "100"], readFirstLine: false)
+        let first = try CallpushProcess(bed.workerArguments + ["--worker-max-in-flight", "100"], readFirstLine: false)
         let beforeKill = try await bed.waitForReceipts(atLeast: 200)
         first.kill()
         #expect(beforeKill.count < 1500, "the worker was killed mid-run")
-        let second = try BackgroundProcess(bed.workerArguments, readFirstLine: false)
+        let second = try CallpushProcess(bed.workerArguments, readFirstLine: false)
         let receipts = try await bed.waitForReceipts(atLeast: 1500)
         #expect(second.terminate() == 0)
         #expect(receipts.count == 1500, "nothing is lost; restarted worker said:\n\(second.logTail)")

@@ -48,15 +48,15 @@ final class ScaleOutBed {
     }
 
     let directory: URL
-    let kafka: BackgroundProcess
-    let apns: BackgroundProcess
+    let kafka: CallpushProcess
+    let apns: CallpushProcess
     let partitions: Int
     let tiers: [String]
     /// The worker's `--config` file (``Credentials/appsFile``).
     let configPath: String
     private let keyPaths: [String]
     private let baseArguments: [String]
-    private(set) var workers: [String: (process: BackgroundProcess, metricsPort: Int)] = [:]
+    private(set) var workers: [String: (process: CallpushProcess, metricsPort: Int)] = [:]
     /// The last log lines of every worker stopped or killed so far, in that order.
     private var retiredLogs: [String] = []
     private var retiredHandedOver = 0
@@ -97,10 +97,10 @@ final class ScaleOutBed {
         let clusterArguments = ["--partitions", String(partitions), "--topics", topics.joined(separator: ",")]
         switch cluster {
         case .embedded:
-            kafka = try BackgroundProcess(["kafka-mock"] + clusterArguments)
+            kafka = try CallpushProcess(["kafka-mock"] + clusterArguments)
         case .newer:
-            let script = DeployAssetsTests.root.appendingPathComponent("scripts/kafka-mock-newer.py").path
-            kafka = try BackgroundProcess([PythonInterpreter.path(importing: ["confluent_kafka"]), script] + clusterArguments,
+            let script = PackageRoot.url.appendingPathComponent("scripts/kafka-mock-newer.py").path
+            kafka = try CallpushProcess([PythonInterpreter.path(importing: ["confluent_kafka"]), script] + clusterArguments,
                                           executable: URL(fileURLWithPath: "/usr/bin/env"))
         }
         let mockCredentials: [String]
@@ -117,7 +117,7 @@ final class ScaleOutBed {
             mockCredentials = ["--apps", mockApps]
             workerCredentials = ["--config", configPath]
         }
-        apns = try BackgroundProcess(
+        apns = try CallpushProcess(
             ["mock-apns", "--latency-ms", String(latencyMilliseconds), "--record", "1000000"] + mockCredentials)
         let parts = apns.firstLine.split(separator: " ")
         baseArguments = [
@@ -151,7 +151,7 @@ final class ScaleOutBed {
     /// Sends SIGHUP to the worker called `name`: it re-reads its configuration.
     func reload(_ name: String) {
         guard let worker = workers[name] else { return }
-        Glibc.kill(worker.process.process.processIdentifier, SIGHUP)
+        worker.process.child.signal(SIGHUP)
     }
 
     deinit {
@@ -166,7 +166,7 @@ final class ScaleOutBed {
     /// Starts (or restarts) the worker called `name` as a new process.
     func startWorker(_ name: String) throws {
         let port = FreePort.next()
-        let process = try BackgroundProcess(
+        let process = try CallpushProcess(
             baseArguments + ["--kafka-client-id", "worker-\(name)", "--metrics-port", String(port)], readFirstLine: false)
         workers[name] = (process, port)
     }
@@ -189,7 +189,7 @@ final class ScaleOutBed {
     }
 
     /// Keeps the last lines of a worker that ended, for ``logs``, and what it handed over.
-    private func retire(_ name: String, _ process: BackgroundProcess, _ how: String) {
+    private func retire(_ name: String, _ process: CallpushProcess, _ how: String) {
         retiredLogs.append("\(name) (\(how)):\n\(process.logTail)")
         retiredHandedOver += Self.loggedValues("kafka.uncommitted_messages", in: process.log).reduce(0, +)
         retiredScanMilliseconds += Self.loggedValues("read_ahead.ms", in: process.log)

@@ -292,9 +292,8 @@ import Testing
     /// rings after its hang-up; the waits per phase are printed (the bench judges them, a test does not).
     @Test(.enabled(if: long), arguments: ScaleOutBed.Cluster.allCases)
     func groupChangesUnderSteadyTrafficLoseAndRingNothing(cluster: ScaleOutBed.Cluster) async throws {
-        let root = DeployAssetsTests.root
         let result = try await CallpushProcess.runOffPool(
-            ["cooperative", "20"], executable: root.appendingPathComponent("scripts/group-changes.py"),
+            ["cooperative", "20"], executable: PackageRoot.url.appendingPathComponent("scripts/group-changes.py"),
             environment: ["BIN": CallpushProcess.executable.path, "CLUSTER": cluster == .newer ? "newer" : "callpush",
                           "PYTHON": PythonInterpreter.path(importing: ["confluent_kafka"])],
             timeout: 600)

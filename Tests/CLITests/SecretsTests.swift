@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func produceAppliesKafkaPropertiesFromTheFlagOrTheEnvironment() throws {
-        let cluster = try BackgroundProcess(["kafka-mock", "--topics", "calls"])
+        let cluster = try CallpushProcess(["kafka-mock", "--topics", "calls"])
         defer { cluster.terminate() }
         // 2 KB of custom data: fine by default, over a message.max.bytes of 1000 set through the properties.
         let large = KafkaCommandTests.event("e-large", call: "c-large")
@@ -83,7 +83,7 @@ import Testing
     }
 
     @Test func deadLetterReplayAppliesKafkaProperties() throws {
-        let cluster = try BackgroundProcess(["kafka-mock", "--topics", "calls,calls.dlq"])
+        let cluster = try CallpushProcess(["kafka-mock", "--topics", "calls,calls.dlq"])
         defer { cluster.terminate() }
         let seeded = try ExternalTool.run(["kcat", "-b", cluster.firstLine, "-P", "-t", "calls.dlq", "-K", "|"],
                                   input: "c-9|\(KafkaCommandTests.event("e-dead", call: "c-9"))\n")
@@ -104,13 +104,13 @@ import Testing
     /// A worker at debug level whose Kafka client carries a SASL password and a TLS key password (unused with the
     /// mock's plaintext listener): everything it logs from start to stop is free of them.
     @Test func workerLogsNeverContainSecrets() async throws {
-        let directory = try Subprocess.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let key = directory + "/AuthKey.p8"
         #expect(try ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key]).status == 0)
-        let cluster = try BackgroundProcess(["kafka-mock", "--partitions", "2"])
+        let cluster = try CallpushProcess(["kafka-mock", "--partitions", "2"])
         defer { cluster.terminate() }
-        let worker = try BackgroundProcess([
+        let worker = try CallpushProcess([
             "run", "--kafka-brokers", cluster.firstLine, "--kafka-group", "secrets-test", "--kafka-session-timeout", "6",
             "--apns-key-file", key, "--apns-key-id", "ABC123DEFG", "--apns-team-id", "DEF123GHIJ",
             "--metrics-port", "0", "--log-level", "debug",

@@ -6,7 +6,7 @@ import TestSupport
 
 @Suite struct CertificateTests {
     @Test func selfSignedCertificateVerifiesForLocalhostAndLoopback() throws {
-        let directory = try Subprocess.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let generated = try SelfSignedCertificate.generate()
         let files = try generated.write(toDirectory: directory)
@@ -15,25 +15,25 @@ import TestSupport
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
         for check in [["-verify_hostname", "localhost"], ["-verify_ip", "127.0.0.1"]] {
-            let result = try Subprocess.run(
+            let result = try ChildProcess.run(
                 ["openssl", "verify", "-CAfile", files.certificatePath] + check + [files.certificatePath]
             )
             #expect(result.status == 0, "\(result.output)")
         }
-        let wrongHost = try Subprocess.run([
+        let wrongHost = try ChildProcess.run([
             "openssl", "verify", "-CAfile", files.certificatePath, "-verify_hostname", "example.com",
             files.certificatePath,
         ])
         #expect(wrongHost.status != 0)
 
-        let text = try Subprocess.run(["openssl", "x509", "-in", files.certificatePath, "-noout", "-text"])
+        let text = try ChildProcess.run(["openssl", "x509", "-in", files.certificatePath, "-noout", "-text"])
         #expect(text.output.contains("DNS:localhost"))
         #expect(text.output.contains("IP Address:127.0.0.1"))
         #expect(text.output.contains("prime256v1"))
         #expect(text.output.contains("ecdsa-with-SHA256"))
 
         // The key file matches the certificate.
-        let certKey = try Subprocess.run(["openssl", "x509", "-in", files.certificatePath, "-noout", "-pubkey"])
+        let certKey = try ChildProcess.run(["openssl", "x509", "-in", files.certificatePath, "-noout", "-pubkey"])
         #expect(certKey.output == (try generated.privateKey.publicKey.pemRepresentation()))
         let reloaded = try ES256PrivateKey(pemFile: files.privateKeyPath)
         #expect(try reloaded.publicKey.pemRepresentation() == certKey.output)
@@ -43,7 +43,7 @@ import TestSupport
         let generated = try SelfSignedCertificate.generate(
             commonName: "mock-apns", dnsNames: ["mock-apns", "api.sandbox.push.apple.com"], ipAddresses: ["10.0.0.7"]
         )
-        let text = try Subprocess.run(["openssl", "x509", "-noout", "-text"], input: generated.certificatePEM)
+        let text = try ChildProcess.run(["openssl", "x509", "-noout", "-text"], input: generated.certificatePEM)
         #expect(text.output.contains("CN = mock-apns"))
         #expect(text.output.contains("DNS:api.sandbox.push.apple.com"))
         #expect(text.output.contains("IP Address:10.0.0.7"))
@@ -51,12 +51,12 @@ import TestSupport
     }
 
     @Test func pkcs12ConvertsToPEM() throws {
-        let directory = try Subprocess.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let generated = try SelfSignedCertificate.generate(commonName: "Apple Push Services: com.example.app")
         let files = try generated.write(toDirectory: directory)
         let p12 = directory + "/cert.p12"
-        let export = try Subprocess.run([
+        let export = try ChildProcess.run([
             "openssl", "pkcs12", "-export", "-in", files.certificatePath, "-inkey", files.privateKeyPath, "-out", p12,
             "-passout", "pass:s3cret",
         ])
@@ -82,7 +82,7 @@ import TestSupport
     @Test(arguments: [1, 20, 9000]) func validityShowsTheNotAfterOpenSSLShows(days: Int) throws {
         let generated = try SelfSignedCertificate.generate(validityDays: days)
         let validity = try CertificateValidity(pem: generated.certificatePEM)
-        let shown = try Subprocess.run(
+        let shown = try ChildProcess.run(
             ["openssl", "x509", "-noout", "-enddate", "-dateopt", "iso_8601"], input: generated.certificatePEM)
         // notAfter=2026-12-20 12:47:22Z
         let text = shown.output.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst("notAfter=".count)

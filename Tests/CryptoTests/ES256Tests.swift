@@ -44,10 +44,10 @@ import TestSupport
     }
 
     @Test func readsP8FileWrittenByOpenSSL() throws {
-        let directory = try Subprocess.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/AuthKey_TEST.p8"
-        let result = try Subprocess.run([
+        let result = try ChildProcess.run([
             "openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path,
         ])
         #expect(result.status == 0, "\(result.output)")
@@ -57,7 +57,7 @@ import TestSupport
     }
 
     @Test func opensslVerifiesOurSignature() throws {
-        let directory = try Subprocess.temporaryDirectory()
+        let directory = try TemporaryDirectory.make()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let key = try ES256PrivateKey.generate()
         let message = Array("eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJUIn0".utf8)
@@ -67,14 +67,14 @@ import TestSupport
         try Data(message).write(to: URL(fileURLWithPath: directory + "/message"))
         try Data(der).write(to: URL(fileURLWithPath: directory + "/sig.der"))
         try key.publicKey.pemRepresentation().write(toFile: directory + "/pub.pem", atomically: true, encoding: .utf8)
-        let good = try Subprocess.run([
+        let good = try ChildProcess.run([
             "openssl", "dgst", "-sha256", "-verify", directory + "/pub.pem", "-signature", directory + "/sig.der",
             directory + "/message",
         ])
         #expect(good.status == 0, "\(good.output)")
         #expect(good.output.contains("Verified OK"))
         try Data(Array("tampered".utf8)).write(to: URL(fileURLWithPath: directory + "/message"))
-        let bad = try Subprocess.run([
+        let bad = try ChildProcess.run([
             "openssl", "dgst", "-sha256", "-verify", directory + "/pub.pem", "-signature", directory + "/sig.der",
             directory + "/message",
         ])
@@ -85,7 +85,7 @@ import TestSupport
         #expect(throws: CryptoError.self) { try ES256PrivateKey(pem: "not a key") }
         #expect(throws: CryptoError.self) { try ES256PublicKey(pem: "-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n") }
         #expect(throws: CryptoError.self) { try ES256PrivateKey(pemFile: "/nonexistent/key.p8") }
-        let rsa = try Subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
+        let rsa = try ChildProcess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024"])
         #expect(rsa.status == 0)
         do {
             _ = try ES256PrivateKey(pem: rsa.output)

@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import TestSupport
 @testable import Runtime
 @testable import TLS
 @testable import HTTP2
@@ -16,9 +17,8 @@ struct HTTP2BenchmarkTests {
     private func h2load(_ url: String, requests: Int, connections: Int, streams: Int,
                         extra: [String] = []) throws -> (rps: Double, cpu: Double) {
         let start = rusageChildren()
-        let process = try ExternalProcess("h2load", ["-n", String(requests), "-c", String(connections),
-                                                             "-m", String(streams), "-d", bodyFile()] + extra + [url])
-        let (_, output) = try #require(process.finish(timeout: 120))
+        let arguments = ["h2load", "-n", String(requests), "-c", String(connections), "-m", String(streams), "-d", bodyFile()]
+        let (_, output) = try ExternalTool.run(arguments + extra + [url], timeout: 120)
         let cpu = rusageChildren() - start
         let line = output.split(separator: "\n").first { $0.hasPrefix("finished in") } ?? ""
         let rps = Double(line.split(separator: " ").dropFirst(3).first ?? "0") ?? 0
@@ -35,11 +35,11 @@ struct HTTP2BenchmarkTests {
 
     @Test(arguments: [(1, 100), (4, 100)])
     func clientVersusH2loadAgainstNghttpd(connections: Int, streams: Int) async throws {
-        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
+        guard let (nghttpd, port) = try certificates.startNghttpd(extra: ["-m", "1000"]) else {
             Issue.record("nghttpd did not start")
             return
         }
-        defer { nghttpd.stop() }
+        defer { nghttpd.kill() }
         let requests = 100_000
         let reference = try h2load("https://127.0.0.1:\(port)/3/device/x", requests: requests,
                                    connections: connections, streams: streams)
@@ -63,11 +63,11 @@ struct HTTP2BenchmarkTests {
     /// our path and headers with -H).
     @Test(arguments: [("h2load", 1, 100), ("h2load", 4, 100), ("apns", 1, 100), ("apns", 4, 100)])
     func clientVersusH2loadSameRequest(shape: String, connections: Int, streams: Int) async throws {
-        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
+        guard let (nghttpd, port) = try certificates.startNghttpd(extra: ["-m", "1000"]) else {
             Issue.record("nghttpd did not start")
             return
         }
-        defer { nghttpd.stop() }
+        defer { nghttpd.kill() }
         let requests = 100_000
         let body = Array(#"{"aps":{"alert":{"title":"Incoming call","body":"Alice"},"sound":"default"}}"#.utf8)
         let apnsHeaders = [HTTP2Header("apns-topic", "com.example.app"), HTTP2Header("apns-push-type", "alert"),
@@ -98,11 +98,11 @@ struct HTTP2BenchmarkTests {
 
     /// Submitting from a non-loop thread (the APNs client's path): 50 000 requests in bursts of 100, against nghttpd.
     @Test func crossThreadSubmission() async throws {
-        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
+        guard let (nghttpd, port) = try certificates.startNghttpd(extra: ["-m", "1000"]) else {
             Issue.record("nghttpd did not start")
             return
         }
-        defer { nghttpd.stop() }
+        defer { nghttpd.kill() }
         let group = try EventLoopGroup(numberOfThreads: 1)
         defer { group.shutdown() }
         var configuration = HTTP2ClientConfiguration()
@@ -131,14 +131,14 @@ struct HTTP2BenchmarkTests {
 
     @Test(arguments: [(1, 100), (4, 100)])
     func h2loadAgainstOurServerVersusNghttpd(connections: Int, streams: Int) async throws {
-        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["-m", "1000"]) else {
+        guard let (nghttpd, port) = try certificates.startNghttpd(extra: ["-m", "1000"]) else {
             Issue.record("nghttpd did not start")
             return
         }
         let requests = 100_000
         let reference = try h2load("https://127.0.0.1:\(port)/3/device/x", requests: requests,
                                    connections: connections, streams: streams)
-        nghttpd.stop()
+        nghttpd.kill()
         let group = try EventLoopGroup(numberOfThreads: 1)
         defer { group.shutdown() }
         let server = try HTTP2Server(tls: try certificates.serverContext(), group: group) { _, responder in

@@ -104,7 +104,7 @@ final class HTTP2ClientCertificateTests {
         defer { group.shutdown() }
         let server = try server(optional: true, group: group, probe: Probe())
         defer { server.stop() }
-        let result = try Subprocess.run(
+        let result = try ChildProcess.run(
             ["openssl", "s_client", "-connect", "127.0.0.1:\(server.port)", "-tls1_2", "-alpn", "h2",
              "-cert", client.certificatePath, "-key", client.privateKeyPath, "-reconnect"],
             timeoutSeconds: 20)

@@ -63,11 +63,11 @@ struct HTTP2TLSAndInteropTests {
     }
 
     @Test func pingMeasuresRoundTripAndTimeoutDetectsDeadPeer() async throws {
-        guard let (nghttpd, port) = try startNghttpd(certificates: certificates) else {
+        guard let (nghttpd, port) = try certificates.startNghttpd() else {
             Issue.record("nghttpd did not start")
             return
         }
-        defer { nghttpd.stop() }
+        defer { nghttpd.kill() }
         let group = try EventLoopGroup(numberOfThreads: 1)
         defer { group.shutdown() }
         let connection = try await HTTP2ClientConnection.connect(
@@ -79,7 +79,7 @@ struct HTTP2TLSAndInteropTests {
         }
         #expect(rtt < .seconds(1))
         let collector = ResultCollector(expected: 1)
-        nghttpd.suspend()  // the peer stops answering but TCP stays up
+        nghttpd.signal(SIGSTOP)  // the peer stops answering but TCP stays up
         connection.submit(testRequest(port)) { collector.add($0) }
         let pingResult = try await withTimeout(5) {
             await withCheckedContinuation { continuation in
@@ -95,11 +95,11 @@ struct HTTP2TLSAndInteropTests {
     }
 
     @Test func clientTalksToNghttpd() async throws {
-        guard let (nghttpd, port) = try startNghttpd(certificates: certificates, extra: ["--echo-upload"]) else {
+        guard let (nghttpd, port) = try certificates.startNghttpd(extra: ["--echo-upload"]) else {
             Issue.record("nghttpd did not start")
             return
         }
-        defer { nghttpd.stop() }
+        defer { nghttpd.kill() }
         let group = try EventLoopGroup(numberOfThreads: 1)
         defer { group.shutdown() }
         let connection = try await HTTP2ClientConnection.connect(
@@ -124,12 +124,10 @@ struct HTTP2TLSAndInteropTests {
         let server = try HTTP2Server(tls: try certificates.serverContext(), group: group, handler: echoHandler)
         defer { server.stop() }
         let url = "https://127.0.0.1:\(server.port)/3/device/abc"
-        let h2load = try ExternalProcess("h2load", ["-n", "5000", "-c", "2", "-m", "50", url])
-        let (status, output) = try #require(h2load.finish(timeout: 30))
+        let (status, output) = try ExternalTool.run(["h2load", "-n", "5000", "-c", "2", "-m", "50", url], timeout: 30)
         #expect(status == 0)
         #expect(output.contains("5000 succeeded"), "\(output)")
-        let nghttp = try ExternalProcess("nghttp", ["-v", url])
-        let (nghttpStatus, nghttpOutput) = try #require(nghttp.finish(timeout: 10))
+        let (nghttpStatus, nghttpOutput) = try ExternalTool.run(["nghttp", "-v", url], timeout: 10)
         #expect(nghttpStatus == 0)
         #expect(nghttpOutput.contains(":status: 200"), "\(nghttpOutput)")
     }

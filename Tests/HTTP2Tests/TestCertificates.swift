@@ -22,7 +22,7 @@ struct TestCertificates: Sendable {
         let directory = NSTemporaryDirectory() + "http2tests-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         func make(_ name: String, _ subject: String, _ san: String) {
-            _ = try? Subprocess.run([
+            _ = try? ChildProcess.run([
                 "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                 "-keyout", "\(directory)/\(name).key", "-out", "\(directory)/\(name).crt", "-days", "2",
                 "-subj", subject, "-addext", "subjectAltName=\(san)",

@@ -14,8 +14,8 @@ let kcatPath: String? = ExternalTool.path("kcat")
 struct KafkaInteropTests {
     /// Runs `kcat` under `timeout` with `input` on stdin; returns stdout.
     static func kcat(_ arguments: [String], input: String = "", seconds: Int = 20) throws -> (Int32, String) {
-        let result = try Subprocess.run([String(seconds), kcatPath!] + arguments, executable: "/usr/bin/timeout",
-                                        input: input, timeoutSeconds: Double(seconds + 5))
+        let result = try ChildProcess.run([String(seconds), kcatPath!] + arguments, executable: "/usr/bin/timeout",
+                                          input: input, timeoutSeconds: Double(seconds + 5))
         return (result.status, result.stdout)
     }
 

@@ -2,7 +2,7 @@ import TestSupport
 
 /// Pipes exposition text through `promtool check metrics` (Debian package `prometheus`).
 enum PromtoolCheck {
-    static func run(_ exposition: String) throws -> Subprocess.Result {
-        try Subprocess.run(["promtool", "check", "metrics"], input: exposition)
+    static func run(_ exposition: String) throws -> ProcessResult {
+        try ChildProcess.run(["promtool", "check", "metrics"], input: exposition)
     }
 }

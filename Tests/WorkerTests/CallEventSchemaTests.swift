@@ -8,9 +8,6 @@ import Testing
 /// each one the valid example with one or more properties replaced, and the decoder must accept exactly the events
 /// the schema accepts and dead-letter each other one with the reason the schema names for it.
 @Suite struct CallEventSchemaTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
     /// The valid example, as (property, JSON text) in a fixed order.
     static let example: [(String, String)] = [
         ("event_id", #""8d7f3c2e-1b4a-4f6e-9a0b-7c6d5e4f3a2b""#), ("type", #""incoming""#), ("call_id", #""c-42""#),
@@ -90,9 +87,9 @@ import Testing
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("call-events-\(getpid()).jsonl")
         try Data(events.joined(separator: "\n").utf8 + [0x0A]).write(to: input)
         defer { try? FileManager.default.removeItem(at: input) }
-        let script = Self.root.appendingPathComponent("scripts/check-call-events.py").path
-        let result = try Subprocess.run([PythonInterpreter.path(importing: ["jsonschema"]), script, input.path],
-                                        timeoutSeconds: 120)
+        let script = PackageRoot.url.appendingPathComponent("scripts/check-call-events.py").path
+        let result = try ChildProcess.run([PythonInterpreter.path(importing: ["jsonschema"]), script, input.path],
+                                          timeoutSeconds: 120)
         #expect(result.status == 0, "\(result.stderr)")
         let verdicts = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         try #require(verdicts.count == events.count, "\(verdicts.count) verdicts for \(events.count) events")
@@ -127,7 +124,7 @@ import Testing
 
     /// The schema's `required` list and the properties it documents are the decoder's.
     @Test func theSchemaNamesTheDecodersProperties() throws {
-        let data = try Data(contentsOf: Self.root.appendingPathComponent("docs/call-event.schema.json"))
+        let data = try Data(contentsOf: PackageRoot.url.appendingPathComponent("docs/call-event.schema.json"))
         let schema = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let required = try #require(schema["required"] as? [String])
         let properties = try #require(schema["properties"] as? [String: Any])
@@ -135,7 +132,7 @@ import Testing
         #expect(Set(properties.keys) == Set(Self.example.map(\.0)))
 
         // docs/integration.md's field table: the same properties, required ones marked so, with the schema's type.
-        let guide = try String(contentsOf: Self.root.appendingPathComponent("docs/integration.md"), encoding: .utf8)
+        let guide = try String(contentsOf: PackageRoot.url.appendingPathComponent("docs/integration.md"), encoding: .utf8)
         let rows = guide.split(separator: "\n").filter { $0.hasPrefix("| `") }.map { line in
             line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
         }.filter { $0.count >= 3 && properties[$0[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] != nil }

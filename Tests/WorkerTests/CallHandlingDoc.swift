@@ -1,10 +1,10 @@
 import Foundation
+import TestSupport
 
 /// docs/call-handling.md as its tables: the table-style tests read a section's rows to check that they cover exactly
 /// those rows.
 enum CallHandlingDoc {
-    static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("docs/call-handling.md")
+    static let url = PackageRoot.url.appendingPathComponent("docs/call-handling.md")
 
     /// The first column of every row of the first table under the `## title` heading (header and separator rows
     /// left out), backticks removed, in order.

@@ -1,0 +1,3 @@
+/// Tests reach ToolSupport (``ChildProcess``, ``FreePort``, ``ExternalTool``, ``PackageRoot``) through
+/// `import TestSupport`.
+@_exported import ToolSupport
