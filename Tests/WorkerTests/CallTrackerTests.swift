@@ -9,7 +9,7 @@ import Testing
     func entry(_ item: String, _ type: CallEventType, call: String = "c1", deadline: Int64 = 1_030_000)
         -> CallTracker<String>.Entry
     {
-        .init(item: item, callID: call, type: type, ringDeadlineMilliseconds: deadline)
+        .init(item: item, key: .call(call), type: type, ringDeadlineMilliseconds: deadline)
     }
 
     @Test func oneInFlightPerCallInOrder() {
@@ -19,12 +19,12 @@ import Testing
         let hangup = tracker.admit(entry("hup", .hangup))
         #expect(hangup.decision == .queued)
         #expect(hangup.cancelledWaiting.isEmpty)
-        let releases = tracker.complete(callID: "c1")
+        let releases = tracker.complete(.call("c1"))
         #expect(releases.map(\.item) == ["hup"])
         #expect(releases.map(\.decision) == [.sendNow])
-        #expect(tracker.complete(callID: "c1").isEmpty)
+        #expect(tracker.complete(.call("c1")).isEmpty)
         #expect(tracker.counts.activeCalls == 1)
-        #expect(tracker.complete(callID: "c2").isEmpty)
+        #expect(tracker.complete(.call("c2")).isEmpty)
         #expect(tracker.counts.activeCalls == 0)
     }
 
@@ -35,7 +35,7 @@ import Testing
         // A waiting incoming that expires while queued is released as expired.
         #expect(tracker.admit(entry("queued", .incoming, deadline: 1_005_000)).decision == .queued)
         clock.advance(by: .milliseconds(5_000))
-        let releases = tracker.complete(callID: "c1")
+        let releases = tracker.complete(.call("c1"))
         #expect(releases.map(\.decision) == [.expired])
         #expect(tracker.counts.activeCalls == 0)
     }
@@ -50,8 +50,8 @@ import Testing
         let hangup = tracker2.admit(entry("hup", .hangup))
         #expect(hangup.decision == .queued)
         #expect(hangup.cancelledWaiting == ["in2"])
-        #expect(tracker2.hasEnded(callID: "c1"))
-        let releases = tracker2.complete(callID: "c1")
+        #expect(tracker2.hasEnded(.call("c1")))
+        let releases = tracker2.complete(.call("c1"))
         #expect(releases.map(\.item) == ["hup"])
         #expect(releases.first?.decision == .sendNow)
     }
@@ -59,7 +59,7 @@ import Testing
     @Test func retriedIncomingAfterHangupIsCancelled() {
         let tracker = CallTracker<String>(clock: clock)
         #expect(tracker.admit(entry("hup", .missed)).decision == .sendNow)
-        _ = tracker.complete(callID: "c1")
+        _ = tracker.complete(.call("c1"))
         clock.advance(by: .milliseconds(5_000))
         #expect(tracker.admit(entry("retry", .incoming)).decision == .cancelled)
         #expect(tracker.admit(entry("other", .incoming, call: "c9")).decision == .sendNow)
@@ -70,21 +70,21 @@ import Testing
         configuration.endedCallCapacity = 3
         configuration.endedCallRetention = .seconds(10)
         let tracker = CallTracker<String>(configuration: configuration, clock: clock)
-        for index in 0..<5 { tracker.markEnded(callID: "c\(index)") }
-        _ = tracker.hasEnded(callID: "x")
+        for index in 0..<5 { tracker.markEnded(.call("c\(index)")) }
+        _ = tracker.hasEnded(.call("x"))
         #expect(tracker.counts.endedCalls == 3)
-        #expect(!tracker.hasEnded(callID: "c0"))
-        #expect(!tracker.hasEnded(callID: "c1"))
-        #expect(tracker.hasEnded(callID: "c4"))
+        #expect(!tracker.hasEnded(.call("c0")))
+        #expect(!tracker.hasEnded(.call("c1")))
+        #expect(tracker.hasEnded(.call("c4")))
         clock.advance(by: .milliseconds(10_000))
-        #expect(!tracker.hasEnded(callID: "c4"))
+        #expect(!tracker.hasEnded(.call("c4")))
         #expect(tracker.counts.endedCalls == 0)
         // Re-ending a call refreshes it.
-        tracker.markEnded(callID: "a")
+        tracker.markEnded(.call("a"))
         clock.advance(by: .milliseconds(6_000))
-        tracker.markEnded(callID: "a")
+        tracker.markEnded(.call("a"))
         clock.advance(by: .milliseconds(6_000))
-        #expect(tracker.hasEnded(callID: "a"))
+        #expect(tracker.hasEnded(.call("a")))
     }
 
     @Test func concurrentUseKeepsEveryCallSerial() async {
@@ -95,13 +95,13 @@ import Testing
                     var sent = 0
                     for index in 0..<500 {
                         let call = "c\((task * 500 + index) % 50)"
-                        let admission = tracker.admit(.init(item: index, callID: call, type: .hangup, ringDeadlineMilliseconds: 0))
+                        let admission = tracker.admit(.init(item: index, key: .call(call), type: .hangup, ringDeadlineMilliseconds: 0))
                         if admission.decision == .sendNow {
                             sent += 1
-                            var releases = tracker.complete(callID: call)
+                            var releases = tracker.complete(.call(call))
                             while releases.contains(where: { $0.decision == .sendNow }) {
                                 sent += 1
-                                releases = tracker.complete(callID: call)
+                                releases = tracker.complete(.call(call))
                             }
                         }
                     }
@@ -114,4 +114,9 @@ import Testing
         }
         #expect(tracker.counts.activeCalls == 0)
     }
+}
+
+extension CallKey {
+    /// The call `callID` of the one app the tracker tests use.
+    static func call(_ callID: String) -> CallKey { CallKey(topic: "com.example.app", callID: callID) }
 }

@@ -33,7 +33,7 @@ import Testing
     static func entry(_ item: String, _ type: CallEventType, call: String = "c1", deadline: Int64 = 1_030_000)
         -> CallTracker<String>.Entry
     {
-        .init(item: item, callID: call, type: type, ringDeadlineMilliseconds: deadline)
+        .init(item: item, key: .call(call), type: type, ringDeadlineMilliseconds: deadline)
     }
 
     @Test(arguments: Row.allCases)
@@ -44,7 +44,7 @@ import Testing
         switch row {
         case .endedIncoming:
             #expect(tracker.admit(entry("hup", .hangup, "c1", 0)).decision == .sendNow)
-            _ = tracker.complete(callID: "c1")
+            _ = tracker.complete(.call("c1"))
             #expect(tracker.admit(entry("in", .incoming, "c1", 1_030_000)).decision == .cancelled)
             #expect(tracker.admit(entry("late", .incoming, "c1", 1_000_000)).decision == .cancelled,
                     "cancelled, not expired: the ended call is checked first")
@@ -58,8 +58,8 @@ import Testing
                 #expect(tracker.admit(entry("in2", .incoming, call, 1_030_000)).decision == .queued)
                 let stop = tracker.admit(entry("stop", type, call, 0))
                 #expect(stop.decision == .queued && stop.cancelledWaiting == ["in2"], "\(type)")
-                #expect(tracker.hasEnded(callID: call), "\(type)")
-                let next = tracker.complete(callID: call)
+                #expect(tracker.hasEnded(.call(call)), "\(type)")
+                let next = tracker.complete(.call(call))
                 #expect(next.map(\.item) == ["stop"] && next.map(\.decision) == [.sendNow], "the stop event is sent")
             }
         case .nothingInFlight:
@@ -70,23 +70,23 @@ import Testing
             #expect(tracker.admit(entry("in", .incoming, "c1", 1_030_000)).decision == .sendNow)
             #expect(tracker.admit(entry("hup", .hangup, "c1", 0)).decision == .queued)
             #expect(tracker.admit(entry("missed", .missed, "c1", 0)).decision == .queued)
-            #expect(tracker.complete(callID: "c1").map(\.item) == ["hup"])
-            #expect(tracker.complete(callID: "c1").map(\.item) == ["missed"])
+            #expect(tracker.complete(.call("c1")).map(\.item) == ["hup"])
+            #expect(tracker.complete(.call("c1")).map(\.item) == ["missed"])
         case .finalNothingWaiting:
             #expect(tracker.admit(entry("hup", .hangup, "c1", 0)).decision == .sendNow)
-            #expect(tracker.complete(callID: "c1").isEmpty)
+            #expect(tracker.complete(.call("c1")).isEmpty)
             #expect(tracker.counts.activeCalls == 0 && tracker.counts.waitingEvents == 0)
-            #expect(tracker.hasEnded(callID: "c1"), "the ended mark stays")
+            #expect(tracker.hasEnded(.call("c1")), "the ended mark stays")
         case .waitingEnded:
             #expect(tracker.admit(entry("in1", .incoming, "c1", 1_030_000)).decision == .sendNow)
             #expect(tracker.admit(entry("in2", .incoming, "c1", 1_030_000)).decision == .queued)
-            tracker.markEnded(callID: "c1")
-            #expect(tracker.complete(callID: "c1").map(\.decision) == [.cancelled])
+            tracker.markEnded(.call("c1"))
+            #expect(tracker.complete(.call("c1")).map(\.decision) == [.cancelled])
         case .waitingPastDeadline:
             #expect(tracker.admit(entry("in1", .incoming, "c1", 1_030_000)).decision == .sendNow)
             #expect(tracker.admit(entry("in2", .incoming, "c1", 1_005_000)).decision == .queued)
             clock.advance(by: .milliseconds(5_000))
-            #expect(tracker.complete(callID: "c1").map(\.decision) == [.expired])
+            #expect(tracker.complete(.call("c1")).map(\.decision) == [.expired])
             #expect(tracker.counts.activeCalls == 0)
         case .waitingOtherwise:
             #expect(tracker.admit(entry("in1", .incoming, "c1", 1_030_000)).decision == .sendNow)
@@ -94,26 +94,26 @@ import Testing
             #expect(tracker.admit(entry("in3", .incoming, "c1", 1_030_000)).decision == .queued)
             #expect(tracker.admit(entry("in4", .incoming, "c1", 1_030_000)).decision == .queued)
             clock.advance(by: .milliseconds(5_000))
-            let releases = tracker.complete(callID: "c1")
+            let releases = tracker.complete(.call("c1"))
             #expect(releases.map(\.item) == ["in2", "in3"], "at most one sendNow, after the expired one before it")
             #expect(releases.map(\.decision) == [.expired, .sendNow])
             #expect(tracker.counts.waitingEvents == 1)
         case .retryOfEnded:
             #expect(tracker.admit(entry("in", .incoming, "c1", 1_030_000)).decision == .sendNow)
-            #expect(!tracker.hasEnded(callID: "c1"))
+            #expect(!tracker.hasEnded(.call("c1")))
             #expect(tracker.admit(entry("hup", .hangup, "c1", 0)).decision == .queued, "the one in flight stays")
-            #expect(tracker.hasEnded(callID: "c1"))
+            #expect(tracker.hasEnded(.call("c1")))
             let event = Fixtures.event()
             let record = KafkaMessage(topic: "calls", partition: 0, offset: 0, key: nil, value: [],
                                        timestampMilliseconds: event.createdAtMilliseconds)
             let timeout = APNsResult(disposition: .retryLater, status: nil, reason: "Timeout")
             let decision = OutcomeRouter().route(
                 record: record, event: event, input: .answered(timeout, topic: "t"),
-                now: event.createdAtMilliseconds + 1_000, callEnded: tracker.hasEnded(callID: "c1"))
+                now: event.createdAtMilliseconds + 1_000, callEnded: tracker.hasEnded(.call("c1")))
             #expect(decision.outcome == .cancelled && decision.reason == CancelReason.retryAfterStop)
         case .endedElsewhere:
-            tracker.markEnded(callID: "c1")
-            #expect(tracker.counts.activeCalls == 0 && tracker.hasEnded(callID: "c1"))
+            tracker.markEnded(.call("c1"))
+            #expect(tracker.counts.activeCalls == 0 && tracker.hasEnded(.call("c1")))
             #expect(tracker.admit(entry("in", .incoming, "c1", 1_030_000)).decision == .cancelled)
             #expect(tracker.admit(entry("other", .incoming, "c2", 1_030_000)).decision == .sendNow)
         }

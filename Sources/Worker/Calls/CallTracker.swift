@@ -14,30 +14,27 @@ final class CallTracker<Item: Sendable>: Sendable {
     /// One event as the tracker sees it; `item` is whatever the dispatcher needs back (record, request, …).
     struct Entry: Sendable {
         var item: Item
-        var callID: String
+        var key: CallKey
         var type: CallEventType
         var ringDeadlineMilliseconds: Int64
 
-        init(item: Item, callID: String, type: CallEventType, ringDeadlineMilliseconds: Int64) {
+        init(item: Item, key: CallKey, type: CallEventType, ringDeadlineMilliseconds: Int64) {
             self.item = item
-            self.callID = callID
+            self.key = key
             self.type = type
             self.ringDeadlineMilliseconds = ringDeadlineMilliseconds
         }
 
-        init(item: Item, event: CallEvent, callKey: String) {
-            self.init(
-                item: item, callID: callKey, type: event.type,
-                ringDeadlineMilliseconds: event.ringDeadlineMilliseconds
-            )
+        init(item: Item, event: CallEvent, key: CallKey) {
+            self.init(item: item, key: key, type: event.type, ringDeadlineMilliseconds: event.ringDeadlineMilliseconds)
         }
     }
 
     /// What to do with an event now.
     enum Decision: String, Hashable, Sendable {
-        /// Send it; it is now the call's in-flight event. Call ``complete(callID:)`` when its outcome is final.
+        /// Send it; it is now the call's in-flight event. Call ``complete(_:)`` when its outcome is final.
         case sendNow
-        /// Another event of the call is in flight; it comes back from ``complete(callID:)``.
+        /// Another event of the call is in flight; it comes back from ``complete(_:)``.
         case queued
         /// Past its ring deadline: record outcome `expired`, do not send.
         case expired
@@ -63,8 +60,8 @@ final class CallTracker<Item: Sendable>: Sendable {
     }
 
     private struct State {
-        var calls: [String: CallState] = [:]
-        /// Ended calls by ``endedKey(_:)``.
+        var calls: [CallKey: CallState] = [:]
+        /// Ended calls by ``CallKey/hash``.
         var ended: EndedCallMemory
     }
 
@@ -82,7 +79,7 @@ final class CallTracker<Item: Sendable>: Sendable {
     /// Decides whether `entry` may be sent now.
     func admit(_ entry: Entry) -> Admission {
         let now = clock.now().milliseconds
-        let endedKey = Self.endedKey(entry.callID)
+        let endedKey = entry.key.hash
         return state.withLock { state in
             state.ended.forgetExpired(at: now)
             var cancelled: [Item] = []
@@ -95,7 +92,7 @@ final class CallTracker<Item: Sendable>: Sendable {
                 state.ended.remember(endedKey, at: now)
             }
             // One lookup, changed in place.
-            let decision: Decision = Self.update(&state.calls[entry.callID, default: CallState()]) { call in
+            let decision: Decision = Self.update(&state.calls[entry.key, default: CallState()]) { call in
                 if entry.type != .incoming && !call.waiting.isEmpty {
                     call.waiting.removeAll { waiting in
                         guard waiting.type == .incoming else { return false }
@@ -114,13 +111,13 @@ final class CallTracker<Item: Sendable>: Sendable {
         }
     }
 
-    /// The in-flight event of `callID` has its final outcome. Returns the waiting events now decided, in order:
+    /// The in-flight event of the call `key` has its final outcome. Returns the waiting events now decided, in order:
     /// at most one `sendNow` (the new in-flight event), preceded by any that expired or were cancelled meanwhile.
-    func complete(callID: String) -> [Release] {
+    func complete(_ key: CallKey) -> [Release] {
         let now = clock.now().milliseconds
-        let endedKey = Self.endedKey(callID)
+        let endedKey = key.hash
         return state.withLock { state in
-            guard let index = state.calls.index(forKey: callID) else { return [] }
+            guard let index = state.calls.index(forKey: key) else { return [] }
             // The usual case: nothing waits behind the one in flight; the call is forgotten with one lookup.
             if state.calls.values[index].waiting.isEmpty {
                 state.calls.remove(at: index)
@@ -141,28 +138,26 @@ final class CallTracker<Item: Sendable>: Sendable {
                     break
                 }
             }
-            state.calls[callID] = call.inFlight || !call.waiting.isEmpty ? call : nil
+            state.calls[key] = call.inFlight || !call.waiting.isEmpty ? call : nil
             return releases
         }
     }
 
-    /// Whether a stop-ringing event of `callID` was seen recently (a retry of its incoming must be cancelled).
-    func hasEnded(callID: String) -> Bool {
+    /// Whether a stop-ringing event of the call `key` was seen recently (a retry of its incoming must be cancelled).
+    func hasEnded(_ key: CallKey) -> Bool {
         let now = clock.now().milliseconds
-        let endedKey = Self.endedKey(callID)
         return state.withLock { state in
             state.ended.forgetExpired(at: now)
-            return state.ended.contains(endedKey, at: now)
+            return state.ended.contains(key.hash, at: now)
         }
     }
 
-    /// Records that `callID` ended without an event passing through ``admit(_:)`` (e.g. learned elsewhere).
-    func markEnded(callID: String) {
+    /// Records that the call `key` ended without an event passing through ``admit(_:)`` (e.g. learned elsewhere).
+    func markEnded(_ key: CallKey) {
         let now = clock.now().milliseconds
-        let endedKey = Self.endedKey(callID)
         state.withLock { state in
             state.ended.forgetExpired(at: now)
-            state.ended.remember(endedKey, at: now)
+            state.ended.remember(key.hash, at: now)
         }
     }
 
@@ -183,17 +178,4 @@ final class CallTracker<Item: Sendable>: Sendable {
     }
 
     private static func update<R>(_ call: inout CallState, _ body: (inout CallState) -> R) -> R { body(&call) }
-
-    // MARK: - Ended-call memory
-
-    /// What an ended call is remembered by: its id's 64-bit hash (Swift's `Hasher`, seeded once per process), kept in
-    /// an ``EndedCallMemory`` of 34 bytes per call (3.4 MB at the default 100 000 calls whatever the ids' length,
-    /// allocated once at the first ended call) instead of the id's string. Two ids share a hash with probability about
-    /// 2⁻⁶⁴ each: an incoming call is wrongly taken for ended with probability about 100 000 × 2⁻⁶⁴ (5 × 10⁻¹⁵) when
-    /// the memory is full.
-    static func endedKey(_ callID: String) -> UInt64 {
-        var hasher = Hasher()
-        hasher.combine(callID)
-        return UInt64(bitPattern: Int64(hasher.finalize()))
-    }
 }

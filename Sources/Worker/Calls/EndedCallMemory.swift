@@ -119,7 +119,7 @@ struct EndedCallMemory {
         nodes = Array(repeating: Node(key: 0, endedAt: 0, older: Self.noNode, newer: Self.noNode), count: capacity)
     }
 
-    /// The key's low bits: keys must be well mixed (``CallTracker/endedKey(_:)``, a `Hasher` output, is).
+    /// The key's low bits: keys must be well mixed (``CallKey/hash``, a `Hasher` output, is).
     private func home(_ key: UInt64) -> Int { Int(truncatingIfNeeded: key) & slotMask }
 
     /// The index slot and node of `key`, if remembered.

@@ -25,7 +25,7 @@ final class Dispatcher: Sendable {
         let event: CallEvent
         let request: APNsRequest
         /// ``CallEvent/callKey``: the call in the ``CallTracker``.
-        let callKey: String
+        let callKey: CallKey
         /// How the record leaves: its outcome, or given back.
         let settlement: any RecordSettlement
         /// Its ``InFlightLedger`` ticket.
@@ -73,7 +73,7 @@ final class Dispatcher: Sendable {
         /// The answer of this event, the call's one in flight, is final: it leaves, and the call's next event goes.
         func answerFinished(_ outcome: Outcome) {
             done(outcome)
-            for release in dispatcher.tracker.complete(callID: callKey) {
+            for release in dispatcher.tracker.complete(callKey) {
                 dispatcher.act(on: release.decision, release.item)
             }
         }
@@ -212,25 +212,25 @@ final class Dispatcher: Sendable {
             admissible.append(pending)
         }
         // Stop events look back over the batch (a batch without any needs no call-id sets).
-        var lastStop: [String: Int] = [:]
+        var lastStop: [CallKey: Int] = [:]
         if stops > 0 {
             // Sized once: growing them from empty rehashed every call id a few times per batch.
             lastStop.reserveCapacity(stops)
-            var ringing: Set<String> = []
+            var ringing: Set<CallKey> = []
             ringing.reserveCapacity(admissible.count - stops)
             // Calls whose stop event comes after one of their incoming events in this batch; a stop event with
             // nothing of its call before it is remembered when it is admitted, as always.
-            var endedAhead: Set<String> = []
+            var endedAhead: Set<CallKey> = []
             for (index, pending) in admissible.enumerated() {
-                let callID = pending.callKey
+                let key = pending.callKey
                 if pending.event.type.stopsRinging {
-                    lastStop[callID] = index
-                    if ringing.contains(callID) { endedAhead.insert(callID) }
+                    lastStop[key] = index
+                    if ringing.contains(key) { endedAhead.insert(key) }
                 } else {
-                    ringing.insert(callID)
+                    ringing.insert(key)
                 }
             }
-            for callID in endedAhead { tracker.markEnded(callID: callID) }
+            for key in endedAhead { tracker.markEnded(key) }
         }
         let outbox = Outbox()
         for (index, pending) in admissible.enumerated() {
@@ -402,7 +402,7 @@ final class Dispatcher: Sendable {
             guard let self, gate.isScanning(scan) else { return false }
             tally.records.add(1, ordering: .relaxed)
             if StopTypeProbe.mayStopRinging(value), let event = try? decoder.decode(value), event.type.stopsRinging {
-                tracker.markEnded(callID: event.callKey)
+                tracker.markEnded(event.callKey)
                 tally.endedCalls.add(1, ordering: .relaxed)
             }
             return true
@@ -491,7 +491,7 @@ final class Dispatcher: Sendable {
     }
 
     private func admit(_ pending: Pending, outbox: Outbox?) {
-        let admission = tracker.admit(.init(item: pending, event: pending.event, callKey: pending.callKey))
+        let admission = tracker.admit(.init(item: pending, event: pending.event, key: pending.callKey))
         for waiting in admission.cancelledWaiting {
             finish(waiting.record, event: waiting.event, input: .dropped(.cancelled, reason: CancelReason.queued),
                    done: { outcome in waiting.done(outcome) })
@@ -536,7 +536,7 @@ final class Dispatcher: Sendable {
             pending.record, event: pending.event, input: .answered(result, topic: pending.request.topic),
             // Only a retry of an incoming call asks whether the call ended (the router's one use of it).
             callEnded: result.disposition == .retryLater && pending.event.type == .incoming
-                && tracker.hasEnded(callID: pending.callKey),
+                && tracker.hasEnded(pending.callKey),
             latencyMilliseconds: latency
         ) { outcome in pending.answerFinished(outcome) }
     }

@@ -85,9 +85,8 @@ public struct CallEvent: Sendable, Hashable {
     /// of the worker's clock (``CreationTimeBound``). (Nanoseconds exceed the JSON-exact 2^53.)
     static let latestCreatedAtMilliseconds: Int64 = 253_402_300_799_999
 
-    /// What identifies the call across its events: its app (``topic``) and its ``callID``, so one app's hang-up
-    /// never ends another app's call of the same id.
-    var callKey: String { topic + "\u{1F}" + callID }
+    /// What identifies the call across its events: its app (``topic``) and its ``callID``.
+    var callKey: CallKey { CallKey(topic: topic, callID: callID) }
 
     /// `created_at + ring_timeout_s`, in milliseconds since the epoch: after this the push is useless.
     var ringDeadlineMilliseconds: Int64 {

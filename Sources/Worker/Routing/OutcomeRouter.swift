@@ -52,7 +52,7 @@ struct OutcomeRouter: Sendable {
     ///   - event: the decoded event, nil when decoding failed.
     ///   - input: what happened.
     ///   - now: epoch ms.
-    ///   - callEnded: ``CallTracker/hasEnded(callID:)`` for the event's call (turns a retry of an incoming into
+    ///   - callEnded: ``CallTracker/hasEnded(_:)`` for the event's call (turns a retry of an incoming into
     ///     `cancelled`).
     ///   - latencyMilliseconds: for the receipt (`created_at` → answer), if known.
     func route(
