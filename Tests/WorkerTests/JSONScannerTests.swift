@@ -40,6 +40,24 @@ import Testing
         }
     }
 
+    /// The skip lands on the first byte that needs a look, or at the end, from any start, whatever the tail's length
+    /// (its last one to seven bytes are read as one padded word).
+    @Test func skipLandsOnTheFirstSpecialByteOrTheEnd() {
+        for length in 0...20 {
+            for special: UInt8? in [nil, 0x00, 0x1F, UInt8(ascii: "\""), UInt8(ascii: "\\"), 0x80, 0xFF] {
+                for position in special == nil ? [0] : Array(0..<max(length, 1)) where length > 0 || special == nil {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    if let special { bytes[position] = special }
+                    for start in 0...length {
+                        let landed = bytes.withUnsafeBufferPointer { JSONScanner.skipPlainWords($0, from: start) }
+                        let expected = bytes[start...].firstIndex(where: Self.needsLook) ?? length
+                        #expect(landed == expected, "\(bytes) from \(start)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func longStringsWithASpecialByteAtEveryOffsetDecodeAsTheByteScanDoes() throws {
         for length in [7, 8, 9, 15, 16, 17, 40] {
             for offset in 0..<length {

@@ -262,8 +262,8 @@ struct JSONScanner {
     }
 
     /// The index of the next byte of `buffer` from `start` to look at one by one: the first that may need a look (see
-    /// ``flaggedBytes(_:)``) or one of the last seven; `buffer.count` at the end. Plain bytes go eight at a time
-    /// (most strings are plain ASCII throughout).
+    /// ``flaggedBytes(_:)``), or `buffer.count` when none does. Bytes go eight at a time (most strings are plain ASCII
+    /// throughout), the last one to seven of them as one word padded with plain bytes.
     @inline(__always)
     static func skipPlainWords(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         guard let base = buffer.baseAddress else { return start }
@@ -273,8 +273,17 @@ struct JSONScanner {
             if flagged != 0 { return index + flagged.trailingZeroBitCount >> 3 }
             index += 8
         }
-        return index
+        let remaining = buffer.count - index
+        guard remaining > 0 else { return index }
+        var tail = Self.plainPadding
+        withUnsafeMutableBytes(of: &tail) { $0.baseAddress!.copyMemory(from: base + index, byteCount: remaining) }
+        let flagged = flaggedBytes(tail)
+        // The padding is never flagged, so a flagged byte is one of the tail's.
+        return flagged != 0 ? index + flagged.trailingZeroBitCount >> 3 : buffer.count
     }
+
+    /// Eight `A`s: what pads a tail shorter than a word (a byte no ``flaggedBytes(_:)`` flags).
+    private static let plainPadding: UInt64 = 0x4141_4141_4141_4141
 
     /// Whether any of the eight bytes in `word` is a quote, a backslash, a control character or not ASCII: the bytes
     /// that end a string, start an escape, are rejected or must be checked as UTF-8.
