@@ -120,9 +120,9 @@ extension KafkaConsumer {
     /// Hands the messages accepted so far to the delegate. Also called before a rebalance is handled, so a revoke
     /// never waits for messages the delegate has not seen.
     func deliverBatch() {
-        let batch = pendingBatch.withLock { batch -> [KafkaMessage] in
-            defer { batch.removeAll(keepingCapacity: true) }
-            return batch
+        let batch = state.withLock { state -> [KafkaMessage] in
+            defer { state.pendingBatch.removeAll(keepingCapacity: true) }
+            return state.pendingBatch
         }
         guard !batch.isEmpty else { return }
         delegate?.consumer(self, didReceive: batch)
@@ -136,21 +136,18 @@ extension KafkaConsumer {
         let limits = configuration.backPressure
         var pauseWanted = false
         var first = false
-        let decision = state.withLock { state -> KafkaMessage? in
+        state.withLock { state in
             guard state.phase == .running, let index = state.partitions.index(forKey: incoming.topicPartition) else {
-                return nil
-            }
-            if state.partitions.values[index].awaitsFirstRecord {
-                state.partitions.values[index].awaitsFirstRecord = false
-                first = true
+                return
             }
             var message = incoming
             // One in-place access to the partition's entry: reading `values[index].field` copies the whole entry
             // (its tracker, held messages) each time, which was most of the poll thread's time per message.
-            let verdict = Self.admit(&message, to: &state.partitions.values[index], perPartitionLimit: limits.maxInFlightPerPartition) {
+            let verdict = Self.admit(&message, to: &state.partitions.values[index], perPartitionLimit: limits.maxInFlightPerPartition,
+                                     first: &first) {
                 handle.cachedHighWatermark(of: incoming.topicPartition)
             }
-            guard verdict != .refused else { return nil }
+            guard verdict != .refused else { return }
             state.totalInFlight += 1
             if verdict == .passesAndPausesPartition || verdict == .heldAndPausesPartition {
                 state.reconcileNeeded = true
@@ -163,16 +160,14 @@ extension KafkaConsumer {
             }
             if verdict == .held || verdict == .heldAndPausesPartition {
                 state.heldCount += 1
-                return nil
+                return
             }
-            return message
+            state.pendingBatch.append(message)
         }
         if first, measuredTopics.contains(incoming.topic), let timestamp = incoming.timestampMilliseconds {
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             metrics.assignmentWait.observe(Double(max(0, now - timestamp)) / 1000)
         }
-        guard let message = decision else { return pauseWanted }
-        pendingBatch.withLock { $0.append(message) }
         return pauseWanted
     }
 
@@ -187,11 +182,16 @@ extension KafkaConsumer {
     }
 
     /// Tracks `message` in its partition's `entry`, stamping its generation and high watermark, and holds it behind
-    /// the partition's held messages if there are any.
+    /// the partition's held messages if there are any; `first` is set when it is the partition's first record since
+    /// the assignment.
     private static func admit(
-        _ message: inout KafkaMessage, to entry: inout PartitionState, perPartitionLimit: Int,
+        _ message: inout KafkaMessage, to entry: inout PartitionState, perPartitionLimit: Int, first: inout Bool,
         highWatermark: () -> Int64?
     ) -> AdmitVerdict {
+        if entry.awaitsFirstRecord {
+            entry.awaitsFirstRecord = false
+            first = true
+        }
         guard !entry.revoked, entry.tracker.delivered(message.offset) else { return .refused }
         if entry.lastCommit == nil { entry.lastCommit = message.offset }
         message.generation = entry.generation

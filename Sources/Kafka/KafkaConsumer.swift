@@ -32,8 +32,6 @@ public final class KafkaConsumer: Sendable {
     let consumerQueue: RDKafkaQueue
     let state: Mutex<State>
     let delegateBox: Mutex<(any KafkaConsumerDelegate)?>
-    /// Messages accepted during the current poll-loop turn, not yet handed to the delegate (poll thread only).
-    let pendingBatch = Mutex<[KafkaMessage]>([])
     /// librdkafka statistics parsed off the poll thread, waiting for it to apply them (``drainEvents()``).
     let parsedStatistics = Mutex<KafkaStatistics?>(nil)
     /// When to wake librdkafka's fetcher (poll thread only); `nil` from librdkafka 2.3.0 on, where a backed-off
@@ -318,6 +316,9 @@ extension KafkaConsumer {
         var heldCount = 0
         var globallyPaused = false
         var reconcileNeeded = false
+        /// Messages accepted during the current poll-loop turn, not yet handed to the delegate (poll thread only;
+        /// here so that accepting a message takes one lock).
+        var pendingBatch: [KafkaMessage] = []
         /// Since when the group refuses commits because it is rebalancing: take no new messages until the
         /// rebalance is done (what would be finished now could not be committed, and the next owner would repeat
         /// it), a commit succeeds, or a session timeout passes.

@@ -59,9 +59,8 @@ final class Dispatcher: Sendable {
         /// The event's outcome is final and counted: it leaves (its offset may be stored), and is freed on the
         /// consumer's thread, which made it.
         func done(_ outcome: Outcome) {
-            dispatcher.leave(ticket, finished: true)
             settlement.done(outcome)
-            dispatcher.finished.keep(self)
+            dispatcher.leave(ticket, finished: true, keeping: self)
         }
 
         /// Leaves without an outcome: the record stays unfinished for the partition's next owner.
@@ -88,9 +87,8 @@ final class Dispatcher: Sendable {
     private let gate: ReadAheadGate<Pending>
     /// Reads newly assigned partitions' backlogs for stop events (nil: the read-ahead is bounded by its limits).
     private let scanner: (any BacklogScanner)?
-    private let ledger = InFlightLedger()
-    /// Finished events, until the consumer's thread frees them (``releaseFinished()``).
-    private let finished = HomeThreadReleaser<Pending>()
+    /// The events in flight, and the finished ones until the consumer's thread frees them (``releaseFinished()``).
+    private let ledger = InFlightLedger<Pending>()
     private let sender: any PushSender
     /// `sender` when it takes batches: what one consumed batch admits goes out in one call.
     private let batchSender: (any BatchPushSender)?
@@ -106,7 +104,6 @@ final class Dispatcher: Sendable {
     /// (A few: a linear look costs less than hashing the topic of every event.)
     private let retryTopics: [String]
     private let stopped = Atomic<Bool>(false)
-    private let inFlight = Atomic<Int>(0)
     /// Events whose Kafka key is not their call id (``noteKeyMismatch(_:callID:)`` logs some).
     private let keyMismatches = DoublingLogSampler()
     /// Events created ahead of the worker's clock (``noteCreatedAhead(_:event:skew:)`` logs some).
@@ -152,7 +149,7 @@ final class Dispatcher: Sendable {
     }
 
     /// Events handed to ``handle(_:done:)`` whose `done` has not run yet.
-    var inFlightCount: Int { inFlight.load(ordering: .relaxed) }
+    var inFlightCount: Int { ledger.liveCount }
 
     /// How long the oldest event handed to ``handle(_:done:)`` has waited for its outcome, in seconds (0 if none).
     var oldestInFlightAgeSeconds: Double {
@@ -168,14 +165,14 @@ final class Dispatcher: Sendable {
     }
 
     /// Frees the events finished since the last call: call on the thread that calls ``handle(_:)-([ConsumedRecord])``,
-    /// which made them (see ``HomeThreadReleaser``).
-    func releaseFinished() { finished.releaseAll() }
+    /// which made them (see ``InFlightLedger``).
+    func releaseFinished() { ledger.releaseKept() }
 
     /// Stops re-producing failed records (shutdown): their events stay unfinished and are consumed again later.
     func stop() {
         stopped.store(true, ordering: .relaxed)
         // The poll thread no longer frees finished events (and a kept event holds this dispatcher).
-        finished.close()
+        ledger.close()
     }
 
     /// Handles one consumed record. `done` runs exactly once, with the event's outcome, when that outcome is final
@@ -191,10 +188,10 @@ final class Dispatcher: Sendable {
     func handle(_ batch: [ConsumedRecord]) {
         guard !batch.isEmpty else { return }
         // Once per batch: the in-flight count, the ledger (one ticket each, in order), the mapper in force.
-        metrics.inFlight.set(inFlight.add(batch.count, ordering: .relaxed).newValue)
         let handedOver = monotonic.uptimeMicroseconds()
         let wallNow = clock.now().milliseconds
-        let firstTicket = ledger.begin(count: batch.count, at: handedOver)
+        let (firstTicket, live) = ledger.begin(count: batch.count, at: handedOver)
+        metrics.inFlight.set(live)
         let mapper = self.mapper.withLock { $0 }
         var consumedCounter: (topic: String, counter: Counter)?
         var admissible: [Pending] = []
@@ -353,11 +350,13 @@ final class Dispatcher: Sendable {
     }
 
     /// A record leaves: `finished` when it reached its outcome (its processing time is observed), else given back.
-    private func leave(_ ticket: UInt64, finished: Bool) {
-        if let start = ledger.end(ticket), finished {
+    /// `keeping`: the finished event, freed on the consumer's thread.
+    private func leave(_ ticket: UInt64, finished: Bool, keeping pending: Pending? = nil) {
+        let (start, live) = ledger.end(ticket, keeping: pending)
+        if let start, finished {
             metrics.processing.observe(Double(max(0, monotonic.uptimeMicroseconds() - start)) / 1_000_000)
         }
-        metrics.inFlight.set(inFlight.subtract(1, ordering: .relaxed).newValue)
+        metrics.inFlight.set(live)
     }
 
     /// Passes an event through the read-ahead gate, admitting whatever it lets go.
