@@ -262,10 +262,12 @@ struct JSONScanner {
     }
 
     /// The index of the next byte of `buffer` from `start` to look at one by one: the first that may need a look (see
-    /// ``flaggedBytes(_:)``), or `buffer.count` when none does. Bytes go eight at a time (most strings are plain ASCII
-    /// throughout), the last one to seven of them as one word padded with plain bytes.
+    /// ``flaggedBytes(_:)``), or one of the last seven; `buffer.count` at the end. Bytes go eight at a time (most
+    /// strings are plain ASCII throughout). With `wordTail`, the last one to seven bytes of a buffer of eight or more go
+    /// as its last word too (the bytes already seen shifted out, plain ones shifted in): the writer's buffers are single
+    /// strings, whose tails matter; the scanner's is the whole event, where the tail is its last bytes.
     @inline(__always)
-    static func skipPlainWords(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    static func skipPlainWords(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int, wordTail: Bool = false) -> Int {
         guard let base = buffer.baseAddress else { return start }
         var index = start
         while index + 8 <= buffer.count {
@@ -274,16 +276,14 @@ struct JSONScanner {
             index += 8
         }
         let remaining = buffer.count - index
-        guard remaining > 0 else { return index }
-        var tail = Self.plainPadding
-        withUnsafeMutableBytes(of: &tail) { $0.baseAddress!.copyMemory(from: base + index, byteCount: remaining) }
+        guard wordTail, remaining > 0, buffer.count >= 8 else { return index }
+        let last = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: buffer.count - 8, as: UInt64.self)
+        // Eight `A`s pad the word: a byte no ``flaggedBytes(_:)`` flags, so a flagged byte is one of the tail's.
+        let padding: UInt64 = 0x4141_4141_4141_4141
+        let tail = last >> UInt64(8 * (8 - remaining)) | padding << UInt64(8 * remaining)
         let flagged = flaggedBytes(tail)
-        // The padding is never flagged, so a flagged byte is one of the tail's.
         return flagged != 0 ? index + flagged.trailingZeroBitCount >> 3 : buffer.count
     }
-
-    /// Eight `A`s: what pads a tail shorter than a word (a byte no ``flaggedBytes(_:)`` flags).
-    private static let plainPadding: UInt64 = 0x4141_4141_4141_4141
 
     /// Whether any of the eight bytes in `word` is a quote, a backslash, a control character or not ASCII: the bytes
     /// that end a string, start an escape, are rejected or must be checked as UTF-8.

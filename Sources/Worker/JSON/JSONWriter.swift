@@ -87,7 +87,7 @@ package struct JSONWriter: ~Copyable {
         var index = 0
         while true {
             // Plain bytes eight at a time, as the scanner reads strings.
-            index = JSONScanner.skipPlainWords(utf8, from: index)
+            index = JSONScanner.skipPlainWords(utf8, from: index, wordTail: true)
             guard index < utf8.count else { break }
             let byte = utf8[index]
             let at = index
