@@ -13,6 +13,8 @@
 #                                                  SEPARATE_THREADS=yes: a file per thread (FILE.1-NN; the
 #                                                  thread's name is not recorded: tell them apart by their
 #                                                  top functions, e.g. runPollLoop for kafka-consume)
+#                                                  CALLGRIND_ARGS adds valgrind options (--dump-instr=yes for
+#                                                  scripts/count-locks.py: mutex acquisitions per event)
 #
 # RUN_ARGS adds options to the worker's `callpush run` (e.g. RUN_ARGS="--kafka-linger 5": compare settings in
 # interleaved runs as you would binaries).
@@ -48,7 +50,8 @@ while [ ! -s "$work/kafka.txt" ] || [ ! -s "$work/apns.txt" ]; do sleep 0.1; don
 brokers=$(head -1 "$work/kafka.txt"); apns=$(head -1 "$work/apns.txt")
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 wrap=()
-[ "$MODE" = callgrind ] && wrap=(valgrind --tool=callgrind --separate-threads=${SEPARATE_THREADS:-no} --instr-atstart=no --callgrind-out-file="$OUT")
+[ "$MODE" = callgrind ] && wrap=(valgrind --tool=callgrind --separate-threads=${SEPARATE_THREADS:-no} --instr-atstart=no
+    --callgrind-out-file="$OUT" ${CALLGRIND_ARGS:-})
 "${wrap[@]}" "$BIN" run --kafka-brokers "$brokers" --kafka-receipts --metrics-port "$port" --log-level error \
     --apns-key-file "$work/key.p8" --apns-key-id ABC123DEFG --apns-team-id DEF123GHIJ \
     --apns-endpoint "${apns%% *}" --apns-ca-file "${apns##*ca=}" --kafka-session-timeout 6 ${RUN_ARGS:-} > "$work/worker.log" 2>&1 &

@@ -79,36 +79,44 @@ final class CallTracker<Item: Sendable>: Sendable {
     /// Decides whether `entry` may be sent now.
     func admit(_ entry: Entry) -> Admission {
         let now = clock.now().milliseconds
+        return state.withLock { state in Self.decide(entry, now: now, in: &state) }
+    }
+
+    /// Decides about several entries, in order, as ``admit(_:)-(Entry)`` does each, under one lock.
+    func admit(_ entries: [Entry]) -> [Admission] {
+        let now = clock.now().milliseconds
+        return state.withLock { state in entries.map { Self.decide($0, now: now, in: &state) } }
+    }
+
+    private static func decide(_ entry: Entry, now: Int64, in state: inout State) -> Admission {
         let endedKey = entry.key.hash
-        return state.withLock { state in
-            state.ended.forgetExpired(at: now)
-            var cancelled: [Item] = []
-            if entry.type == .incoming {
-                if state.ended.contains(endedKey, at: now) { return Admission(decision: .cancelled, cancelledWaiting: []) }
-                if now >= entry.ringDeadlineMilliseconds {
-                    return Admission(decision: .expired, cancelledWaiting: [])
-                }
-            } else {
-                state.ended.remember(endedKey, at: now)
+        state.ended.forgetExpired(at: now)
+        var cancelled: [Item] = []
+        if entry.type == .incoming {
+            if state.ended.contains(endedKey, at: now) { return Admission(decision: .cancelled, cancelledWaiting: []) }
+            if now >= entry.ringDeadlineMilliseconds {
+                return Admission(decision: .expired, cancelledWaiting: [])
             }
-            // One lookup, changed in place.
-            let decision: Decision = Self.update(&state.calls[entry.key, default: CallState()]) { call in
-                if entry.type != .incoming && !call.waiting.isEmpty {
-                    call.waiting.removeAll { waiting in
-                        guard waiting.type == .incoming else { return false }
-                        cancelled.append(waiting.item)
-                        return true
-                    }
-                }
-                if call.inFlight {
-                    call.waiting.append(entry)
-                    return .queued
-                }
-                call.inFlight = true
-                return .sendNow
-            }
-            return Admission(decision: decision, cancelledWaiting: cancelled)
+        } else {
+            state.ended.remember(endedKey, at: now)
         }
+        // One lookup, changed in place.
+        let decision: Decision = update(&state.calls[entry.key, default: CallState()]) { call in
+            if entry.type != .incoming && !call.waiting.isEmpty {
+                call.waiting.removeAll { waiting in
+                    guard waiting.type == .incoming else { return false }
+                    cancelled.append(waiting.item)
+                    return true
+                }
+            }
+            if call.inFlight {
+                call.waiting.append(entry)
+                return .queued
+            }
+            call.inFlight = true
+            return .sendNow
+        }
+        return Admission(decision: decision, cancelledWaiting: cancelled)
     }
 
     /// The in-flight event of the call `key` has its final outcome. Returns the waiting events now decided, in order:

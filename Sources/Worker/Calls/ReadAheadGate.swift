@@ -130,76 +130,99 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         _ item: Item, lane: Int32, offset: Int64, isCallsTopic: Bool, highWatermark: Int64?, isIncoming: Bool,
         origin: Int64? = nil
     ) -> Verdict {
-        state.withLock { state in
-            guard var current = state.lanes[lane] else { return Verdict(passes: true) }
-            if var origin, isIncoming, !isCallsTopic, configuration.scansBacklog {
-                // No further back than the history reach before the lane's first record.
-                if let first = current.first { origin = max(origin, first.saturatingAdd(-configuration.historyReach)) }
-                if let known = current.known, origin >= known { return Verdict(passes: true) }
-                if current.first.map({ origin < $0 }) ?? true {
-                    state.heldForHistory[lane, default: []].append(HeldRetry(item: item, origin: origin))
-                    let scan = current.active == nil ? Self.nextHistoryScan(lane, for: &current, in: state) : nil
-                    state.lanes[lane] = current
-                    return Verdict(passes: false, scan: scan)
-                }
+        let offer = Offer(item: item, lane: lane, offset: offset, isCallsTopic: isCallsTopic, highWatermark: highWatermark,
+                          isIncoming: isIncoming, origin: origin)
+        return state.withLock { state in decide(offer, in: &state) }
+    }
+
+    /// One event offered, with what ``offer(_:lane:offset:isCallsTopic:highWatermark:isIncoming:origin:)`` takes.
+    struct Offer: Sendable {
+        var item: Item
+        var lane: Int32
+        var offset: Int64
+        var isCallsTopic: Bool
+        var highWatermark: Int64?
+        var isIncoming: Bool
+        var origin: Int64?
+    }
+
+    /// Decides about the events of one consumed batch, in order, as
+    /// ``offer(_:lane:offset:isCallsTopic:highWatermark:isIncoming:origin:)`` does each, under one lock.
+    func offer(_ batch: [Offer]) -> [Verdict] {
+        state.withLock { state in batch.map { decide($0, in: &state) } }
+    }
+
+    private func decide(_ offer: Offer, in state: inout State) -> Verdict {
+        let item = offer.item, lane = offer.lane, offset = offer.offset, isCallsTopic = offer.isCallsTopic
+        let highWatermark = offer.highWatermark, isIncoming = offer.isIncoming
+        guard var current = state.lanes[lane] else { return Verdict(passes: true) }
+        if var origin = offer.origin, isIncoming, !isCallsTopic, configuration.scansBacklog {
+            // No further back than the history reach before the lane's first record.
+            if let first = current.first { origin = max(origin, first.saturatingAdd(-configuration.historyReach)) }
+            if let known = current.known, origin >= known { return Verdict(passes: true) }
+            if current.first.map({ origin < $0 }) ?? true {
+                state.heldForHistory[lane, default: []].append(HeldRetry(item: item, origin: origin))
+                let scan = current.active == nil ? Self.nextHistoryScan(lane, for: &current, in: state) : nil
+                state.lanes[lane] = current
+                return Verdict(passes: false, scan: scan)
             }
-            guard !current.caughtUp else { return Verdict(passes: true) }
-            var scan: Scan?
-            if isCallsTopic {
-                current.lastProgress = clock.uptimeNanoseconds()
-                if current.end == nil {
-                    let end = highWatermark ?? 0
-                    current.end = end
-                    current.first = offset
-                    if configuration.scansBacklog && offset + 1 < end {
-                        current.scanning = true
-                        let backlog = Scan(kind: .backlog, lane: lane, from: offset, to: end, generation: current.generation)
-                        if current.active == nil {
-                            current.active = backlog
-                            scan = backlog
-                        } else {
-                            current.waitingBacklog = backlog
-                        }
+        }
+        guard !current.caughtUp else { return Verdict(passes: true) }
+        var scan: Scan?
+        if isCallsTopic {
+            current.lastProgress = clock.uptimeNanoseconds()
+            if current.end == nil {
+                let end = highWatermark ?? 0
+                current.end = end
+                current.first = offset
+                if configuration.scansBacklog && offset + 1 < end {
+                    current.scanning = true
+                    let backlog = Scan(kind: .backlog, lane: lane, from: offset, to: end, generation: current.generation)
+                    if current.active == nil {
+                        current.active = backlog
+                        scan = backlog
+                    } else {
+                        current.waitingBacklog = backlog
                     }
                 }
-                if offset + 1 >= current.end! {
-                    current.caughtUp = true
-                    current.scanning = false
-                    current.waitingBacklog = nil
-                    state.lanes[lane] = current
-                    return Verdict(released: Self.takeHeld(lane, in: &state), passes: true)
-                }
             }
-            guard isIncoming else {
+            if offset + 1 >= current.end! {
+                current.caughtUp = true
+                current.scanning = false
+                current.waitingBacklog = nil
                 state.lanes[lane] = current
-                return Verdict(passes: true, scan: scan)
+                return Verdict(released: Self.takeHeld(lane, in: &state), passes: true)
             }
-            state.held[lane, default: []].append(item)
-            state.heldTotal += 1
-            let count = state.held[lane]!.count
-            var timerEpoch: UInt64?
-            if count == 1 {
-                current.epoch = state.nextEpoch
-                state.nextEpoch += 1
-                timerEpoch = current.epoch
-            }
-            state.lanes[lane] = current
-            if count >= configuration.maxHeldPerPartition && !current.scanning {
-                return Verdict(released: Self.takeHeld(lane, in: &state), passes: false, releasedEarly: .limit, scan: scan)
-            }
-            if state.heldTotal >= configuration.maxHeld {
-                var released: [Item] = []
-                for other in state.held.keys.sorted() where state.lanes[other]?.scanning != true {
-                    released += Self.takeHeld(other, in: &state)
-                }
-                if !released.isEmpty {
-                    let stillHeld = state.held[lane] != nil
-                    return Verdict(released: released, passes: false, timerEpoch: stillHeld ? timerEpoch : nil,
-                                   releasedEarly: .limit, scan: scan)
-                }
-            }
-            return Verdict(passes: false, timerEpoch: timerEpoch, scan: scan)
         }
+        guard isIncoming else {
+            state.lanes[lane] = current
+            return Verdict(passes: true, scan: scan)
+        }
+        state.held[lane, default: []].append(item)
+        state.heldTotal += 1
+        let count = state.held[lane]!.count
+        var timerEpoch: UInt64?
+        if count == 1 {
+            current.epoch = state.nextEpoch
+            state.nextEpoch += 1
+            timerEpoch = current.epoch
+        }
+        state.lanes[lane] = current
+        if count >= configuration.maxHeldPerPartition && !current.scanning {
+            return Verdict(released: Self.takeHeld(lane, in: &state), passes: false, releasedEarly: .limit, scan: scan)
+        }
+        if state.heldTotal >= configuration.maxHeld {
+            var released: [Item] = []
+            for other in state.held.keys.sorted() where state.lanes[other]?.scanning != true {
+                released += Self.takeHeld(other, in: &state)
+            }
+            if !released.isEmpty {
+                let stillHeld = state.held[lane] != nil
+                return Verdict(released: released, passes: false, timerEpoch: stillHeld ? timerEpoch : nil,
+                               releasedEarly: .limit, scan: scan)
+            }
+        }
+        return Verdict(passes: false, timerEpoch: timerEpoch, scan: scan)
     }
 
     /// The history scan `lane` needs next (and makes it the lane's active one), if it holds retry records: from the

@@ -229,11 +229,27 @@ final class Dispatcher: Sendable {
             }
             for key in endedAhead { tracker.markEnded(key) }
         }
-        let outbox = Outbox()
+        // The read-ahead decides about the whole batch under one lock, then the call tracker admits, in order, what
+        // it let through (and what it let go), under one lock; then the pushes go out in chunks.
+        var offers: [ReadAheadGate<Pending>.Offer] = []
+        offers.reserveCapacity(admissible.count)
         for (index, pending) in admissible.enumerated() {
             let isIncoming = pending.event.type == .incoming
             if isIncoming, stops > 0, let stop = lastStop[pending.callKey], stop > index { pending.markLookedAhead() }
-            offer(pending, isIncoming: isIncoming, outbox: outbox)
+            offers.append(offer(for: pending, isIncoming: isIncoming))
+        }
+        var admitted: [Pending] = []
+        admitted.reserveCapacity(admissible.count)
+        for (pending, verdict) in zip(admissible, gate.offer(offers)) {
+            admitted += released(by: verdict)
+            if verdict.passes { admitted.append(pending) }
+            if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
+            if let scan = verdict.scan { self.scan(scan) }
+        }
+        let outbox = Outbox()
+        let admissions = tracker.admit(admitted.map { .init(item: $0, event: $0.event, key: $0.callKey) })
+        for (pending, admission) in zip(admitted, admissions) {
+            act(on: admission, pending, outbox: outbox)
             if outbox.pending.count >= Self.outboxChunk { flush(outbox) }
         }
         flush(outbox)
@@ -359,19 +375,13 @@ final class Dispatcher: Sendable {
         metrics.inFlight.set(live)
     }
 
-    /// Passes an event through the read-ahead gate, admitting whatever it lets go.
-    private func offer(_ pending: Pending, isIncoming: Bool, outbox: Outbox) {
+    /// What the read-ahead gate is offered for `pending`.
+    private func offer(for pending: Pending, isIncoming: Bool) -> ReadAheadGate<Pending>.Offer {
         let record = pending.record
         let isCallsTopic = !retryTopics.contains(record.topic)
-        let verdict = gate.offer(
-            pending, lane: record.partition, offset: record.offset, isCallsTopic: isCallsTopic,
-            highWatermark: record.highWatermarkAtAssignment, isIncoming: isIncoming,
-            origin: isIncoming && !isCallsTopic ? historyOrigin(of: pending) : nil
-        )
-        admitReleased(verdict, outbox: outbox)
-        if verdict.passes { admit(pending, outbox: outbox) }
-        if let epoch = verdict.timerEpoch { scheduleExpiry(lane: record.partition, epoch: epoch) }
-        if let scan = verdict.scan { self.scan(scan) }
+        return .init(item: pending, lane: record.partition, offset: record.offset, isCallsTopic: isCallsTopic,
+                     highWatermark: record.highWatermarkAtAssignment, isIncoming: isIncoming,
+                     origin: isIncoming && !isCallsTopic ? historyOrigin(of: pending) : nil)
     }
 
     /// The calls-topic offset a retry-tier incoming call was first read from (its `x-original-*` headers), when that
@@ -440,18 +450,25 @@ final class Dispatcher: Sendable {
         let endedCalls = Atomic<Int>(0)
     }
 
-    /// Admits what a verdict of the read-ahead released, counting them by reason when they go early.
-    private func admitReleased(_ verdict: ReadAheadGate<Pending>.Verdict, outbox: Outbox? = nil) {
-        if let reason = verdict.releasedEarly { metrics.readAheadReleasedEarly[reason]?.increment(by: verdict.released.count) }
-        admitReleased(verdict.released, outbox: outbox)
+    /// Admits what a verdict of the read-ahead released.
+    private func admitReleased(_ verdict: ReadAheadGate<Pending>.Verdict) {
+        for pending in released(by: verdict) { admit(pending) }
     }
 
-    /// Admits events the read-ahead held: a cancellation of one of them is the look-ahead's doing.
-    private func admitReleased(_ released: [Pending], outbox: Outbox? = nil) {
+    /// Admits events the read-ahead held.
+    private func admitReleased(_ released: [Pending]) {
         for pending in released {
             pending.markLookedAhead()
-            admit(pending, outbox: outbox)
+            admit(pending)
         }
+    }
+
+    /// The events a verdict of the read-ahead let go, counted by reason when they go early, and marked: a cancellation
+    /// of one of them is the look-ahead's doing.
+    private func released(by verdict: ReadAheadGate<Pending>.Verdict) -> [Pending] {
+        if let reason = verdict.releasedEarly { metrics.readAheadReleasedEarly[reason]?.increment(by: verdict.released.count) }
+        for pending in verdict.released { pending.markLookedAhead() }
+        return verdict.released
     }
 
     private func scheduleExpiry(lane: Int32, epoch: UInt64, after delay: Duration? = nil) {
@@ -489,8 +506,12 @@ final class Dispatcher: Sendable {
         for pending in held { pending.giveBack() }
     }
 
-    private func admit(_ pending: Pending, outbox: Outbox?) {
-        let admission = tracker.admit(.init(item: pending, event: pending.event, key: pending.callKey))
+    private func admit(_ pending: Pending) {
+        act(on: tracker.admit(.init(item: pending, event: pending.event, key: pending.callKey)), pending, outbox: nil)
+    }
+
+    /// Acts on the tracker's admission of `pending`: the waiting events it cancelled end, then its decision.
+    private func act(on admission: CallTracker<Pending>.Admission, _ pending: Pending, outbox: Outbox?) {
         for waiting in admission.cancelledWaiting {
             finish(waiting.record, event: waiting.event, input: .dropped(.cancelled, reason: CancelReason.queued),
                    done: { outcome in waiting.done(outcome) })
@@ -578,6 +599,8 @@ final class Dispatcher: Sendable {
         private let remaining: Atomic<Int>
         /// The first refusal among its records (``RecordProduceError/code``), if Kafka refused one for good.
         private let refusal = Mutex<String?>(nil)
+        /// Whether ``refusal`` holds one: the usual outcome (none refused) is read without the lock.
+        private let refused = Atomic<Bool>(false)
 
         init(
             source: KafkaMessage, decision: OutcomeRouter.Decision, retryTier: String?, startMicroseconds: Int64,
@@ -595,11 +618,16 @@ final class Dispatcher: Sendable {
         func acknowledge() -> Bool { remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 }
 
         /// Notes that Kafka refused one of its records for good: the event ends as ``Outcome/abandoned``.
-        func refuse(_ code: String) { refusal.withLock { $0 = $0 ?? code } }
+        func refuse(_ code: String) {
+            refusal.withLock { $0 = $0 ?? code }
+            refused.store(true, ordering: .releasing)
+        }
 
-        /// The outcome once every record is acknowledged or refused, and its reason.
+        /// The outcome once every record is acknowledged or refused (``acknowledge()`` ordered every refusal before),
+        /// and its reason.
         var final: (outcome: Outcome, reason: String?) {
-            refusal.withLock { $0 }.map { (.abandoned, $0) } ?? (decision.outcome, decision.reason)
+            guard refused.load(ordering: .acquiring) else { return (decision.outcome, decision.reason) }
+            return refusal.withLock { $0 }.map { (.abandoned, $0) } ?? (decision.outcome, decision.reason)
         }
     }
 
