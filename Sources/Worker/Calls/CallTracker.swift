@@ -160,12 +160,19 @@ final class CallTracker<Item: Sendable>: Sendable {
         }
     }
 
-    /// Records that the call `key` ended without an event passing through ``admit(_:)`` (e.g. learned elsewhere).
+    /// Records that the call `key` ended without an event passing through ``admit(_:)-(Entry)`` (e.g. learned
+    /// elsewhere).
     func markEnded(_ key: CallKey) {
+        markEnded(CollectionOfOne(key))
+    }
+
+    /// Records that the calls `keys` ended, as ``markEnded(_:)-(CallKey)`` does each, under one lock.
+    func markEnded(_ keys: some Collection<CallKey>) {
+        guard !keys.isEmpty else { return }
         let now = clock.now().milliseconds
         state.withLock { state in
             state.ended.forgetExpired(at: now)
-            state.ended.remember(key.hash, at: now)
+            for key in keys { state.ended.remember(key.hash, at: now) }
         }
     }
 

@@ -227,7 +227,7 @@ final class Dispatcher: Sendable {
                     ringing.insert(key)
                 }
             }
-            for key in endedAhead { tracker.markEnded(key) }
+            tracker.markEnded(endedAhead)
         }
         // The read-ahead decides about the whole batch under one lock, then the call tracker admits, in order, what
         // it let through (and what it let go), under one lock; then the pushes go out in chunks.
