@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 @preconcurrency import Glibc
 
 /// A deliberately dumb TCP client for poking the telemetry server with well-formed and malformed bytes.

@@ -120,7 +120,12 @@ import Testing
         defer { fixture.server.stop() }
         let requests = try (0..<50).map { try Fixture.alert(token: Fixture.deviceToken($0 + 1)) }
         let task = Task { try await fixture.sendAll(requests, timeout: .seconds(5)) }
-        try await Task.sleep(for: .milliseconds(300))
+        // Shut down once the pushes are on the stalling server's connection or queued behind it.
+        let sent = await Eventually.waitUntil(timeout: .seconds(10)) {
+            let status = fixture.client.poolStatus(for: .production)
+            return status.inFlight > 0 && status.inFlight + status.queued == requests.count
+        }
+        #expect(sent, "\(fixture.client.poolStatus(for: .production))")
         fixture.client.shutdown()
         let results = try await task.value
         #expect(results.count == 50)

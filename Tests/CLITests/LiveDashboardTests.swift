@@ -60,8 +60,16 @@ import Testing
         defer { prometheus.terminate() }
         let start = Date()
         try await bed.runTraffic(seconds: 16)
-        // The last scrapes after the traffic's outcomes.
-        try await Task.sleep(for: .seconds(4))
+        // The last scrapes after the traffic's outcomes: every event's outcome is final, and Prometheus has their count.
+        var outcomes = (worker: -1.0, prometheus: Double?.none)
+        let scraped = await Eventually.waitUntil(timeout: .seconds(60), interval: .milliseconds(500)) {
+            let live = (try? ExternalTool.run(["curl", "-s", "--max-time", "2", "localhost:\(bed.metricsPort)/metrics"]))?.output ?? ""
+            guard ExpositionSeries.value("callpush_inflight_events", in: live) == 0 else { return false }
+            outcomes.worker = ExpositionSeries.sum("callpush_outcomes_total", in: live)
+            outcomes.prometheus = try? prometheus.instantValue(#"sum(callpush_outcomes_total{job="callpush"})"#)
+            return outcomes.prometheus == outcomes.worker
+        }
+        #expect(scraped, "outcomes: worker \(outcomes.worker), Prometheus \(String(describing: outcomes.prometheus))\nworker: \(bed.logTail)")
         let end = Date()
 
         var empty: [String] = []

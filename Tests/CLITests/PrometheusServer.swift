@@ -85,6 +85,14 @@ final class PrometheusServer {
         return ((data as? [String: Any])?["result"] as? [Any])?.count ?? 0
     }
 
+    /// The value of an instant query's only series; nil when it has none (or several).
+    func instantValue(_ query: String) throws -> Double? {
+        let data = try api("query", [("query", query)])
+        guard let result = (data as? [String: Any])?["result"] as? [[String: Any]], result.count == 1,
+              let value = result[0]["value"] as? [Any], value.count == 2, let text = value[1] as? String else { return nil }
+        return Double(text)
+    }
+
     /// Every loaded rule: name → (health, last error).
     func rules() throws -> [String: (health: String, lastError: String)] {
         let data = try api("rules", [])

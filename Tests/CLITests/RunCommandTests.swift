@@ -225,8 +225,14 @@ import Testing
         #expect(inFlight > 0, "events are waiting for APNs when the signals come")
         let started = Date()
         worker.child.signal(SIGTERM)
-        // The second signal comes while the first one's drain waits.
-        try await Task.sleep(for: .milliseconds(300))
+        // The second signal comes while the first one's drain waits: readiness goes off as the drain starts.
+        var ready: Double?
+        try await Eventually.waitUntil(timeout: .seconds(30), interval: .milliseconds(100)) {
+            let metrics = try ExternalTool.run(["curl", "-s", "localhost:\(port)/metrics"]).output
+            ready = ExpositionSeries.value("callpush_ready", in: metrics)
+            return ready == 0
+        }
+        #expect(ready == 0, "the worker is draining when the second signal comes: \(worker.logTail)")
         worker.child.signal(SIGTERM)
         #expect(worker.child.wait(timeout: .seconds(60)) == 130, "\(worker.logTail)")
         #expect(Date().timeIntervalSince(started) < 15, "it did not wait for the 20 s answers")
@@ -380,6 +386,7 @@ import Testing
             return ExpositionSeries.value("callpush_ready", in: before) == 1 && ExpositionSeries.value(open, in: before) == expected
         }
         if expected == 0 {
+            // Asserting absence (no connection opens late): a bounded wait after readiness.
             try await Task.sleep(for: .seconds(1))
             before = metrics()
         }

@@ -51,7 +51,10 @@ import Testing
         // Let auto-commit (200 ms) commit batch 1 before the group starts rebalancing: the 2.0.2 mock rejects
         // OffsetCommit with REBALANCE_IN_PROGRESS for the whole join window (real brokers accept commits of the
         // current generation then), so work done during a rebalance is redelivered.
-        try await Task.sleep(for: .seconds(1))
+        let committedBatch1 = await Eventually.waitUntil(timeout: .seconds(30)) {
+            KafkaTestSupport.hasCommitted(consumer1, topic: topic, partitions: partitions, upTo: Int64(batch) / Int64(partitions))
+        }
+        #expect(committedBatch1, "batch 1 committed before the join: \(KafkaTestSupport.lastCommits(consumer1))")
         let deliveredBeforeJoin = first.receivedCount
 
         let consumer2 = try KafkaConsumer(
@@ -165,9 +168,12 @@ import Testing
             topics: [topic], configuration: eager, delegate: first, logger: KafkaTestSupport.logger, metrics: registry)
         #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 2 * batch, partitions: partitions) == 0)
         #expect(await Eventually.waitUntil(timeout: .seconds(30)) { first.receivedCount == 2 * batch })
-        // Auto-commit (200 ms) commits batch 1 meanwhile, so member 2 normally reads only batch 2 again; the count is
-        // exact either way.
-        try await Task.sleep(for: .seconds(1))
+        // Auto-commit (200 ms) commits batch 1 (batch 2 is held back) before member 2 joins, so member 2 reads only
+        // batch 2 again; the count is exact either way.
+        let committedBatch1 = await Eventually.waitUntil(timeout: .seconds(30)) {
+            KafkaTestSupport.hasCommitted(consumer1, topic: topic, partitions: partitions, upTo: Int64(batch) / Int64(partitions))
+        }
+        #expect(committedBatch1, "batch 1 committed before the join: \(KafkaTestSupport.lastCommits(consumer1))")
         eager.clientID = KafkaTestSupport.uniqueName("consumer")
         let consumer2 = try KafkaConsumer(
             topics: [topic], configuration: eager, delegate: second, logger: KafkaTestSupport.logger)
@@ -273,7 +279,11 @@ import Testing
         #expect(await Eventually.waitUntil(timeout: .seconds(30)) { consumer1.assignment.count == 2 * Int(partitions) })
         #expect(try await KafkaTestSupport.produce(cluster, topic: companion, count: 400, partitions: partitions) == 0)
         #expect(await Eventually.waitUntil(timeout: .seconds(20)) { first.receivedCount >= 400 })
-        try await Task.sleep(for: .seconds(1))  // auto-commit (200 ms) commits the companion's offsets
+        // Auto-commit (200 ms) commits the companion's offsets (100 a partition).
+        let companionCommitted = await Eventually.waitUntil(timeout: .seconds(30)) {
+            KafkaTestSupport.hasCommitted(consumer1, topic: companion, partitions: partitions, upTo: 400 / Int64(partitions))
+        }
+        #expect(companionCommitted, "\(KafkaTestSupport.lastCommits(consumer1))")
 
         // A steady trickle into every calls partition while member 2 joins.
         let producing = Task {

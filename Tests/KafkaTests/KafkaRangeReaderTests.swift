@@ -285,6 +285,8 @@ import Testing
         let reader = Self.reader(cluster, group: group) { $0.stallTimeout = .seconds(120) }
         let waiting = Recording()
         reader.read(KafkaTopicPartition(topic: topic, partition: 0), from: 0, to: 10, each: waiting.each(), finished: waiting.finished)
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { reader.mostRangesAtOnce == 1 }, "the reader started the range")
+        // Asserting absence (nothing ends the range while the broker is down): a bounded wait.
         try await Task.sleep(for: .milliseconds(300))
         #expect(waiting.outcome == nil)
         reader.close()

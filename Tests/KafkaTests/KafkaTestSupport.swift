@@ -41,6 +41,23 @@ enum KafkaTestSupport {
         return configuration
     }
 
+    /// Whether `consumer` owns partitions 0..<`partitions` of `topic` and a commit of each has succeeded up to
+    /// `offset` (the next offset to read), as the group's next owner of the partition would start reading.
+    static func hasCommitted(_ consumer: KafkaConsumer, topic: String, partitions: Int32, upTo offset: Int64) -> Bool {
+        consumer.state.withLock { state in
+            (0..<partitions).allSatisfy { partition in
+                (state.partitions[KafkaTopicPartition(topic: topic, partition: partition)]?.lastCommit ?? -1) >= offset
+            }
+        }
+    }
+
+    /// The offsets of the last successful commit of each partition `consumer` owns, for failure messages.
+    static func lastCommits(_ consumer: KafkaConsumer) -> [String: Int64] {
+        consumer.state.withLock { state in
+            Dictionary(uniqueKeysWithValues: state.partitions.map { ($0.key.description, $0.value.lastCommit ?? -1) })
+        }
+    }
+
     static var logger: Logger {
         ProcessInfo.processInfo.environment["KAFKA_TEST_LOG"] != nil
             ? Logger(label: "kafka-test", level: .debug, sink: FileDescriptorLogSink(fileDescriptor: 2))

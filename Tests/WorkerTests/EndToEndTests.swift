@@ -164,7 +164,8 @@ import Testing
         let pipeline = try await Self.started(configuration)
         let generator = CallTrafficGenerator(producer: try pipeline.makeProducer(), bundleID: Self.bundleID)
         let generation = Task { await generator.run(rate: 300, count: 1_500, duration: .seconds(20)) }
-        try await Task.sleep(for: .seconds(1))
+        // About a second of traffic consumed first.
+        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { Self.consumed(pipeline.registry) >= 300 }, "traffic flows")
         // Broker faults while traffic flows: produce and fetch errors, and the leader of partition 0 going away.
         pipeline.cluster.pushRequestErrors(.produce, Array(repeating: .notLeaderForPartition, count: 5))
         pipeline.cluster.pushRequestErrors(.fetch, Array(repeating: .notLeaderForPartition, count: 5))

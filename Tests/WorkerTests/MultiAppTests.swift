@@ -47,6 +47,11 @@ import Testing
         return try APNsMockServer(configuration: APNsMockServerConfiguration(apns: apns, faults: faults, recorderCapacity: 100_000))
     }
 
+    /// The mock's connections that have carried a request and are still open.
+    static func openConnections(_ server: APNsMockServer) -> Int {
+        server.core.state.withLock { $0.connections.values.filter { !$0.peer.connection.isClosed }.count }
+    }
+
     static func apps(
         _ list: [(bundleID: String, keyID: String, teamID: String)], keys: Keys, server: APNsMockServer, limit: Int? = 5000
     ) -> APNsAppsConfiguration {
@@ -247,7 +252,11 @@ import Testing
         #expect(await old.status == 200)
         #expect(server.acceptedConnections == 2)
         // The old client closes once its push is answered; its connection's close must leave the new one counted.
-        try await Task.sleep(for: .seconds(2))
+        let oldClosed = await Eventually.waitUntil(timeout: .seconds(20)) { Self.openConnections(server) == 1 }
+        #expect(oldClosed, "the mock still has \(Self.openConnections(server)) connections open")
+        // Asserting absence (the gauge does not drop when the old pool counts its closed connection, which it may do
+        // just after the mock saw the close): a bounded wait.
+        try await Task.sleep(for: .milliseconds(500))
         #expect(connections.value == 1)
         router.shutdown()
         #expect(await Eventually.waitUntil(timeout: .seconds(10)) { connections.value == 0 })
