@@ -58,10 +58,28 @@ public final class APNsAppRouter: Sendable {
         }
     }
 
-    /// Where one app's pushes go.
+    /// Where one app's pushes go. A push admitted on a route carries it to its answer (``APNsPendingRequest``):
+    /// ``admit()`` when it is sent, ``willAnswer(_:)`` and ``didAnswer()`` around its completion.
     struct Route: Sendable {
         let slot: Slot
         let metrics: APNsAppRouterMetrics.App
+
+        /// A push goes out on this route (its slot's in-flight count already raised under the router's lock).
+        func admit() {
+            metrics.inFlight.increment()
+        }
+
+        /// Before the push's completion: the app's series.
+        func willAnswer(_ result: APNsResult) {
+            metrics.inFlight.decrement()
+            metrics.record(result)
+        }
+
+        /// After the push's completion: the slot's count, closing a retired client after its last answer.
+        func didAnswer() {
+            let left = slot.inFlight.subtract(1, ordering: .acquiringAndReleasing).newValue
+            if left == 0 && slot.retired.load(ordering: .acquiring) { slot.close() }
+        }
     }
 
     /// The configuration in force.
@@ -149,7 +167,8 @@ public final class APNsAppRouter: Sendable {
         case .limited(let route):
             answerLimited(request, route, completion)
         case .admitted(let route):
-            route.slot.client.send(request, environment: environment, completion: Self.admitted(route, completion))
+            route.admit()
+            route.slot.client.send(request, environment: environment, route: route, completion: completion)
         }
     }
 
@@ -200,8 +219,8 @@ public final class APNsAppRouter: Sendable {
                     run.removeAll(keepingCapacity: true)
                 }
                 runSlot = route.slot
-                run.append(APNsSubmission(request: submission.request, environment: submission.environment,
-                                          completion: Self.admitted(route, submission.completion)))
+                route.admit()
+                run.append(APNsSubmission(submission, route: route))
             }
         }
         runSlot?.client.send(run)
@@ -219,21 +238,6 @@ public final class APNsAppRouter: Sendable {
                                 apnsID: request.apnsID)
         route.metrics.record(result)
         completion(result)
-    }
-
-    /// The completion of a push admitted on `route` (its slot's in-flight count already raised): the app's series,
-    /// then `completion`, then the slot's count, closing a retired client after its last answer.
-    private static func admitted(
-        _ route: Route, _ completion: @escaping @Sendable (APNsResult) -> Void
-    ) -> @Sendable (APNsResult) -> Void {
-        route.metrics.inFlight.increment()
-        return { result in
-            route.metrics.inFlight.decrement()
-            route.metrics.record(result)
-            completion(result)
-            let left = route.slot.inFlight.subtract(1, ordering: .acquiringAndReleasing).newValue
-            if left == 0 && route.slot.retired.load(ordering: .acquiring) { route.slot.close() }
-        }
     }
 
     /// Async form of ``send(_:environment:completion:)``.

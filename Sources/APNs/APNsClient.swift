@@ -149,13 +149,23 @@ public final class APNsClient: Sendable {
         environment: APNsEnvironment = .production,
         completion: @escaping @Sendable (APNsResult) -> Void
     ) {
+        send(request, environment: environment, route: nil, completion: completion)
+    }
+
+    /// ``send(_:environment:completion:)`` for a push an ``APNsAppRouter`` admitted on `route`.
+    func send(
+        _ request: APNsRequest, environment: APNsEnvironment, route: APNsAppRouter.Route?,
+        completion: @escaping @Sendable (APNsResult) -> Void
+    ) {
+        let pending = APNsPendingRequest(request: request, route: route, timeout: configuration.requestTimeout,
+                                         completion: completion)
         guard !isShutdown.load(ordering: .relaxed), let pool = pool(for: environment) else {
             let result = APNsResult.transportFailure(reason: .notProcessed, apnsID: request.apnsID)
             metrics.recordAnswer(result, seconds: 0)
-            completion(result)
+            pending.answer(result)
             return
         }
-        pool.send(APNsPendingRequest(request: request, completion: completion, timeout: configuration.requestTimeout))
+        pool.send(pending)
     }
 
     /// Sends several pushes, each as ``send(_:environment:completion:)`` does, with one hand-off per pool (and so
@@ -163,9 +173,7 @@ public final class APNsClient: Sendable {
     public func send(_ submissions: [APNsSubmission]) {
         guard !submissions.isEmpty else { return }
         guard !isShutdown.load(ordering: .relaxed) else {
-            for submission in submissions {
-                send(submission.request, environment: submission.environment, completion: submission.completion)
-            }
+            for submission in submissions { send(submission) }
             return
         }
         var runPool: APNsConnectionPool?
@@ -173,7 +181,7 @@ public final class APNsClient: Sendable {
         run.reserveCapacity(submissions.count)
         for submission in submissions {
             guard let pool = pool(for: submission.environment) else {
-                send(submission.request, environment: submission.environment, completion: submission.completion)
+                send(submission)
                 continue
             }
             if let runPool, runPool !== pool {
@@ -181,10 +189,15 @@ public final class APNsClient: Sendable {
                 run.removeAll(keepingCapacity: true)
             }
             runPool = pool
-            run.append(APNsPendingRequest(
-                request: submission.request, completion: submission.completion, timeout: configuration.requestTimeout))
+            run.append(APNsPendingRequest(request: submission.request, route: submission.route,
+                                          timeout: configuration.requestTimeout, completion: submission.completion))
         }
         runPool?.send(batch: run)
+    }
+
+    private func send(_ submission: APNsSubmission) {
+        send(submission.request, environment: submission.environment, route: submission.route,
+             completion: submission.completion)
     }
 
     /// Async form of ``send(_:environment:completion:)``.

@@ -273,7 +273,7 @@ final class APNsConnectionPool: Sendable {
     /// Answers a push: metrics, then its completion.
     func finish(_ pending: APNsPendingRequest, _ result: APNsResult) {
         metrics.recordAnswer(result, seconds: pending.elapsedSeconds)
-        pending.completion(result)
+        pending.answer(result)
     }
 
     /// Puts a push back at the head of the queue (resend), or answers it when the pool is shut down.

@@ -1,12 +1,14 @@
 import Runtime
 import HTTP2
 
-/// One push travelling through a pool: the request, its completion and its deadline. An immutable object: queues,
+/// One push travelling through a pool: the request, its completion (and the route of the app it was admitted for, when
+/// an ``APNsAppRouter`` sent it) and its deadline; ``answer(_:)`` ends it. An immutable object: queues,
 /// batches and the stream's completion share it without copying the request (a retain instead of one per string and
 /// array inside); a re-send queues a new one with its counters raised (``resent()``, ``authRetriedCopy()``).
 final class APNsPendingRequest: Sendable {
     let request: APNsRequest
     let completion: @Sendable (APNsResult) -> Void
+    let route: APNsAppRouter.Route?
     let startNanoseconds: UInt64
     let deadline: HTTP2Deadline
     /// Re-sent once after an auth answer (ExpiredProviderToken, TooManyProviderTokenUpdates).
@@ -14,9 +16,13 @@ final class APNsPendingRequest: Sendable {
     /// Re-sent after the server did not process it.
     let resends: Int
 
-    init(request: APNsRequest, completion: @escaping @Sendable (APNsResult) -> Void, timeout: Duration) {
+    init(
+        request: APNsRequest, route: APNsAppRouter.Route?, timeout: Duration,
+        completion: @escaping @Sendable (APNsResult) -> Void
+    ) {
         self.request = request
         self.completion = completion
+        self.route = route
         let now = HTTP2Deadline.now()
         startNanoseconds = now.uptimeNanoseconds
         deadline = now + timeout
@@ -27,6 +33,7 @@ final class APNsPendingRequest: Sendable {
     private init(_ other: APNsPendingRequest, authRetried: Bool, resends: Int) {
         request = other.request
         completion = other.completion
+        route = other.route
         startNanoseconds = other.startNanoseconds
         deadline = other.deadline
         self.authRetried = authRetried
@@ -38,6 +45,13 @@ final class APNsPendingRequest: Sendable {
 
     /// The same push, with one more transparent re-send counted.
     func resent() -> APNsPendingRequest { APNsPendingRequest(self, authRetried: authRetried, resends: resends + 1) }
+
+    /// Ends the push with `result`: the route's series, its completion, then the route's in-flight count.
+    func answer(_ result: APNsResult) {
+        route?.willAnswer(result)
+        completion(result)
+        route?.didAnswer()
+    }
 
     /// Seconds since `send`.
     var elapsedSeconds: Double {
