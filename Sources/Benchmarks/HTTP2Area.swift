@@ -80,7 +80,7 @@ enum HTTP2Area {
     private static func measureOnce(
         connections: Int, streams: Int, seconds: Double, h2load: H2Load, nghttpdPath: String,
         certificate: BenchCertificate, into samples: inout Samples
-    ) async throws {
+    ) async throws(BenchFailure) {
         // Reference: h2load → nghttpd (a fresh nghttpd, so its CPU time is this run's).
         let nghttpd = try Nghttpd.start(path: nghttpdPath, certificate: certificate)
         let reference = try h2load.run(url: "https://127.0.0.1:\(nghttpd.port)\(path)", connections: connections,
@@ -98,18 +98,22 @@ enum HTTP2Area {
             port: target.port, tls: TLSClientConfiguration(caFile: certificate.certificatePath),
             connections: connections, streamsPerConnection: streams, duration: .milliseconds(Int(seconds * 1000)),
             threads: 1))
-        let ours = try await generator.run()
+        let ours = try await BenchFailure.during("our client → nghttpd") { try await generator.run() }
         samples.client.append(ours.requestsPerSecond)
         samples.clientCPU.append(ours.cpuSecondsPer100k)
         samples.clientFailures += ours.failed
 
         // h2load → our server (one event loop thread, like nghttpd's single thread).
-        let group = try EventLoopGroup(numberOfThreads: 1)
+        let group = try BenchFailure.during("our server's event loop") { try EventLoopGroup(numberOfThreads: 1) }
         defer { group.shutdown() }
-        let tls = try TLSContext(server: TLSServerConfiguration(
-            certificateFile: certificate.certificatePath, privateKeyFile: certificate.privateKeyPath))
-        let server = try HTTP2Server(tls: tls, group: group) { _, responder in
-            responder.respond(status: 200, headers: [HTTP2Header("apns-id", "00000000-0000-0000-0000-000000000000")])
+        let tls = try BenchFailure.during("our server's TLS context") {
+            try TLSContext(server: TLSServerConfiguration(
+                certificateFile: certificate.certificatePath, privateKeyFile: certificate.privateKeyPath))
+        }
+        let server = try BenchFailure.during("our server") {
+            try HTTP2Server(tls: tls, group: group) { _, responder in
+                responder.respond(status: 200, headers: [HTTP2Header("apns-id", "00000000-0000-0000-0000-000000000000")])
+            }
         }
         defer { server.stop() }
         let cpuBefore = processCPUSeconds()

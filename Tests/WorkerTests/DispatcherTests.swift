@@ -313,11 +313,12 @@ final class Outcomes: Sendable {
         let sender = ScriptedSender()
         let outcomes = Outcomes()
         let registry = MetricsRegistry()
+        let names = ["incoming", "other", "hangup"]
         dispatcher(sender, RecordingProducer(), registry: registry).handle([
-            ConsumedRecord(record(Fixtures.eventJSON(eventID: "e-1")), done: outcomes.callback("incoming")),
-            ConsumedRecord(record(Fixtures.eventJSON(eventID: "e-2", callID: "c-other"), offset: 1), done: outcomes.callback("other")),
-            ConsumedRecord(record(Fixtures.eventJSON(type: "hangup", eventID: "e-3"), offset: 2), done: outcomes.callback("hangup")),
-        ])
+            record(Fixtures.eventJSON(eventID: "e-1")),
+            record(Fixtures.eventJSON(eventID: "e-2", callID: "c-other"), offset: 1),
+            record(Fixtures.eventJSON(type: "hangup", eventID: "e-3"), offset: 2),
+        ], settlement: ClosureSettlement { record, outcome in outcomes.callback(names[Int(record.offset)])(outcome) })
         #expect(outcomes["incoming"] == [.cancelled])
         #expect(outcomes["other"] == [.delivered])
         #expect(outcomes["hangup"] == [.delivered], "the hang-up still goes: an earlier push may be ringing")
@@ -547,7 +548,8 @@ final class Outcomes: Sendable {
         dispatcher.assigned(lanes: [0])
         var held = record(Fixtures.eventJSON(eventID: "e-1"), offset: 0)
         held.highWatermarkAtAssignment = 100
-        dispatcher.handle([ConsumedRecord(held, done: outcomes.callback("held"), giveBack: { givenBack.callback("held")(.cancelled) })])
+        dispatcher.handle([held], settlement: ClosureSettlement(
+            done: { _, outcome in outcomes.callback("held")(outcome) }, giveBack: { _ in givenBack.callback("held")(.cancelled) }))
         #expect(dispatcher.inFlightCount == 1)
         dispatcher.revoked(lanes: [0])
         #expect(givenBack["held"].count == 1)

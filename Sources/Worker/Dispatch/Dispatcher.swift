@@ -26,7 +26,7 @@ final class Dispatcher: Sendable {
         let request: APNsRequest
         /// ``CallEvent/callKey``: the call in the ``CallTracker``.
         let callKey: CallKey
-        /// How the record leaves: its outcome, or given back.
+        /// How the record leaves: its outcome, or given back (shared by its batch).
         let settlement: any RecordSettlement
         /// Its ``InFlightLedger`` ticket.
         let ticket: UInt64
@@ -59,14 +59,14 @@ final class Dispatcher: Sendable {
         /// The event's outcome is final and counted: it leaves (its offset may be stored), and is freed on the
         /// consumer's thread, which made it.
         func done(_ outcome: Outcome) {
-            settlement.done(outcome)
+            settlement.done(record, outcome)
             dispatcher.leave(ticket, finished: true, keeping: self)
         }
 
         /// Leaves without an outcome: the record stays unfinished for the partition's next owner.
         func giveBack() {
             dispatcher.leave(ticket, finished: false)
-            settlement.giveBack()
+            settlement.giveBack(record)
         }
 
         /// The answer of this event, the call's one in flight, is final: it leaves, and the call's next event goes.
@@ -164,7 +164,7 @@ final class Dispatcher: Sendable {
         mapper.withLock { $0 = PushMapper(configuration: mapping) }
     }
 
-    /// Frees the events finished since the last call: call on the thread that calls ``handle(_:)-([ConsumedRecord])``,
+    /// Frees the events finished since the last call: call on the thread that calls ``handle(_:settlement:)``,
     /// which made them (see ``InFlightLedger``).
     func releaseFinished() { ledger.releaseKept() }
 
@@ -178,14 +178,15 @@ final class Dispatcher: Sendable {
     /// Handles one consumed record. `done` runs exactly once, with the event's outcome, when that outcome is final
     /// and every record it produced is acknowledged (never, for a record still unacknowledged at ``stop()``).
     func handle(_ record: KafkaMessage, done: @escaping @Sendable (Outcome) -> Void) {
-        handle([ConsumedRecord(record, done: done)])
+        handle([record], settlement: ClosureSettlement(done: { _, outcome in done(outcome) }))
     }
 
     /// Handles the records one fetch brought, in order, as ``handle(_:done:)`` does each — after looking ahead:
     /// every stop event of the batch marks its call ended first, so an `incoming` earlier in the batch whose call
     /// ends later in it is cancelled instead of ringing; and `incoming` events from the backlog of a newly assigned
     /// partition wait in the ``ReadAheadGate`` until the worker has read through that backlog.
-    func handle(_ batch: [ConsumedRecord]) {
+    /// Each record leaves through `settlement`.
+    func handle(_ batch: [KafkaMessage], settlement: any RecordSettlement) {
         guard !batch.isEmpty else { return }
         // Once per batch: the in-flight count, the ledger (one ticket each, in order), the mapper in force.
         let handedOver = monotonic.uptimeMicroseconds()
@@ -197,13 +198,13 @@ final class Dispatcher: Sendable {
         var admissible: [Pending] = []
         admissible.reserveCapacity(batch.count)
         var stops = 0
-        for (index, consumed) in batch.enumerated() {
-            if consumedCounter?.topic != consumed.record.topic {
-                consumedCounter = (consumed.record.topic, metrics.consumedCounter(topic: consumed.record.topic))
+        for (index, record) in batch.enumerated() {
+            if consumedCounter?.topic != record.topic {
+                consumedCounter = (record.topic, metrics.consumedCounter(topic: record.topic))
             }
             consumedCounter?.counter.increment()
-            guard let pending = prepare(consumed, ticket: firstTicket + UInt64(index), handedOver: handedOver, now: wallNow,
-                                        mapper: mapper)
+            guard let pending = prepare(record, settlement: settlement, ticket: firstTicket + UInt64(index),
+                                        handedOver: handedOver, now: wallNow, mapper: mapper)
             else { continue }
             if pending.event.type.stopsRinging { stops += 1 }
             admissible.append(pending)
@@ -229,30 +230,35 @@ final class Dispatcher: Sendable {
             }
             tracker.markEnded(endedAhead)
         }
-        // The read-ahead decides about the whole batch under one lock, then the call tracker admits, in order, what
-        // it let through (and what it let go), under one lock; then the pushes go out in chunks.
-        var offers: [ReadAheadGate<Pending>.Offer] = []
-        offers.reserveCapacity(admissible.count)
-        for (index, pending) in admissible.enumerated() {
-            let isIncoming = pending.event.type == .incoming
-            if isIncoming, stops > 0, let stop = lastStop[pending.callKey], stop > index { pending.markLookedAhead() }
-            offers.append(offer(for: pending, isIncoming: isIncoming))
-        }
-        var admitted: [Pending] = []
-        admitted.reserveCapacity(admissible.count)
-        for (pending, verdict) in zip(admissible, gate.offer(offers)) {
-            admitted += released(by: verdict)
-            if verdict.passes { admitted.append(pending) }
-            if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
-            if let scan = verdict.scan { self.scan(scan) }
-        }
+        // A part of the batch at a time (the first pushes go out while the rest waits): the read-ahead decides about
+        // it under one lock, then the call tracker admits, in order, what it let through (and what it let go), under
+        // one lock, and its pushes go out together.
         let outbox = Outbox()
-        let admissions = tracker.admit(admitted.map { .init(item: $0, event: $0.event, key: $0.callKey) })
-        for (pending, admission) in zip(admitted, admissions) {
-            act(on: admission, pending, outbox: outbox)
-            if outbox.pending.count >= Self.outboxChunk { flush(outbox) }
+        var offers: [ReadAheadGate<Pending>.Offer] = []
+        offers.reserveCapacity(Self.outboxChunk)
+        var admitted: [Pending] = []
+        for start in stride(from: 0, to: admissible.count, by: Self.outboxChunk) {
+            let part = admissible[start..<min(start + Self.outboxChunk, admissible.count)]
+            offers.removeAll(keepingCapacity: true)
+            for (index, pending) in zip(part.indices, part) {
+                let isIncoming = pending.event.type == .incoming
+                if isIncoming, stops > 0, let stop = lastStop[pending.callKey], stop > index { pending.markLookedAhead() }
+                offers.append(offer(for: pending, isIncoming: isIncoming))
+            }
+            admitted.removeAll(keepingCapacity: true)
+            for (pending, verdict) in zip(part, gate.offer(offers)) {
+                admitted += released(by: verdict)
+                if verdict.passes { admitted.append(pending) }
+                if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
+                if let scan = verdict.scan { self.scan(scan) }
+            }
+            let admissions = tracker.admit(admitted.map { .init(item: $0, event: $0.event, key: $0.callKey) })
+            for (pending, admission) in zip(admitted, admissions) {
+                act(on: admission, pending, outbox: outbox)
+                if outbox.pending.count >= Self.outboxChunk { flush(outbox) }
+            }
+            flush(outbox)
         }
-        flush(outbox)
     }
 
     /// Pushes admitted while handling one consumed batch, sent together by ``flush(_:)``.
@@ -260,9 +266,9 @@ final class Dispatcher: Sendable {
         var pending: [Pending] = []
     }
 
-    /// At most this many pushes wait in an ``Outbox``: a large batch goes out in parts of this size. 16 rather than
-    /// 64: the event loop gets work sooner and in smaller bites, which shortened the worker's p99 at no CPU cost
-    /// (docs/performance.md, "Latency").
+    /// At most this many pushes wait in an ``Outbox``, and a batch passes the read-ahead and the call tracker in parts
+    /// of this size: a large batch goes out in parts. 16 rather than 64: the event loop gets work sooner and in
+    /// smaller bites, which shortened the worker's p99 at no CPU cost (docs/performance.md, "Latency").
     private static let outboxChunk = 16
 
     /// Sends what `outbox` holds, in one call when the sender takes batches.
@@ -283,17 +289,18 @@ final class Dispatcher: Sendable {
 
     /// Decodes and maps a consumed record; dead-letters it (and returns nil) when it cannot be sent.
     /// `handedOver`: monotonic µs; `now`: wall-clock ms.
-    private func prepare(_ consumed: ConsumedRecord, ticket: UInt64, handedOver: Int64, now: Int64, mapper: PushMapper)
-        -> Pending?
-    {
-        var record = consumed.record
+    private func prepare(
+        _ record: KafkaMessage, settlement: any RecordSettlement, ticket: UInt64, handedOver: Int64, now: Int64,
+        mapper: PushMapper
+    ) -> Pending? {
+        var record = record
         if !record.headers.isEmpty, !retryTopics.contains(record.topic) { ignoreManagedHeaders(&record) }
         var event: CallEvent
         do {
             event = try decoder.decode(record.value)
         } catch {
             logger.debug("event dead-lettered: undecodable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
-            finish(record, event: nil, input: .decodingFailed(error), done: settle(consumed.settlement, ticket: ticket))
+            finish(record, event: nil, input: .decodingFailed(error), done: settle(record, settlement, ticket: ticket))
             return nil
         }
         if !Self.isKeyed(record, by: event.callID) { noteKeyMismatch(record, callID: event.callID) }
@@ -301,11 +308,11 @@ final class Dispatcher: Sendable {
         if skew > CreationTimeBound.reportedSkewMilliseconds { noteCreatedAhead(record, event: event, skew: skew) }
         do {
             let request = try mapper.map(event).request
-            return Pending(record: record, event: event, request: request, settlement: consumed.settlement,
+            return Pending(record: record, event: event, request: request, settlement: settlement,
                            ticket: ticket, handedOverMicroseconds: handedOver, dispatcher: self)
         } catch {
             logger.debug("event dead-lettered: unmappable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
-            finish(record, event: event, input: .mappingFailed(error), done: settle(consumed.settlement, ticket: ticket))
+            finish(record, event: event, input: .mappingFailed(error), done: settle(record, settlement, ticket: ticket))
             return nil
         }
     }
@@ -358,10 +365,12 @@ final class Dispatcher: Sendable {
     }
 
     /// The `done` of a record that never became a ``Pending`` (dead-lettered before sending).
-    private func settle(_ settlement: any RecordSettlement, ticket: UInt64) -> @Sendable (Outcome) -> Void {
+    private func settle(_ record: KafkaMessage, _ settlement: any RecordSettlement, ticket: UInt64)
+        -> @Sendable (Outcome) -> Void
+    {
         { [self] outcome in
             leave(ticket, finished: true)
-            settlement.done(outcome)
+            settlement.done(record, outcome)
         }
     }
 

@@ -1,7 +1,10 @@
-/// How one consumed record leaves the dispatcher: ``done(_:)`` with its final outcome (its offset may then be
-/// stored), or ``giveBack()`` unprocessed. Exactly one of the two is called, once. An object rather than two closures:
-/// the consumer makes one per record (one allocation, one reference to carry).
+import Kafka
+
+/// How the records handed to the dispatcher leave it: ``done(_:_:)`` with a record's final outcome (its offset may
+/// then be stored), or ``giveBack(_:)`` unprocessed (it stays unfinished and is read again by the partition's next
+/// owner; nothing waits for it). Exactly one of the two is called once per record. One object serves a whole batch
+/// (the consumer's: ``KafkaRecordSettlement``), and each event keeps a reference to it.
 protocol RecordSettlement: AnyObject, Sendable {
-    func done(_ outcome: Outcome)
-    func giveBack()
+    func done(_ record: KafkaMessage, _ outcome: Outcome)
+    func giveBack(_ record: KafkaMessage)
 }

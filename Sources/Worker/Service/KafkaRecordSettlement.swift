@@ -1,16 +1,14 @@
 import Kafka
 
-/// A consumed message's way back to its consumer: its outcome completes it (its offset becomes storable), a give-back
-/// leaves it unfinished.
+/// Consumed messages' way back to their consumer: an outcome completes a message (its offset becomes storable), a
+/// give-back leaves it unfinished.
 final class KafkaRecordSettlement: RecordSettlement {
     private let consumer: KafkaConsumer
-    private let message: KafkaMessage
 
-    init(consumer: KafkaConsumer, message: KafkaMessage) {
+    init(consumer: KafkaConsumer) {
         self.consumer = consumer
-        self.message = message
     }
 
-    func done(_ outcome: Outcome) { consumer.complete(message) }
-    func giveBack() { consumer.giveBack(message) }
+    func done(_ record: KafkaMessage, _ outcome: Outcome) { consumer.complete(record) }
+    func giveBack(_ record: KafkaMessage) { consumer.giveBack(record) }
 }

@@ -148,7 +148,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     public func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
         let now = clock.now().milliseconds
         var heldUntil: [KafkaTopicPartition: Int64] = [:]
-        var batch: [ConsumedRecord] = []
+        var batch: [KafkaMessage] = []
         batch.reserveCapacity(messages.count)
         let retry = configuration.dispatcher.routing.retry
         for message in messages {
@@ -161,9 +161,9 @@ public final class WorkerService: KafkaConsumerDelegate {
                 consumer.hold(message, for: .milliseconds(due - now))
                 continue
             }
-            batch.append(ConsumedRecord(message, settlement: KafkaRecordSettlement(consumer: consumer, message: message)))
+            batch.append(message)
         }
-        if !batch.isEmpty { dispatcher.handle(batch) }
+        if !batch.isEmpty { dispatcher.handle(batch, settlement: KafkaRecordSettlement(consumer: consumer)) }
     }
 
     /// Frees finished events on the poll thread, which made them.
