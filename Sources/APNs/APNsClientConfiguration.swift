@@ -69,9 +69,9 @@ public struct APNsClientConfiguration: Sendable {
     /// How often the pool checks queued deadlines, connection ages and reconnect timers.
     /// Default: 50 ms.
     var maintenanceInterval: Duration
-    /// A connection that served this long before it went away or closed clears the pool's connect failures; one that
-    /// ended sooner (a GOAWAY or reset right after the handshake) counts as a failed connect, and its replacement
-    /// waits the back-off. Default: 1 s.
+    /// A connection that served this long (or answered a request) before it went away or closed clears the pool's
+    /// connect failures; one that ended sooner without an answer (a GOAWAY or reset right after the handshake) counts
+    /// as a failed connect, and its replacement waits the back-off. Default: 1 s.
     var healthyConnectionAge: Duration = .seconds(1)
     /// The first HTTP/2 stream id of every connection (tests start near the id at which a connection retires).
     /// Default: 1.

@@ -28,7 +28,7 @@ extension APNsConnectionPool {
         }.get()
         let authenticatedNow = answer.map { $0.status != 403 && $0.apnsReason != .tooManyProviderTokenUpdates } ?? false
         let (closeNow, queued) = state.withLock { state in
-            (state.open[connection.key].map { $0.usage.finishOne(authenticated: authenticatedNow) } ?? false,
+            (state.open[connection.key].map { $0.usage.finishOne(answered: answer != nil, authenticated: authenticatedNow) } ?? false,
              !state.pending.isEmpty)
         }
         if closeNow { connection.connection.close() }

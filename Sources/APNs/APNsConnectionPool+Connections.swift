@@ -108,13 +108,15 @@ extension APNsConnectionPool {
 
     // MARK: - Connection state
 
-    /// A connection stopped serving (GOAWAY, or closed before it went away): one that served at least
-    /// ``APNsClientConfiguration/healthyConnectionAge`` clears the failure count, so its replacement opens at once; one
-    /// that ended sooner counts as a failed connect and its replacement waits the back-off, so a peer that sends GOAWAY
-    /// or resets right after every handshake does not get a handshake storm.
+    /// A connection stopped serving (GOAWAY, or closed before it went away): one that answered a request or served at
+    /// least ``APNsClientConfiguration/healthyConnectionAge`` clears the failure count, so its replacement opens at
+    /// once; one that ended sooner without an answer counts as a failed connect and its replacement waits the
+    /// back-off, so a peer that sends GOAWAY or resets right after every handshake does not get a handshake storm. (A
+    /// busy connection may reach a peer's GOAWAY-after-N-requests within a second: that is no failed connect, and
+    /// counting it so grew the back-off to its maximum while pushes waited.)
     private func connectionEnded(_ key: ObjectIdentifier, in state: inout State) {
         guard let open = state.open[key], !open.usage.retiring else { return }
-        if HTTP2Deadline.now() >= open.pooled.opened + configuration.healthyConnectionAge {
+        if open.usage.answered || HTTP2Deadline.now() >= open.pooled.opened + configuration.healthyConnectionAge {
             state.consecutiveFailures = 0
         } else {
             _ = backOff(&state)

@@ -5,6 +5,9 @@ struct APNsConnectionUsage {
     /// Token auth: a request passed authentication on this connection, so it may use the server's full stream limit
     /// (APNs allows one stream until then). Always true for certificate auth.
     var authenticated: Bool
+    /// The server answered a request on it (any HTTP status): it is not a connection the peer ends right after its
+    /// handshake, however short its life.
+    var answered = false
     /// No new requests; closed once `inFlight` reaches 0.
     var retiring = false
     var closeRequested = false
@@ -28,9 +31,11 @@ struct APNsConnectionUsage {
         return current
     }
 
-    /// Counts one answered request; true when the connection is retiring and now idle, so it must be closed.
-    mutating func finishOne(authenticated passed: Bool) -> Bool {
+    /// Counts one finished request — `answered` when the server answered it, `passed` when the answer shows the
+    /// provider token passed; true when the connection is retiring and now idle, so it must be closed.
+    mutating func finishOne(answered: Bool, authenticated passed: Bool) -> Bool {
         inFlight -= 1
+        if answered { self.answered = true }
         if passed { authenticated = true }
         return takeCloseRequest()
     }

@@ -36,7 +36,8 @@ final class APNsClientFixture: Sendable {
         minimumTokenUpdateInterval: Duration = .seconds(1200),
         maximumTransparentResends: Int = 3,
         eventLoops: Int = 1,
-        firstStreamID: Int32 = 1
+        firstStreamID: Int32 = 1,
+        reconnectBackoff: (initial: Duration, maximum: Duration) = (.milliseconds(50), .milliseconds(500))
     ) throws {
         key = try ES256PrivateKey.generate()
         let authentication: APNsMockConfiguration.Authentication =
@@ -54,8 +55,8 @@ final class APNsClientFixture: Sendable {
         registry = MetricsRegistry()
         var configuration = APNsClientConfiguration(
             credentials: credentials, customEndpoint: server.endpoint, connectionsPerPool: connections,
-            requestTimeout: requestTimeout, reconnectBackoffInitial: .milliseconds(50),
-            reconnectBackoffMaximum: .milliseconds(500), eventLoops: eventLoops,
+            requestTimeout: requestTimeout, reconnectBackoffInitial: reconnectBackoff.initial,
+            reconnectBackoffMaximum: reconnectBackoff.maximum, eventLoops: eventLoops,
             maximumTransparentResends: maximumTransparentResends, clock: clientClock)
         configuration.firstStreamID = firstStreamID
         client = try APNsClient(configuration: configuration, metrics: registry)

@@ -39,6 +39,24 @@ import Testing
         #expect(fixture.eventCount("opened") >= Double(fixture.server.acceptedConnections))
     }
 
+    /// A connection that answered pushes is no failed connect however soon the server ends it: a busy connection
+    /// reaches a GOAWAY-after-N within a fraction of a second, and its replacement must open at once. With the
+    /// production back-off (1 s, doubling), counting each such end as a failed connect made the pool wait longer and
+    /// longer with nothing open, and pushes queued behind it timed out.
+    @Test func aConnectionThatAnsweredIsNoFailedConnectHoweverShortItsLife() async throws {
+        let fixture = try Fixture(
+            connections: 1, requestTimeout: .seconds(4),
+            faults: APNsMockFaults(latency: .milliseconds(1), goAwayAfterStreams: 100), maximumTransparentResends: 1000,
+            reconnectBackoff: (.seconds(1), .seconds(60)))
+        defer { fixture.shutdown() }
+        let results = try await fixture.sendAll(try Self.requests(1500), timeout: .seconds(60))
+        var byReason: [String: Int] = [:]
+        for result in results { byReason[result.reason ?? "Success", default: 0] += 1 }
+        #expect(results.allSatisfy { $0.disposition == .delivered }, "\(byReason)")
+        #expect(fixture.server.acceptedConnections >= 15, "every connection served at most 100 pushes")
+        #expect(fixture.eventCount("failed") == 0)
+    }
+
     /// Connections that start 201 streams before their retirement id: each retires after 201 pushes (GOAWAY of its
     /// own, queued pushes handed back and re-sent on its replacement), and every push is delivered.
     @Test func connectionsRetireBeforeTheirStreamIDsRunOutAndEverythingIsDelivered() async throws {
