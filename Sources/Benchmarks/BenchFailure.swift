@@ -14,11 +14,6 @@ struct BenchFailure: Error, CustomStringConvertible {
     }
 
     /// What `body` returns; an error it throws (a socket, TLS or HTTP/2 error, say) is a failure naming `step`.
-    static func during<T>(_ step: String, _ body: () throws -> T) throws(BenchFailure) -> T {
-        do { return try body() } catch let error as BenchFailure { throw error } catch { throw BenchFailure("\(step): \(error)") }
-    }
-
-    /// ``during(_:_:)`` for an async `body`.
     static func during<T>(_ step: String, _ body: () async throws -> T) async throws(BenchFailure) -> T {
         do { return try await body() } catch let error as BenchFailure { throw error } catch { throw BenchFailure("\(step): \(error)") }
     }

@@ -104,13 +104,13 @@ enum HTTP2Area {
         samples.clientFailures += ours.failed
 
         // h2load → our server (one event loop thread, like nghttpd's single thread).
-        let group = try BenchFailure.during("our server's event loop") { try EventLoopGroup(numberOfThreads: 1) }
+        let group = try await BenchFailure.during("our server's event loop") { try EventLoopGroup(numberOfThreads: 1) }
         defer { group.shutdown() }
-        let tls = try BenchFailure.during("our server's TLS context") {
+        let tls = try await BenchFailure.during("our server's TLS context") {
             try TLSContext(server: TLSServerConfiguration(
                 certificateFile: certificate.certificatePath, privateKeyFile: certificate.privateKeyPath))
         }
-        let server = try BenchFailure.during("our server") {
+        let server = try await BenchFailure.during("our server") {
             try HTTP2Server(tls: tls, group: group) { _, responder in
                 responder.respond(status: 200, headers: [HTTP2Header("apns-id", "00000000-0000-0000-0000-000000000000")])
             }
