@@ -108,6 +108,8 @@ final class Dispatcher: Sendable {
     private let keyMismatches = DoublingLogSampler()
     /// Events created ahead of the worker's clock (``noteCreatedAhead(_:event:skew:)`` logs some).
     private let createdAhead = DoublingLogSampler()
+    /// The threads that enter it, by entry, when started (tests hold them to ARCHITECTURE.md).
+    let entries = DispatcherEntryLog()
 
     init(
         configuration: DispatcherConfiguration = DispatcherConfiguration(),
@@ -166,7 +168,10 @@ final class Dispatcher: Sendable {
 
     /// Frees the events finished since the last call: call on the thread that calls ``handle(_:settlement:)``,
     /// which made them (see ``InFlightLedger``).
-    func releaseFinished() { ledger.releaseKept() }
+    func releaseFinished() {
+        entries.note(.release)
+        ledger.releaseKept()
+    }
 
     /// Stops re-producing failed records (shutdown): their events stay unfinished and are consumed again later.
     func stop() {
@@ -187,6 +192,7 @@ final class Dispatcher: Sendable {
     /// partition wait in the ``ReadAheadGate`` until the worker has read through that backlog.
     /// Each record leaves through `settlement`.
     func handle(_ batch: [KafkaMessage], settlement: any RecordSettlement) {
+        entries.note(.batch)
         guard !batch.isEmpty else { return }
         // Once per batch: the in-flight count, the ledger (one ticket each, in order), the mapper in force.
         let handedOver = monotonic.uptimeMicroseconds()
@@ -417,7 +423,9 @@ final class Dispatcher: Sendable {
         let tally = ScanTally()
         let topic = configuration.callsTopic
         scanner.scan(topic: topic, partition: scan.lane, from: scan.from, to: scan.to) { [weak self] value in
-            guard let self, gate.isScanning(scan) else { return false }
+            guard let self else { return false }
+            entries.note(.scanRecord)
+            guard gate.isScanning(scan) else { return false }
             tally.records.add(1, ordering: .relaxed)
             if StopTypeProbe.mayStopRinging(value), let event = try? decoder.decode(value), event.type.stopsRinging {
                 tracker.markEnded(event.callKey)
@@ -426,6 +434,7 @@ final class Dispatcher: Sendable {
             return true
         } finished: { [weak self] outcome in
             guard let self else { return }
+            entries.note(.scanEnd)
             let verdict = gate.scanFinished(scan, completed: outcome.result == .completed)
             let seconds = (ContinuousClock.now - started).inSeconds
             let records = tally.records.load(ordering: .relaxed), endedCalls = tally.endedCalls.load(ordering: .relaxed)
@@ -485,6 +494,7 @@ final class Dispatcher: Sendable {
         // Weak: a worker shut down meanwhile has nothing left to release, and must not be kept alive until then.
         timers.execute(after: wait) { [weak self] in
             guard let self else { return }
+            entries.note(.timer)
             switch gate.expire(lane: lane, epoch: epoch) {
             case .nothing: break
             case .later(let remaining): scheduleExpiry(lane: lane, epoch: epoch, after: remaining)
@@ -497,12 +507,14 @@ final class Dispatcher: Sendable {
 
     /// The calls topic's partitions `lanes` were assigned to this worker: their backlog is read ahead.
     func assigned(lanes: [Int32]) {
+        entries.note(.rebalance)
         giveBack(gate.assign(lanes: lanes))
     }
 
     /// `lanes` were revoked: events the read-ahead held are given back unprocessed, so the partition's next owner
     /// reads ahead through them itself (sending them now could ring a call whose hang-up this worker has not read).
     func revoked(lanes: [Int32]) {
+        entries.note(.rebalance)
         giveBack(gate.revoke(lanes: lanes))
     }
 
@@ -558,6 +570,7 @@ final class Dispatcher: Sendable {
 
     /// APNs (or the transport) answered `pending`: route it, and once its outcome is final let its call's next event go.
     private func answered(_ pending: Pending, _ result: APNsResult) {
+        entries.note(.answer)
         let now = clock.now().milliseconds
         let latency = max(0, now - pending.event.createdAtMilliseconds)
         if result.status != nil { metrics.endToEndLatency.observe(Double(latency) / 1000) }
@@ -644,6 +657,7 @@ final class Dispatcher: Sendable {
     /// or stopped; the last acknowledgement counts the outcome and calls `done`.
     private func produce(_ delivery: Delivery, index: Int, delay: Duration) {
         producer.produce(delivery.decision.records[index]) { [self] result in
+            entries.note(.delivery)
             switch result {
             case .success:
                 acknowledged(delivery)
@@ -663,6 +677,7 @@ final class Dispatcher: Sendable {
                 logger.warning("produce failed; retrying", metadata: ["kafka.topic": topic, "error": "\(error)"])
                 let next = min(delay * 2, configuration.produceRetryMaximum)
                 timers.execute(after: delay) { [self] in
+                    entries.note(.timer)
                     produce(delivery, index: index, delay: next)
                 }
             }
