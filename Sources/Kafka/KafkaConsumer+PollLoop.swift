@@ -58,20 +58,34 @@ extension KafkaConsumer {
         var wait = timeout
         var taken = 0
         var takenBytes = 0
-        while taken < configuration.deliveryBatchSize, let raw = rd_kafka_consumer_poll(handle.pointer, wait) {
-            wait = 0
-            taken += 1
-            let err = raw.pointee.err
-            if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+        var chunk: [KafkaMessage] = []
+        chunk.reserveCapacity(Self.acceptChunk)
+        // Taken from librdkafka and accepted a chunk at a time (one state lock each), each chunk no larger than what
+        // every partition and the global limit still admit, so back-pressure pauses exactly at its limits.
+        var room = 1
+        polling: while taken < configuration.deliveryBatchSize {
+            chunk.removeAll(keepingCapacity: true)
+            while chunk.count < room, taken < configuration.deliveryBatchSize,
+                let raw = rd_kafka_consumer_poll(handle.pointer, wait)
+            {
+                wait = 0
+                taken += 1
+                let err = raw.pointee.err
+                if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                    rd_kafka_message_destroy(raw)
+                    handleConsumerError(err)
+                    continue
+                }
+                takenBytes += raw.pointee.len + raw.pointee.key_len
+                chunk.append(KafkaMessage(copying: raw))
                 rd_kafka_message_destroy(raw)
-                handleConsumerError(err)
-                continue
             }
-            takenBytes += raw.pointee.len + raw.pointee.key_len
-            let message = KafkaMessage(copying: raw)
-            rd_kafka_message_destroy(raw)
+            guard !chunk.isEmpty else { break }
+            let accepted = accept(chunk)
             // A partition (or all) reached its in-flight limit: hand over what we have and pause before taking more.
-            if accept(message) { break }
+            if accepted.pauseWanted { break polling }
+            if chunk.count < room { break }  // the local queue is empty
+            room = accepted.room
         }
         if fetchWakeup != nil, let queue = consumerQueue.pointer {
             let length = rd_kafka_queue_length(queue)
@@ -129,46 +143,62 @@ extension KafkaConsumer {
         if state.withLock({ $0.reconcileNeeded }) { reconcilePauses() }
     }
 
-    /// Tracks a polled message and queues it for the delegate, unless its partition is gone, it is a duplicate, or
-    /// its partition waits for a held message (then it is held behind that one).
-    /// - Returns: whether back-pressure now wants a pause.
-    private func accept(_ incoming: KafkaMessage) -> Bool {
+    /// At most this many polled messages are accepted under one state lock.
+    static let acceptChunk = 16
+
+    /// Tracks polled messages and queues them for the delegate, unless a message's partition is gone, it is a
+    /// duplicate, or its partition waits for a held message (then it is held behind that one).
+    /// - Returns: whether back-pressure now wants a pause, and how many messages the next chunk may hold (1 ...
+    ///   ``acceptChunk``): no more than any fetching partition or the global limit still admits.
+    private func accept(_ messages: [KafkaMessage]) -> (pauseWanted: Bool, room: Int) {
         let limits = configuration.backPressure
         var pauseWanted = false
-        var first = false
-        state.withLock { state in
-            guard state.phase == .running, let index = state.partitions.index(forKey: incoming.topicPartition) else {
-                return
+        var firsts: [Int] = []
+        let room = state.withLock { state -> Int in
+            guard state.phase == .running else { return 1 }
+            for (position, incoming) in messages.enumerated() {
+                guard let index = state.partitions.index(forKey: incoming.topicPartition) else { continue }
+                var message = incoming
+                var first = false
+                // One in-place access to the partition's entry: reading `values[index].field` copies the whole entry
+                // (its tracker, held messages) each time, which was most of the poll thread's time per message.
+                let verdict = Self.admit(&message, to: &state.partitions.values[index],
+                                         perPartitionLimit: limits.maxInFlightPerPartition, first: &first) {
+                    handle.cachedHighWatermark(of: incoming.topicPartition)
+                }
+                if first { firsts.append(position) }
+                guard verdict != .refused else { continue }
+                state.totalInFlight += 1
+                if verdict == .passesAndPausesPartition || verdict == .heldAndPausesPartition {
+                    state.reconcileNeeded = true
+                    pauseWanted = true
+                    backPressured.store(true, ordering: .relaxed)
+                }
+                if state.totalInFlight >= limits.maxInFlight, !state.globallyPaused {
+                    state.globallyPaused = true
+                    state.reconcileNeeded = true
+                    pauseWanted = true
+                    backPressured.store(true, ordering: .relaxed)
+                }
+                if verdict == .held || verdict == .heldAndPausesPartition {
+                    state.heldCount += 1
+                    continue
+                }
+                state.pendingBatch.append(message)
             }
-            var message = incoming
-            // One in-place access to the partition's entry: reading `values[index].field` copies the whole entry
-            // (its tracker, held messages) each time, which was most of the poll thread's time per message.
-            let verdict = Self.admit(&message, to: &state.partitions.values[index], perPartitionLimit: limits.maxInFlightPerPartition,
-                                     first: &first) {
-                handle.cachedHighWatermark(of: incoming.topicPartition)
+            var room = min(Self.acceptChunk, limits.maxInFlight - state.totalInFlight)
+            for entry in state.partitions.values where entry.isFetching && !entry.pausedForBackPressure {
+                room = min(room, limits.maxInFlightPerPartition - entry.tracker.inFlightCount)
             }
-            guard verdict != .refused else { return }
-            state.totalInFlight += 1
-            if verdict == .passesAndPausesPartition || verdict == .heldAndPausesPartition {
-                state.reconcileNeeded = true
-                pauseWanted = true
-            }
-            if state.totalInFlight >= limits.maxInFlight, !state.globallyPaused {
-                state.globallyPaused = true
-                state.reconcileNeeded = true
-                pauseWanted = true
-            }
-            if verdict == .held || verdict == .heldAndPausesPartition {
-                state.heldCount += 1
-                return
-            }
-            state.pendingBatch.append(message)
+            return max(1, room)
         }
-        if first, measuredTopics.contains(incoming.topic), let timestamp = incoming.timestampMilliseconds {
+        for position in firsts {
+            let incoming = messages[position]
+            guard measuredTopics.contains(incoming.topic), let timestamp = incoming.timestampMilliseconds else { continue }
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             metrics.assignmentWait.observe(Double(max(0, now - timestamp)) / 1000)
         }
-        return pauseWanted
+        return (pauseWanted, room)
     }
 
     private enum AdmitVerdict {
@@ -259,10 +289,12 @@ extension KafkaConsumer {
             var toPause: [KafkaTopicPartition] = []
             var toResume: [KafkaTopicPartition] = []
             var pausedCounts: [String: Int] = [:]
+            var pressed = state.globallyPaused
             for (partition, var entry) in state.partitions where !entry.revoked {
                 if entry.pausedForBackPressure, entry.tracker.inFlightCount <= perLow {
                     entry.pausedForBackPressure = false
                 }
+                pressed = pressed || entry.pausedForBackPressure
                 let reason = state.pauseReason(entry)
                 let wantPaused = entry.pausedForBackPressure || state.globallyPaused || state.commitsRefusedSince != nil
                     || !entry.held.isEmpty
@@ -280,6 +312,7 @@ extension KafkaConsumer {
                 if wantPaused { pausedCounts[reason, default: 0] += 1 }
                 state.partitions[partition] = entry
             }
+            backPressured.store(pressed, ordering: .relaxed)
             return (toPause, toResume, pausedCounts)
         }
         if !toPause.isEmpty { setPaused(toPause, paused: true) }

@@ -111,6 +111,8 @@ extension KafkaConsumer {
                     }
                 }
                 if !busy { break }
+                // Completions settled on this thread's turns (see ``KafkaConsumerDelegate/consumerDidPoll(_:)``).
+                delegate?.consumerDidPoll(self)
                 usleep(1000)
             }
             // Completions are ignored from here on (revoked), so the stored value is final.

@@ -37,6 +37,9 @@ public final class KafkaConsumer: Sendable {
     /// When to wake librdkafka's fetcher (poll thread only); `nil` from librdkafka 2.3.0 on, where a backed-off
     /// partition waits out `fetch.queue.backoff.ms` whatever wakes its broker thread.
     let fetchWakeup: Mutex<KafkaFetchWakeup>?
+    /// Whether back-pressure pauses a partition or all intake (as of the poll thread's last reconcile, or since a
+    /// pause was wanted): ``wakeForCompletions()`` wakes the poll thread only then.
+    let backPressured = Atomic<Bool>(false)
     private let rebalanceContext: RebalanceContext
 
     /// Creates the consumer, subscribes and starts the poll thread.
@@ -114,22 +117,42 @@ public final class KafkaConsumer: Sendable {
     /// offset of its partition is complete. Completions that arrive while its partition's revoke waits for
     /// in-flight work count; those after the revoke finished (or unknown/duplicate ones) are ignored.
     public func complete(_ message: KafkaMessage) {
+        complete(contentsOf: CollectionOfOne(message))
+    }
+
+    /// Completes `messages` under one lock, as ``complete(_:)`` does each.
+    public func complete(contentsOf messages: some Collection<KafkaMessage>) {
+        guard !messages.isEmpty else { return }
         state.withLock { state in
-            // A partition being revoked still counts completions (the revoke waits for them); once the revoke is
-            // over its state is gone (or belongs to a newer generation) and the completion is ignored.
-            guard let index = state.partitions.index(forKey: message.topicPartition) else { return }
-            // In place: reading `values[index]` would copy the whole entry (tracker, held messages) per message.
-            let (completed, pausedForBackPressure, inFlight) = Self.countCompletion(message, in: &state.partitions.values[index])
-            guard completed else { return }
-            state.totalInFlight -= 1
-            if pausedForBackPressure || state.globallyPaused,
-                state.backPressureMayLift(pausedForBackPressure: pausedForBackPressure, inFlight: inFlight,
-                                          limits: configuration.backPressure)
-            {
+            var mayLift = false
+            for message in messages {
+                // A partition being revoked still counts completions (the revoke waits for them); once the revoke is
+                // over its state is gone (or belongs to a newer generation) and the completion is ignored.
+                guard let index = state.partitions.index(forKey: message.topicPartition) else { continue }
+                // In place: reading `values[index]` would copy the whole entry (tracker, held messages) per message.
+                let (completed, pausedForBackPressure, inFlight) = Self.countCompletion(message, in: &state.partitions.values[index])
+                guard completed else { continue }
+                state.totalInFlight -= 1
+                if !mayLift, pausedForBackPressure || state.globallyPaused,
+                    state.backPressureMayLift(pausedForBackPressure: pausedForBackPressure, inFlight: inFlight,
+                                              limits: configuration.backPressure)
+                {
+                    mayLift = true
+                }
+            }
+            if mayLift {
                 state.reconcileNeeded = true
                 if let queue = consumerQueue.pointer { rd_kafka_queue_yield(queue) }
             }
         }
+    }
+
+    /// Wakes the poll thread when back-pressure has paused intake, from any thread: completions waiting for its
+    /// next turn (a settlement that completes messages there) may lift it. Otherwise the turn comes by itself, within
+    /// the poll timeout.
+    public func wakeForCompletions() {
+        guard backPressured.load(ordering: .relaxed), let queue = consumerQueue.pointer else { return }
+        rd_kafka_queue_yield(queue)
     }
 
     /// Gives a delivered message back unprocessed, from any thread: it stays unfinished — its offset (and every

@@ -12,8 +12,9 @@ public protocol KafkaConsumerDelegate: AnyObject, Sendable {
     /// delegate that wants to look ahead (e.g. for a later event that cancels an earlier one) implements this;
     /// by default each message goes to ``consumer(_:didReceive:)-(_,KafkaMessage)`` in order.
     func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage])
-    /// One poll-loop turn ended, whether or not it delivered messages: on the poll thread, for work that must run on
-    /// the thread that receives the messages (such as freeing what it made). Keep it short.
+    /// One poll-loop turn ended, whether or not it delivered messages — also called again and again while a revoke
+    /// waits for in-flight messages: on the poll thread, for work that must run on the thread that receives the
+    /// messages (such as freeing what it made, or completing messages in one call). Keep it short.
     func consumerDidPoll(_ consumer: KafkaConsumer)
     /// Partitions were assigned to this member (before any of their messages is delivered).
     func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition])

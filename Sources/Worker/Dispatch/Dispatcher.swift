@@ -20,7 +20,7 @@ final class Dispatcher: Sendable {
     /// An admitted event waiting for, or holding, its call's turn. A class: it passes through the read-ahead, the
     /// call tracker and the send and answer closures, and copying the record, event and request at every step (a
     /// retain per string and array inside) would cost more than the rest of the hand-over.
-    final class Pending: Sendable {
+    final class Pending: InFlightLedgerItem {
         let record: KafkaMessage
         let event: CallEvent
         let request: APNsRequest
@@ -28,6 +28,8 @@ final class Dispatcher: Sendable {
         let callKey: CallKey
         /// How the record leaves: its outcome, or given back (shared by its batch).
         let settlement: any RecordSettlement
+        /// `settlement` when it settles outcomes on the home thread (``releaseFinished()``).
+        let homeSettlement: (any HomeThreadSettlement)?
         /// Its ``InFlightLedger`` ticket.
         let ticket: UInt64
         /// When the consumer handed it over (monotonic clock, µs): the start of its dispatch stage.
@@ -35,16 +37,22 @@ final class Dispatcher: Sendable {
         /// The dispatcher it belongs to: its completions need nothing else (one reference to capture).
         let dispatcher: Dispatcher
         private let lookedAheadFlag = Atomic<Bool>(false)
+        private let nextEnded = Atomic<Unmanaged<Pending>?>(nil)
+        private let endedFlag = Atomic<Bool>(false)
+        /// Done, its outcome waiting for the home thread to settle it.
+        private let doneFlag = Atomic<Bool>(false)
 
         init(
             record: KafkaMessage, event: CallEvent, request: APNsRequest, settlement: any RecordSettlement,
-            ticket: UInt64, handedOverMicroseconds: Int64, dispatcher: Dispatcher
+            homeSettlement: (any HomeThreadSettlement)?, ticket: UInt64, handedOverMicroseconds: Int64,
+            dispatcher: Dispatcher
         ) {
             self.record = record
             self.event = event
             self.request = request
             self.callKey = event.callKey
             self.settlement = settlement
+            self.homeSettlement = homeSettlement
             self.ticket = ticket
             self.handedOverMicroseconds = handedOverMicroseconds
             self.dispatcher = dispatcher
@@ -56,16 +64,27 @@ final class Dispatcher: Sendable {
 
         func markLookedAhead() { lookedAheadFlag.store(true, ordering: .relaxed) }
 
+        var ledgerNext: Unmanaged<Pending>? { nextEnded.load(ordering: .relaxed) }
+        func setLedgerNext(_ next: Unmanaged<Pending>?) { nextEnded.store(next, ordering: .relaxed) }
+        func markLedgerEnded() -> Bool { !endedFlag.exchange(true, ordering: .relaxed) }
+
         /// The event's outcome is final and counted: it leaves (its offset may be stored), and is freed on the
-        /// consumer's thread, which made it.
+        /// consumer's thread, which made it — and settled there too when its settlement is a home-thread one.
         func done(_ outcome: Outcome) {
-            settlement.done(record, outcome)
-            dispatcher.leave(ticket, finished: true, keeping: self)
+            if homeSettlement != nil {
+                doneFlag.store(true, ordering: .relaxed)
+            } else {
+                settlement.done(record, outcome)
+            }
+            dispatcher.leave(self, finished: true)
         }
+
+        /// Done, and its settlement waits for the home thread (ordered by the ledger's list).
+        var awaitsHomeSettlement: Bool { doneFlag.load(ordering: .relaxed) }
 
         /// Leaves without an outcome: the record stays unfinished for the partition's next owner.
         func giveBack() {
-            dispatcher.leave(ticket, finished: false)
+            dispatcher.leave(self, finished: false)
             settlement.giveBack(record)
         }
 
@@ -166,11 +185,23 @@ final class Dispatcher: Sendable {
         mapper.withLock { $0 = PushMapper(configuration: mapping) }
     }
 
-    /// Frees the events finished since the last call: call on the thread that calls ``handle(_:settlement:)``,
-    /// which made them (see ``InFlightLedger``).
+    /// Settles the outcomes of home-thread settlements (``HomeThreadSettlement``) and frees the events finished since
+    /// the last call: call on the thread that calls ``handle(_:settlement:)``, which made them (see ``InFlightLedger``).
     func releaseFinished() {
         entries.note(.release)
-        ledger.releaseKept()
+        // Consecutive events of one settlement (a consumed batch's) are settled together.
+        var records: [KafkaMessage] = []
+        var current: (any HomeThreadSettlement)?
+        ledger.releaseKept { pending in
+            guard pending.awaitsHomeSettlement, let settlement = pending.homeSettlement else { return }
+            if let current, current !== settlement {
+                current.done(contentsOf: records)
+                records.removeAll(keepingCapacity: true)
+            }
+            current = settlement
+            records.append(pending.record)
+        }
+        if let current { current.done(contentsOf: records) }
     }
 
     /// Stops re-producing failed records (shutdown): their events stay unfinished and are consumed again later.
@@ -200,6 +231,7 @@ final class Dispatcher: Sendable {
         let (firstTicket, live) = ledger.begin(count: batch.count, at: handedOver)
         metrics.inFlight.set(live)
         let mapper = self.mapper.withLock { $0 }
+        let homeSettlement = settlement as? any HomeThreadSettlement
         var consumedCounter: (topic: String, counter: Counter)?
         var admissible: [Pending] = []
         admissible.reserveCapacity(batch.count)
@@ -209,7 +241,8 @@ final class Dispatcher: Sendable {
                 consumedCounter = (record.topic, metrics.consumedCounter(topic: record.topic))
             }
             consumedCounter?.counter.increment()
-            guard let pending = prepare(record, settlement: settlement, ticket: firstTicket + UInt64(index),
+            guard let pending = prepare(record, settlement: settlement, homeSettlement: homeSettlement,
+                                        ticket: firstTicket + UInt64(index),
                                         handedOver: handedOver, now: wallNow, mapper: mapper)
             else { continue }
             if pending.event.type.stopsRinging { stops += 1 }
@@ -296,8 +329,8 @@ final class Dispatcher: Sendable {
     /// Decodes and maps a consumed record; dead-letters it (and returns nil) when it cannot be sent.
     /// `handedOver`: monotonic µs; `now`: wall-clock ms.
     private func prepare(
-        _ record: KafkaMessage, settlement: any RecordSettlement, ticket: UInt64, handedOver: Int64, now: Int64,
-        mapper: PushMapper
+        _ record: KafkaMessage, settlement: any RecordSettlement, homeSettlement: (any HomeThreadSettlement)?,
+        ticket: UInt64, handedOver: Int64, now: Int64, mapper: PushMapper
     ) -> Pending? {
         var record = record
         if !record.headers.isEmpty, !retryTopics.contains(record.topic) { ignoreManagedHeaders(&record) }
@@ -306,7 +339,8 @@ final class Dispatcher: Sendable {
             event = try decoder.decode(record.value)
         } catch {
             logger.debug("event dead-lettered: undecodable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
-            finish(record, event: nil, input: .decodingFailed(error), done: settle(record, settlement, ticket: ticket))
+            finish(record, event: nil, input: .decodingFailed(error),
+                   done: settle(record, settlement, ticket: ticket, handedOver: handedOver))
             return nil
         }
         if !Self.isKeyed(record, by: event.callID) { noteKeyMismatch(record, callID: event.callID) }
@@ -315,10 +349,12 @@ final class Dispatcher: Sendable {
         do {
             let request = try mapper.map(event).request
             return Pending(record: record, event: event, request: request, settlement: settlement,
-                           ticket: ticket, handedOverMicroseconds: handedOver, dispatcher: self)
+                           homeSettlement: homeSettlement, ticket: ticket, handedOverMicroseconds: handedOver,
+                           dispatcher: self)
         } catch {
             logger.debug("event dead-lettered: unmappable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
-            finish(record, event: event, input: .mappingFailed(error), done: settle(record, settlement, ticket: ticket))
+            finish(record, event: event, input: .mappingFailed(error),
+                   done: settle(record, settlement, ticket: ticket, handedOver: handedOver))
             return nil
         }
     }
@@ -370,24 +406,30 @@ final class Dispatcher: Sendable {
         ]))
     }
 
-    /// The `done` of a record that never became a ``Pending`` (dead-lettered before sending).
-    private func settle(_ record: KafkaMessage, _ settlement: any RecordSettlement, ticket: UInt64)
+    /// The `done` of a record that never became a ``Pending`` (dead-lettered before sending): its ticket leaves the
+    /// ledger's start times now (on the consumer's thread), the event stays in flight until its outcome.
+    private func settle(_ record: KafkaMessage, _ settlement: any RecordSettlement, ticket: UInt64, handedOver: Int64)
         -> @Sendable (Outcome) -> Void
     {
-        { [self] outcome in
-            leave(ticket, finished: true)
+        ledger.forget(ticket)
+        return { [self] outcome in
+            observeProcessing(since: handedOver)
+            metrics.inFlight.set(ledger.endUntracked())
             settlement.done(record, outcome)
         }
     }
 
-    /// A record leaves: `finished` when it reached its outcome (its processing time is observed), else given back.
-    /// `keeping`: the finished event, freed on the consumer's thread.
-    private func leave(_ ticket: UInt64, finished: Bool, keeping pending: Pending? = nil) {
-        let (start, live) = ledger.end(ticket, keeping: pending)
-        if let start, finished {
-            metrics.processing.observe(Double(max(0, monotonic.uptimeMicroseconds() - start)) / 1_000_000)
-        }
+    /// `pending` leaves: `finished` when it reached its outcome (its processing time is observed), else given back.
+    /// The ledger keeps it until the consumer's thread frees it.
+    private func leave(_ pending: Pending, finished: Bool) {
+        guard let (live, first) = ledger.end(pending) else { return }
+        if finished { observeProcessing(since: pending.handedOverMicroseconds) }
         metrics.inFlight.set(live)
+        if first, pending.awaitsHomeSettlement { pending.homeSettlement?.completionsWaiting() }
+    }
+
+    private func observeProcessing(since handedOver: Int64) {
+        metrics.processing.observe(Double(max(0, monotonic.uptimeMicroseconds() - handedOver)) / 1_000_000)
     }
 
     /// What the read-ahead gate is offered for `pending`.
