@@ -156,15 +156,16 @@ extension KafkaConsumer {
         var firsts: [Int] = []
         let room = state.withLock { state -> Int in
             guard state.phase == .running else { return 1 }
-            for (position, incoming) in messages.enumerated() {
-                guard let index = state.partitions.index(forKey: incoming.topicPartition) else { continue }
-                var message = incoming
+            for position in messages.indices {
+                var message = messages[position]
+                guard let index = state.partitions.index(forKey: message.topicPartition) else { continue }
                 var first = false
                 // One in-place access to the partition's entry: reading `values[index].field` copies the whole entry
                 // (its tracker, held messages) each time, which was most of the poll thread's time per message.
                 let verdict = Self.admit(&message, to: &state.partitions.values[index],
-                                         perPartitionLimit: limits.maxInFlightPerPartition, first: &first) {
-                    handle.cachedHighWatermark(of: incoming.topicPartition)
+                                         perPartitionLimit: limits.maxInFlightPerPartition, first: &first,
+                                         peak: &state.peakPartitionInFlight) { partition in
+                    handle.cachedHighWatermark(of: partition)
                 }
                 if first { firsts.append(position) }
                 guard verdict != .refused else { continue }
@@ -186,10 +187,8 @@ extension KafkaConsumer {
                 }
                 state.pendingBatch.append(message)
             }
-            var room = min(Self.acceptChunk, limits.maxInFlight - state.totalInFlight)
-            for entry in state.partitions.values where entry.isFetching && !entry.pausedForBackPressure {
-                room = min(room, limits.maxInFlightPerPartition - entry.tracker.inFlightCount)
-            }
+            let room = min(Self.acceptChunk, limits.maxInFlight - state.totalInFlight,
+                           limits.maxInFlightPerPartition - state.peakPartitionInFlight)
             return max(1, room)
         }
         for position in firsts {
@@ -216,7 +215,7 @@ extension KafkaConsumer {
     /// the assignment.
     private static func admit(
         _ message: inout KafkaMessage, to entry: inout PartitionState, perPartitionLimit: Int, first: inout Bool,
-        highWatermark: () -> Int64?
+        peak: inout Int, highWatermark: (KafkaTopicPartition) -> Int64?
     ) -> AdmitVerdict {
         if entry.awaitsFirstRecord {
             entry.awaitsFirstRecord = false
@@ -225,9 +224,10 @@ extension KafkaConsumer {
         guard !entry.revoked, entry.tracker.delivered(message.offset) else { return .refused }
         if entry.lastCommit == nil { entry.lastCommit = message.offset }
         message.generation = entry.generation
-        if entry.highWatermarkAtAssignment == nil { entry.highWatermarkAtAssignment = highWatermark() }
+        if entry.highWatermarkAtAssignment == nil { entry.highWatermarkAtAssignment = highWatermark(message.topicPartition) }
         message.highWatermarkAtAssignment = entry.highWatermarkAtAssignment
         var pauses = false
+        peak = max(peak, entry.tracker.inFlightCount)
         if entry.tracker.inFlightCount >= perPartitionLimit, !entry.pausedForBackPressure {
             entry.pausedForBackPressure = true
             pauses = true
@@ -290,7 +290,9 @@ extension KafkaConsumer {
             var toResume: [KafkaTopicPartition] = []
             var pausedCounts: [String: Int] = [:]
             var pressed = state.globallyPaused
+            var peak = 0
             for (partition, var entry) in state.partitions where !entry.revoked {
+                peak = max(peak, entry.tracker.inFlightCount)
                 if entry.pausedForBackPressure, entry.tracker.inFlightCount <= perLow {
                     entry.pausedForBackPressure = false
                 }
@@ -313,6 +315,7 @@ extension KafkaConsumer {
                 state.partitions[partition] = entry
             }
             backPressured.store(pressed, ordering: .relaxed)
+            state.peakPartitionInFlight = peak
             return (toPause, toResume, pausedCounts)
         }
         if !toPause.isEmpty { setPaused(toPause, paused: true) }

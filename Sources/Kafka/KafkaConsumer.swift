@@ -117,34 +117,40 @@ public final class KafkaConsumer: Sendable {
     /// offset of its partition is complete. Completions that arrive while its partition's revoke waits for
     /// in-flight work count; those after the revoke finished (or unknown/duplicate ones) are ignored.
     public func complete(_ message: KafkaMessage) {
-        complete(contentsOf: CollectionOfOne(message))
+        state.withLock { state in
+            if countCompletion(message, in: &state) { liftBackPressure(&state) }
+        }
     }
 
     /// Completes `messages` under one lock, as ``complete(_:)`` does each.
-    public func complete(contentsOf messages: some Collection<KafkaMessage>) {
+    public func complete(contentsOf messages: [KafkaMessage]) {
         guard !messages.isEmpty else { return }
         state.withLock { state in
             var mayLift = false
-            for message in messages {
-                // A partition being revoked still counts completions (the revoke waits for them); once the revoke is
-                // over its state is gone (or belongs to a newer generation) and the completion is ignored.
-                guard let index = state.partitions.index(forKey: message.topicPartition) else { continue }
-                // In place: reading `values[index]` would copy the whole entry (tracker, held messages) per message.
-                let (completed, pausedForBackPressure, inFlight) = Self.countCompletion(message, in: &state.partitions.values[index])
-                guard completed else { continue }
-                state.totalInFlight -= 1
-                if !mayLift, pausedForBackPressure || state.globallyPaused,
-                    state.backPressureMayLift(pausedForBackPressure: pausedForBackPressure, inFlight: inFlight,
-                                              limits: configuration.backPressure)
-                {
-                    mayLift = true
-                }
-            }
-            if mayLift {
-                state.reconcileNeeded = true
-                if let queue = consumerQueue.pointer { rd_kafka_queue_yield(queue) }
-            }
+            for message in messages where countCompletion(message, in: &state) { mayLift = true }
+            if mayLift { liftBackPressure(&state) }
         }
+    }
+
+    /// Counts `message` completed, unless its partition is gone or of a newer generation.
+    /// - Returns: whether back-pressure may lift now.
+    private func countCompletion(_ message: KafkaMessage, in state: inout State) -> Bool {
+        // A partition being revoked still counts completions (the revoke waits for them); once the revoke is over
+        // its state is gone (or belongs to a newer generation) and the completion is ignored.
+        guard let index = state.partitions.index(forKey: message.topicPartition) else { return false }
+        // In place: reading `values[index]` would copy the whole entry (tracker, held messages) per message.
+        let (completed, pausedForBackPressure, inFlight) = Self.countCompletion(message, in: &state.partitions.values[index])
+        guard completed else { return false }
+        state.totalInFlight -= 1
+        return (pausedForBackPressure || state.globallyPaused)
+            && state.backPressureMayLift(pausedForBackPressure: pausedForBackPressure, inFlight: inFlight,
+                                         limits: configuration.backPressure)
+    }
+
+    /// Has the poll thread reconcile its pauses at once (completions may have lifted back-pressure).
+    private func liftBackPressure(_ state: inout State) {
+        state.reconcileNeeded = true
+        if let queue = consumerQueue.pointer { rd_kafka_queue_yield(queue) }
     }
 
     /// Wakes the poll thread when back-pressure has paused intake, from any thread: completions waiting for its
@@ -335,6 +341,10 @@ extension KafkaConsumer {
         var partitions: [KafkaTopicPartition: PartitionState] = [:]
         var generation: UInt64 = 0
         var totalInFlight = 0
+        /// At least the in-flight count of the fullest partition: raised as messages are accepted, set to the exact
+        /// value by each ``KafkaConsumer/reconcilePauses()`` (completions only lower the counts). It bounds how many
+        /// messages the poll thread accepts under one lock.
+        var peakPartitionInFlight = 0
         /// Held messages over all partitions (so the poll loop skips held-message work when there is none).
         var heldCount = 0
         var globallyPaused = false
