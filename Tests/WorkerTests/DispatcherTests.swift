@@ -185,6 +185,21 @@ final class Outcomes: Sendable {
         #expect(text.contains("callpush_inflight_events 0\n"))
     }
 
+    /// `custom` members callpush writes itself are left out of the push, which is sent all the same, and counted.
+    @Test func customKeysCallpushWritesItselfAreSkippedAndCounted() throws {
+        let sender = ScriptedSender()
+        let registry = MetricsRegistry()
+        let outcomes = Outcomes()
+        let json = Fixtures.eventJSON(extra: #","custom":{"aps":{"badge":9},"pushType":7,"room":"r-9"}"#)
+        dispatcher(sender, RecordingProducer(), registry: registry).handle(record(json), done: outcomes.callback("a"))
+        #expect(outcomes["a"] == [.delivered])
+        let payload = try #require(sender.sent.first).request.payload
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+        #expect(object["room"] as? String == "r-9")
+        #expect(object["pushType"] as? Int == 1, "the mapper's own pushType, not the custom one")
+        #expect(ExpositionSeries.value("callpush_custom_keys_skipped_total", in: registry.exposition()) == 2)
+    }
+
     /// A finished event waits to be freed on the handling thread and holds its dispatcher meanwhile: `stop()` lets it
     /// go, and the dispatcher (with its sender and producer) is freed; `releaseFinished()` does the same while running.
     @Test(arguments: [false, true])

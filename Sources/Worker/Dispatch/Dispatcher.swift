@@ -347,7 +347,9 @@ final class Dispatcher: Sendable {
         let skew = CreationTimeBound.apply(to: &event, headers: record.headers, now: now)
         if skew > CreationTimeBound.reportedSkewMilliseconds { noteCreatedAhead(record, event: event, skew: skew) }
         do {
-            let request = try mapper.map(event).request
+            let mapped = try mapper.map(event)
+            if !mapped.skippedCustomKeys.isEmpty { metrics.skippedCustomKeys.increment(by: mapped.skippedCustomKeys.count) }
+            let request = mapped.request
             return Pending(record: record, event: event, request: request, settlement: settlement,
                            homeSettlement: homeSettlement, ticket: ticket, handedOverMicroseconds: handedOver,
                            dispatcher: self)

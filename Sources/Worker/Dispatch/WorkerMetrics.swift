@@ -47,6 +47,8 @@ public struct WorkerMetrics: Sendable {
     let createdAhead: Counter
     /// `callpush_ignored_headers_total`: events of the calls topic carrying headers only callpush writes (ignored).
     let ignoredHeaders: Counter
+    /// `callpush_custom_keys_skipped_total`: `custom` members the mapper left out, as callpush writes those keys itself.
+    let skippedCustomKeys: Counter
     /// `callpush_events_consumed_total{topic}`, looked up once per topic.
     private let consumedByTopic = CounterCache()
 
@@ -80,6 +82,9 @@ public struct WorkerMetrics: Sendable {
         ignoredHeaders = registry.counter(
             "callpush_ignored_headers_total",
             help: "Events of the calls topic carrying headers only callpush writes (x-attempt, x-deadline, x-original-*, …): those headers were ignored.")
+        skippedCustomKeys = registry.counter(
+            "callpush_custom_keys_skipped_total",
+            help: "Members of events' custom objects left out of the payload: callpush writes those keys itself (aps, pushType, callId, …).")
         outcomes = CaseCounters { outcome in
             registry.counter("callpush_outcomes_total", help: "Final outcome of each consumed event.",
                              labels: ["outcome": outcome.rawValue])
