@@ -4,6 +4,17 @@ import Testing
 
 @testable import Worker
 
+extension ReadAheadGate {
+    /// One event offered alone.
+    func offer(
+        _ item: Item, lane: Int32, offset: Int64, isCallsTopic: Bool, highWatermark: Int64?, isIncoming: Bool,
+        origin: Int64? = nil
+    ) -> Verdict {
+        offer([Offer(item: item, lane: lane, offset: offset, isCallsTopic: isCallsTopic, highWatermark: highWatermark,
+                     isIncoming: isIncoming, origin: origin)])[0]
+    }
+}
+
 @Suite struct ReadAheadGateTests {
     /// A gate without backlog scans (the bounded read-ahead) unless `scans`, on `clock` (time passes when told).
     func gate(

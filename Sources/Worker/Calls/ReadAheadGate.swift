@@ -13,7 +13,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
     typealias Configuration = ReadAheadConfiguration
     typealias Scan = ReadAheadScan
 
-    /// What to do after ``offer(_:lane:offset:isCallsTopic:highWatermark:isIncoming:origin:)``.
+    /// What to do with one offered event (``offer(_:)``).
     struct Verdict: Sendable {
         /// Held events to admit now, in order, before the offered one (which may be among them).
         var released: [Item] = []
@@ -119,35 +119,23 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         }
     }
 
-    /// Decides about one decoded event.
-    /// - Parameters:
-    ///   - lane: the record's partition number.
-    ///   - isCallsTopic: the record comes from the calls topic (its offsets measure the read-ahead).
-    ///   - highWatermark: the record's partition high watermark at assignment, if known.
-    ///   - isIncoming: the event would make a phone ring.
-    ///   - origin: for a retry-tier record, the calls-topic offset of its first hop in this lane, if known.
-    func offer(
-        _ item: Item, lane: Int32, offset: Int64, isCallsTopic: Bool, highWatermark: Int64?, isIncoming: Bool,
-        origin: Int64? = nil
-    ) -> Verdict {
-        let offer = Offer(item: item, lane: lane, offset: offset, isCallsTopic: isCallsTopic, highWatermark: highWatermark,
-                          isIncoming: isIncoming, origin: origin)
-        return state.withLock { state in decide(offer, in: &state) }
-    }
-
-    /// One event offered, with what ``offer(_:lane:offset:isCallsTopic:highWatermark:isIncoming:origin:)`` takes.
+    /// One decoded event offered.
     struct Offer: Sendable {
         var item: Item
+        /// The record's partition number.
         var lane: Int32
         var offset: Int64
+        /// The record comes from the calls topic (its offsets measure the read-ahead).
         var isCallsTopic: Bool
+        /// The record's partition high watermark at assignment, if known.
         var highWatermark: Int64?
+        /// The event would make a phone ring.
         var isIncoming: Bool
+        /// For a retry-tier record, the calls-topic offset of its first hop in this lane, if known.
         var origin: Int64?
     }
 
-    /// Decides about the events of one consumed batch, in order, as
-    /// ``offer(_:lane:offset:isCallsTopic:highWatermark:isIncoming:origin:)`` does each, under one lock.
+    /// Decides about the events of one consumed batch (or part of one), in order, under one lock.
     func offer(_ batch: [Offer]) -> [Verdict] {
         state.withLock { state in batch.map { decide($0, in: &state) } }
     }
