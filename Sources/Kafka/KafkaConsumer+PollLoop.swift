@@ -63,7 +63,7 @@ extension KafkaConsumer {
         // Taken from librdkafka and accepted a chunk at a time (one state lock each), each chunk no larger than what
         // every partition and the global limit still admit, so back-pressure pauses exactly at its limits.
         var room = 1
-        polling: while taken < configuration.deliveryBatchSize {
+        while taken < configuration.deliveryBatchSize {
             chunk.removeAll(keepingCapacity: true)
             while chunk.count < room, taken < configuration.deliveryBatchSize,
                 let raw = rd_kafka_consumer_poll(handle.pointer, wait)
@@ -83,7 +83,7 @@ extension KafkaConsumer {
             guard !chunk.isEmpty else { break }
             let accepted = accept(chunk)
             // A partition (or all) reached its in-flight limit: hand over what we have and pause before taking more.
-            if accepted.pauseWanted { break polling }
+            if accepted.pauseWanted { break }
             if chunk.count < room { break }  // the local queue is empty
             room = accepted.room
         }
