@@ -127,7 +127,9 @@ public final class KafkaConsumer: Sendable {
         guard !messages.isEmpty else { return }
         state.withLock { state in
             var mayLift = false
-            for message in messages where countCompletion(message, in: &state) { mayLift = true }
+            for message in messages {
+                if countCompletion(message, in: &state) { mayLift = true }
+            }
             if mayLift { liftBackPressure(&state) }
         }
     }

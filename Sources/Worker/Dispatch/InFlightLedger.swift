@@ -120,13 +120,7 @@ final class InFlightLedger<Item: InFlightLedgerItem>: Sendable {
             }
             publishOldest(state)
         }
-        var node: Unmanaged<Item>? = list
-        while let current = node {
-            let item = current.takeUnretainedValue()
-            body(item)
-            node = item.ledgerNext
-        }
-        Self.free(list)
+        Self.free(list, passingEach: body)
     }
 
     /// Drops every item kept and keeps none from now on: the home thread has stopped turning (shutdown). Kept items
@@ -136,11 +130,14 @@ final class InFlightLedger<Item: InFlightLedgerItem>: Sendable {
         Self.free(endedHead.exchange(nil, ordering: .acquiring))
     }
 
-    /// Releases each item of a taken list: the last reference to most of them, so they are freed here.
-    private static func free(_ list: Unmanaged<Item>?) {
+    /// Releases each item of a taken list, after passing it to `body`: the last reference to most of them, so they
+    /// are freed here.
+    private static func free(_ list: Unmanaged<Item>?, passingEach body: (Item) -> Void = { _ in }) {
         var node = list
         while let current = node {
-            node = current.takeUnretainedValue().ledgerNext
+            let item = current.takeUnretainedValue()
+            body(item)
+            node = item.ledgerNext
             current.release()
         }
     }

@@ -166,7 +166,8 @@ public final class WorkerService: KafkaConsumerDelegate {
         if !batch.isEmpty { dispatcher.handle(batch, settlement: KafkaRecordSettlement(consumer: consumer)) }
     }
 
-    /// Frees finished events on the poll thread, which made them.
+    /// Settles the outcomes reached since the last turn (their offsets become storable) and frees those events, on the
+    /// poll thread, which made them.
     public func consumerDidPoll(_ consumer: KafkaConsumer) {
         dispatcher.releaseFinished()
     }
