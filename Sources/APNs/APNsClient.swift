@@ -80,7 +80,7 @@ public final class APNsClient: Sendable {
                     let pem = try credentials.loadPEM()
                     identity = (pem.certificatePEM + "\n" + pem.chainPEM, pem.privateKeyPEM)
                 } catch {
-                    throw APNsClientError(.credentials, "cannot load the PKCS#12 certificate: \(error)")
+                    throw APNsClientError(.credentials, "cannot load the PKCS12 certificate: \(error)")
                 }
             }
         }

@@ -5,7 +5,7 @@ public struct APNsClientError: Error, Sendable, CustomStringConvertible, CustomD
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
-        /// The key, certificate or PKCS#12 archive could not be loaded.
+        /// The key, certificate or PKCS12 archive could not be loaded.
         public static let credentials = Code(.credentials)
         /// Event loops or the TLS context could not be set up.
         static let transport = Code(.transport)

@@ -27,7 +27,7 @@ public struct APNsCredentials: Sendable, Hashable {
         Self(.certificate(APNsCertificateCredentials(source: .pemFiles(certificatePath: certificatePath, privateKeyPath: privateKeyPath))))
     }
 
-    /// Certificate auth with a PKCS#12 (`.p12`) archive as exported from Keychain Access.
+    /// Certificate auth with a PKCS12 (`.p12`) archive as exported from Keychain Access.
     public static func certificate(pkcs12Path: String, password: String) -> Self {
         Self(.certificate(APNsCertificateCredentials(source: .pkcs12(path: pkcs12Path, password: password))))
     }

@@ -30,7 +30,7 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible, C
         static let invalidSignature = Self(.invalidSignature)
         /// OpenSSL could not build or sign an X.509 certificate.
         static let certificateGenerationFailed = Self(.certificateGenerationFailed)
-        /// A PKCS#12 archive could not be parsed (corrupt, or wrong password).
+        /// A PKCS12 archive could not be parsed (corrupt, or wrong password).
         static let invalidPKCS12 = Self(.invalidPKCS12)
         /// Text is not base64url.
         static let invalidBase64 = Self(.invalidBase64)

@@ -1,6 +1,6 @@
 internal import COpenSSL
 
-/// Converts a PKCS#12 (`.p12`) archive, as exported from Keychain Access for certificate-based APNs
+/// Converts a PKCS12 (`.p12`) archive, as exported from Keychain Access for certificate-based APNs
 /// authentication, into PEM text a TLS layer can load. Nothing is written to disk.
 public enum PKCS12Archive {
     /// The contents of an archive as PEM.
@@ -26,14 +26,14 @@ public enum PKCS12Archive {
         try contents(of: FileBytes.read(path), password: password)
     }
 
-    /// Parses DER PKCS#12 bytes with `password` (use `""` for none).
+    /// Parses DER PKCS12 bytes with `password` (use `""` for none).
     /// - Throws: ``CryptoError/Code/invalidPKCS12`` when the data is corrupt, the password is wrong, or it holds no
     ///   certificate or no key.
     public static func contents(of der: [UInt8], password: String) throws(CryptoError) -> Contents {
         OpenSSLErrorStack.clear()
         let bio = try OpenSSLMemoryBIO(reading: der)
         guard let archive = d2i_PKCS12_bio(bio.pointer, nil) else {
-            throw .openSSL(.invalidPKCS12, "not a PKCS#12 archive")
+            throw .openSSL(.invalidPKCS12, "not a PKCS12 archive")
         }
         defer { PKCS12_free(archive) }
         var key: OpaquePointer?

@@ -9,7 +9,7 @@ public struct TLSClientConfiguration: Sendable {
     /// PEM private key for `certificateFile`.
     /// Default: `nil`.
     public var privateKeyFile: String?
-    /// A client certificate chain and its private key as PEM text, instead of files: a key decrypted from a PKCS#12
+    /// A client certificate chain and its private key as PEM text, instead of files: a key decrypted from a PKCS12
     /// archive stays in memory. Default: `nil`.
     public var clientIdentityPEM: (certificateChain: String, privateKey: String)?
     /// Verify the server certificate chain and host name.

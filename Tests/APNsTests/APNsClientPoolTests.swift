@@ -201,7 +201,7 @@ import Testing
         #expect(results.allSatisfy { $0.disposition == .delivered })
         #expect(server.recorder.entries.allSatisfy { entry in !entry.headers.contains { $0.name == "authorization" } })
 
-        // The same certificate from a PKCS#12 archive exported the legacy way (RC2-40 / 3DES, as OpenSSL 1.1 and macOS
+        // The same certificate from a PKCS12 archive exported the legacy way (RC2-40 / 3DES, as OpenSSL 1.1 and macOS
         // do): read through OpenSSL 3's legacy provider, and its key handed to TLS from memory, never to a file.
         let p12 = directory + "/legacy.p12"
         let export = try ChildProcess.run([

@@ -247,7 +247,7 @@ import Testing
         #expect(worker?.terminate() == 0)
     }
 
-    /// An app of the apps file may give its certificate as a PKCS#12 file with no password (the entry has no
+    /// An app of the apps file may give its certificate as a PKCS12 file with no password (the entry has no
     /// `pkcs12-password`): `send --apps` reads it and pushes with that certificate (a read of the password that
     /// expected the flag's default stopped the process on such an entry).
     @Test func aPKCS12AppWithoutAPasswordPushes() throws {
