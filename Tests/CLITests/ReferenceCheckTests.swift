@@ -41,7 +41,7 @@ import Testing
         (#"(?<!\#(otherProjects) )(?<!\#(otherProjects) issue )(?<!\#(otherProjects) PR )(?<![\w/&])#[0-9]{1,4}\b"#,
          "an issue number of this project"),
         (#"(?<!\#(otherProjects) )\bissues? #?[0-9]+\b"#, "an issue number of this project"),
-        (#"/work/|/home/(?!callpush\b)|/Users/|/root/|/tmp/bash_jobs"#, "a path on a developer's machine"),
+        (#"/(?:work|Users|root)/|/home/(?!callpush\b)|/tmp/bash_jobs"#, "a path on a developer's machine"),
     ]
 
     /// The line of `text` on which `offset` (UTF-16) falls, 1-based.
