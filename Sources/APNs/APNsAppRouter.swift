@@ -151,38 +151,21 @@ public final class APNsAppRouter: Sendable {
         environment: APNsEnvironment = .production,
         completion: @escaping @Sendable (APNsResult) -> Void
     ) {
-        let bundleID = Self.bundleID(of: request)
-        enum Admission { case unknown, limited(Route), admitted(Route) }
-        let admission = table.withLock { table -> Admission in
-            guard let route = table.route(for: bundleID) else { return .unknown }
-            if let limit = route.slot.limit, route.slot.inFlight.load(ordering: .relaxed) >= limit {
-                return .limited(route)
-            }
-            route.slot.inFlight.add(1, ordering: .relaxed)
-            return .admitted(route)
-        }
-        switch admission {
-        case .unknown:
-            answerUnknown(request, completion)
-        case .limited(let route):
-            answerLimited(request, route, completion)
-        case .admitted(let route):
-            route.admit()
-            route.slot.client.send(request, environment: environment, route: route, completion: completion)
-        }
+        send([APNsClosurePush(request, environment: environment, completion: completion)])
     }
 
-    /// Sends several pushes, each with its app's credentials as ``send(_:environment:completion:)`` does: one lock to
-    /// route them all, and one hand-off per credential's client.
-    public func send(_ submissions: [APNsSubmission]) {
-        guard !submissions.isEmpty else { return }
+    /// Sends several pushes, each with its app's credentials: one lock to route them all, and one hand-off per
+    /// credential's client. A push for no configured app is answered `UnknownApp` (permanent), one over its app's
+    /// in-flight limit `AppInFlightLimit` (retry later), at once.
+    public func send(_ pushes: [any APNsPush]) {
+        guard !pushes.isEmpty else { return }
         enum Admission { case unknown, limited(Route), admitted(Route) }
         let admissions = table.withLock { table -> [Admission] in
             var admissions: [Admission] = []
-            admissions.reserveCapacity(submissions.count)
+            admissions.reserveCapacity(pushes.count)
             var last: (bundleID: String, route: Route?)?
-            for submission in submissions {
-                let bundleID = Self.bundleID(of: submission.request)
+            for push in pushes {
+                let bundleID = Self.bundleID(of: push.request)
                 let route: Route?
                 if let last, last.bundleID == bundleID {
                     route = last.route
@@ -205,39 +188,39 @@ public final class APNsAppRouter: Sendable {
         }
         // Runs of one client go together, in order.
         var runSlot: Slot?
-        var run: [APNsSubmission] = []
-        run.reserveCapacity(submissions.count)
-        for (submission, admission) in zip(submissions, admissions) {
+        var run: [APNsPendingRequest] = []
+        run.reserveCapacity(pushes.count)
+        for (push, admission) in zip(pushes, admissions) {
             switch admission {
             case .unknown:
-                answerUnknown(submission.request, submission.completion)
+                answerUnknown(push)
             case .limited(let route):
-                answerLimited(submission.request, route, submission.completion)
+                answerLimited(push, route)
             case .admitted(let route):
                 if let runSlot, runSlot !== route.slot {
-                    runSlot.client.send(run)
+                    runSlot.client.send(pending: run)
                     run.removeAll(keepingCapacity: true)
                 }
                 runSlot = route.slot
                 route.admit()
-                run.append(APNsSubmission(submission, route: route))
+                run.append(route.slot.client.pending(push, route: route))
             }
         }
-        runSlot?.client.send(run)
+        runSlot?.client.send(pending: run)
     }
 
-    private func answerUnknown(_ request: APNsRequest, _ completion: @Sendable (APNsResult) -> Void) {
+    private func answerUnknown(_ push: any APNsPush) {
         metrics.unknownApp.increment()
-        completion(APNsResult(disposition: .permanent, status: nil, reason: APNsReason.unknownApp.rawValue,
-                              apnsID: request.apnsID))
+        push.answered(APNsResult(disposition: .permanent, status: nil, reason: APNsReason.unknownApp.rawValue,
+                                 apnsID: push.request.apnsID))
     }
 
-    private func answerLimited(_ request: APNsRequest, _ route: Route, _ completion: @Sendable (APNsResult) -> Void) {
+    private func answerLimited(_ push: any APNsPush, _ route: Route) {
         route.metrics.limited.increment()
         let result = APNsResult(disposition: .retryLater, status: nil, reason: APNsReason.appInFlightLimit.rawValue,
-                                apnsID: request.apnsID)
+                                apnsID: push.request.apnsID)
         route.metrics.record(result)
-        completion(result)
+        push.answered(result)
     }
 
     /// Async form of ``send(_:environment:completion:)``.

@@ -149,39 +149,34 @@ public final class APNsClient: Sendable {
         environment: APNsEnvironment = .production,
         completion: @escaping @Sendable (APNsResult) -> Void
     ) {
-        send(request, environment: environment, route: nil, completion: completion)
-    }
-
-    /// ``send(_:environment:completion:)`` for a push an ``APNsAppRouter`` admitted on `route`.
-    func send(
-        _ request: APNsRequest, environment: APNsEnvironment, route: APNsAppRouter.Route?,
-        completion: @escaping @Sendable (APNsResult) -> Void
-    ) {
-        let pending = APNsPendingRequest(request: request, route: route, timeout: configuration.requestTimeout,
-                                         completion: completion)
-        guard !isShutdown.load(ordering: .relaxed), let pool = pool(for: environment) else {
-            let result = APNsResult.transportFailure(reason: .notProcessed, apnsID: request.apnsID)
-            metrics.recordAnswer(result, seconds: 0)
-            pending.answer(result)
-            return
-        }
-        pool.send(pending)
+        send(pending: [APNsPendingRequest(APNsClosurePush(request, environment: environment, completion: completion),
+                                          route: nil, timeout: configuration.requestTimeout)])
     }
 
     /// Sends several pushes, each as ``send(_:environment:completion:)`` does, with one hand-off per pool (and so
     /// per connection) instead of one per push. Pushes to one pool keep their order.
-    public func send(_ submissions: [APNsSubmission]) {
-        guard !submissions.isEmpty else { return }
-        guard !isShutdown.load(ordering: .relaxed) else {
-            for submission in submissions { send(submission) }
-            return
-        }
+    public func send(_ pushes: [any APNsPush]) {
+        send(pending: pushes.map { APNsPendingRequest($0, route: nil, timeout: configuration.requestTimeout) })
+    }
+
+    /// `push` as this client's pool queues it (an ``APNsAppRouter`` admitted it on `route`).
+    func pending(_ push: any APNsPush, route: APNsAppRouter.Route?) -> APNsPendingRequest {
+        APNsPendingRequest(push, route: route, timeout: configuration.requestTimeout)
+    }
+
+    /// Queues `pushes` on their environments' pools, runs of one pool together; after ``shutdown()`` (or for an
+    /// environment without a pool) each is answered `NotProcessed` at once.
+    func send(pending pushes: [APNsPendingRequest]) {
+        guard !pushes.isEmpty else { return }
+        let isShutdown = isShutdown.load(ordering: .relaxed)
         var runPool: APNsConnectionPool?
         var run: [APNsPendingRequest] = []
-        run.reserveCapacity(submissions.count)
-        for submission in submissions {
-            guard let pool = pool(for: submission.environment) else {
-                send(submission)
+        run.reserveCapacity(pushes.count)
+        for pending in pushes {
+            guard !isShutdown, let pool = pool(for: pending.push.environment) else {
+                let result = APNsResult.transportFailure(reason: .notProcessed, apnsID: pending.request.apnsID)
+                metrics.recordAnswer(result, seconds: 0)
+                pending.answer(result)
                 continue
             }
             if let runPool, runPool !== pool {
@@ -189,15 +184,9 @@ public final class APNsClient: Sendable {
                 run.removeAll(keepingCapacity: true)
             }
             runPool = pool
-            run.append(APNsPendingRequest(request: submission.request, route: submission.route,
-                                          timeout: configuration.requestTimeout, completion: submission.completion))
+            run.append(pending)
         }
         runPool?.send(batch: run)
-    }
-
-    private func send(_ submission: APNsSubmission) {
-        send(submission.request, environment: submission.environment, route: submission.route,
-             completion: submission.completion)
     }
 
     /// Async form of ``send(_:environment:completion:)``.

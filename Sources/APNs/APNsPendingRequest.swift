@@ -1,13 +1,15 @@
 import Runtime
 import HTTP2
 
-/// One push travelling through a pool: the request, its completion (and the route of the app it was admitted for, when
-/// an ``APNsAppRouter`` sent it) and its deadline; ``answer(_:)`` ends it. An immutable object: queues,
-/// batches and the stream's completion share it without copying the request (a retain instead of one per string and
-/// array inside); a re-send queues a new one with its counters raised (``resent()``, ``authRetriedCopy()``).
+/// One push travelling through a pool: the caller's push (its request, and where its answer goes), the route of the app
+/// it was admitted for (when an ``APNsAppRouter`` sent it) and its deadline; ``answer(_:)`` ends it. An immutable
+/// object: queues, batches and the stream's completion share it without copying the request (a retain instead of one
+/// per string and array inside); a re-send queues a new one with its counters raised (``resent()``,
+/// ``authRetriedCopy()``).
 final class APNsPendingRequest: Sendable {
+    let push: any APNsPush
+    /// `push.request`, read once.
     let request: APNsRequest
-    let completion: @Sendable (APNsResult) -> Void
     let route: APNsAppRouter.Route?
     let startNanoseconds: UInt64
     let deadline: HTTP2Deadline
@@ -16,12 +18,9 @@ final class APNsPendingRequest: Sendable {
     /// Re-sent after the server did not process it.
     let resends: Int
 
-    init(
-        request: APNsRequest, route: APNsAppRouter.Route?, timeout: Duration,
-        completion: @escaping @Sendable (APNsResult) -> Void
-    ) {
-        self.request = request
-        self.completion = completion
+    init(_ push: any APNsPush, route: APNsAppRouter.Route?, timeout: Duration) {
+        self.push = push
+        request = push.request
         self.route = route
         let now = HTTP2Deadline.now()
         startNanoseconds = now.uptimeNanoseconds
@@ -31,8 +30,8 @@ final class APNsPendingRequest: Sendable {
     }
 
     private init(_ other: APNsPendingRequest, authRetried: Bool, resends: Int) {
+        push = other.push
         request = other.request
-        completion = other.completion
         route = other.route
         startNanoseconds = other.startNanoseconds
         deadline = other.deadline
@@ -46,10 +45,10 @@ final class APNsPendingRequest: Sendable {
     /// The same push, with one more transparent re-send counted.
     func resent() -> APNsPendingRequest { APNsPendingRequest(self, authRetried: authRetried, resends: resends + 1) }
 
-    /// Ends the push with `result`: the route's series, its completion, then the route's in-flight count.
+    /// Ends the push with `result`: the route's series, the push's answer, then the route's in-flight count.
     func answer(_ result: APNsResult) {
         route?.willAnswer(result)
-        completion(result)
+        push.answered(result)
         route?.didAnswer()
     }
 

@@ -195,7 +195,7 @@ enum WorkerArea {
                     String(repeating: "0", count: 56) + String(format: "%08x", (number &* 2_654_435_761) & 0xFFFF_FFFF)),
                 push: .alert, topic: MockAPNsBed.topic, environment: .production, createdAtMilliseconds: createdAt,
                 ringTimeoutSeconds: 30, caller: CallEvent.Caller(name: "Caller \(number % 97)", id: "u-\(number % 1000)"))
-            let request = try mapper.map(event).request
+            let request = try mapper.map(event)
             _ = FileManager.default.createFile(atPath: documentRoot + request.path, contents: Data())
             requests.append(request.http2Request(authority: "127.0.0.1", authorization: bed.authorization))
         }

@@ -3,7 +3,11 @@
 /// back in front (a re-send keeps its place ahead of newer ones) and reuses the consumed prefix when it can.
 ///
 /// Not thread-safe: each queue belongs to one owner (an event loop, or a lock's critical section).
-package struct FIFOQueue<Element> {
+///
+/// Its elements are objects: a module that queues its own class (the APNs pool) calls the unspecialised generic code,
+/// and for a class that is a pointer copied with a retain; for any element, each `popFirst` looked up the element's
+/// metadata and moved it through value witnesses (about 1 300 instructions per push).
+package struct FIFOQueue<Element: AnyObject> {
     private var items: [Element?] = []
     private var head = 0
 

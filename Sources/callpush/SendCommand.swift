@@ -113,7 +113,7 @@ struct SendCommand: Command {
                 createdAtMilliseconds: now, ringTimeoutSeconds: options.defaultedInteger("ring-timeout"),
                 caller: .init(name: options.defaulted("caller-name"))
             )
-            return try PushMapper().map(event).request
+            return try PushMapper().map(event)
         } catch let error as PushMappingError {
             problems.append(error.message)
         } catch let error as APNsRequestError {

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func oneAppsHangUpDoesNotEndAnotherAppsCall() {
-        let tracker = CallTracker<Int>()
+        let tracker = CallTracker<TrackedEvent>()
         tracker.markEnded(CallKey(topic: "com.example.other", callID: "c-1"))
         #expect(!tracker.hasEnded(CallKey(topic: "com.example.app", callID: "c-1")))
         #expect(tracker.hasEnded(CallKey(topic: "com.example.other", callID: "c-1")))

@@ -31,15 +31,15 @@ import Testing
 
     /// The clock reads 1 000 000 ms; the default ring deadline is 30 s later.
     static func entry(_ item: String, _ type: CallEventType, call: String = "c1", deadline: Int64 = 1_030_000)
-        -> CallTracker<String>.Entry
+        -> TrackedEvent
     {
-        .init(item: item, key: .call(call), type: type, ringDeadlineMilliseconds: deadline)
+        TrackedEvent(name: item, callKey: .call(call), eventType: type, ringDeadlineMilliseconds: deadline)
     }
 
     @Test(arguments: Row.allCases)
     func row(_ row: Row) {
         let clock = ManualWallClock(millisecondsSinceEpoch: 1_000_000)
-        let tracker = CallTracker<String>(clock: clock)
+        let tracker = CallTracker<TrackedEvent>(clock: clock)
         let entry = Self.entry
         switch row {
         case .endedIncoming:
@@ -57,10 +57,10 @@ import Testing
                 #expect(tracker.admit(entry("in1", .incoming, call, 1_030_000)).decision == .sendNow)
                 #expect(tracker.admit(entry("in2", .incoming, call, 1_030_000)).decision == .queued)
                 let stop = tracker.admit(entry("stop", type, call, 0))
-                #expect(stop.decision == .queued && stop.cancelledWaiting == ["in2"], "\(type)")
+                #expect(stop.decision == .queued && stop.cancelledWaiting.map(\.name) == ["in2"], "\(type)")
                 #expect(tracker.hasEnded(.call(call)), "\(type)")
                 let next = tracker.complete(.call(call))
-                #expect(next.map(\.item) == ["stop"] && next.map(\.decision) == [.sendNow], "the stop event is sent")
+                #expect(next.map(\.item.name) == ["stop"] && next.map(\.decision) == [.sendNow], "the stop event is sent")
             }
         case .nothingInFlight:
             #expect(tracker.admit(entry("in", .incoming, "c1", 1_030_000)).decision == .sendNow)
@@ -70,8 +70,8 @@ import Testing
             #expect(tracker.admit(entry("in", .incoming, "c1", 1_030_000)).decision == .sendNow)
             #expect(tracker.admit(entry("hup", .hangup, "c1", 0)).decision == .queued)
             #expect(tracker.admit(entry("missed", .missed, "c1", 0)).decision == .queued)
-            #expect(tracker.complete(.call("c1")).map(\.item) == ["hup"])
-            #expect(tracker.complete(.call("c1")).map(\.item) == ["missed"])
+            #expect(tracker.complete(.call("c1")).map(\.item.name) == ["hup"])
+            #expect(tracker.complete(.call("c1")).map(\.item.name) == ["missed"])
         case .finalNothingWaiting:
             #expect(tracker.admit(entry("hup", .hangup, "c1", 0)).decision == .sendNow)
             #expect(tracker.complete(.call("c1")).isEmpty)
@@ -95,7 +95,7 @@ import Testing
             #expect(tracker.admit(entry("in4", .incoming, "c1", 1_030_000)).decision == .queued)
             clock.advance(by: .milliseconds(5_000))
             let releases = tracker.complete(.call("c1"))
-            #expect(releases.map(\.item) == ["in2", "in3"], "at most one sendNow, after the expired one before it")
+            #expect(releases.map(\.item.name) == ["in2", "in3"], "at most one sendNow, after the expired one before it")
             #expect(releases.map(\.decision) == [.expired, .sendNow])
             #expect(tracker.counts.waitingEvents == 1)
         case .retryOfEnded:

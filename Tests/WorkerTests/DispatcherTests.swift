@@ -11,8 +11,8 @@ import Testing
 /// A sender whose answers the test controls: answered at once by `script`, or held until released.
 final class ScriptedSender: PushSender {
     struct Sent: Sendable {
-        let request: APNsRequest
-        let completion: @Sendable (APNsResult) -> Void
+        let push: any APNsPush
+        var request: APNsRequest { push.request }
     }
 
     private let state = Mutex<(sent: [Sent], hold: Bool)>(([], false))
@@ -23,12 +23,14 @@ final class ScriptedSender: PushSender {
         state.withLock { $0.hold = hold }
     }
 
-    func send(_ request: APNsRequest, environment: CallEnvironment, completion: @escaping @Sendable (APNsResult) -> Void) {
-        let hold = state.withLock { state in
-            state.sent.append(Sent(request: request, completion: completion))
-            return state.hold
+    func send(_ pushes: [any APNsPush]) {
+        for push in pushes {
+            let hold = state.withLock { state in
+                state.sent.append(Sent(push: push))
+                return state.hold
+            }
+            if !hold { push.answered(script(push.request)) }
         }
-        if !hold { completion(script(request)) }
     }
 
     var sent: [Sent] { state.withLock { $0.sent } }
@@ -36,14 +38,14 @@ final class ScriptedSender: PushSender {
     /// Answers the held request at `index` with the script's answer.
     func release(_ index: Int) {
         let entry = state.withLock { $0.sent[index] }
-        entry.completion(script(entry.request))
+        entry.push.answered(script(entry.request))
     }
 }
 
 /// A sender that answers 200 at once and keeps nothing (so nothing it holds keeps a dispatcher alive).
 final class ImmediateSender: PushSender {
-    func send(_ request: APNsRequest, environment: CallEnvironment, completion: @escaping @Sendable (APNsResult) -> Void) {
-        completion(.ok)
+    func send(_ pushes: [any APNsPush]) {
+        for push in pushes { push.answered(.ok) }
     }
 }
 

@@ -89,8 +89,8 @@ import Testing
     final class ClientPerApp: PushSender {
         let clients: [String: APNsClient]
         init(_ clients: [String: APNsClient]) { self.clients = clients }
-        func send(_ request: APNsRequest, environment: CallEnvironment, completion: @escaping @Sendable (APNsResult) -> Void) {
-            clients[request.topic]!.send(request, environment: environment, completion: completion)
+        func send(_ pushes: [any APNsPush]) {
+            for push in pushes { clients[push.request.topic]!.send([push]) }
         }
     }
 

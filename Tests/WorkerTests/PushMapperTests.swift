@@ -6,13 +6,13 @@ import Testing
 @Suite struct PushMapperTests {
     let mapper = PushMapper()
 
-    private func payload(_ push: MappedPush) -> NSDictionary {
-        Fixtures.object(push.request.payload) ?? ["unparseable": String(decoding: push.request.payload, as: UTF8.self)]
+    private func payload(_ request: APNsRequest) -> NSDictionary {
+        Fixtures.object(request.payload) ?? ["unparseable": String(decoding: request.payload, as: UTF8.self)]
     }
 
     @Test func incomingAlertGolden() throws {
-        let push = try mapper.map(Fixtures.event())
-        let request = push.request
+        let event = Fixtures.event()
+        let request = try mapper.map(event)
         #expect(request.pushType == .alert)
         #expect(request.topic == "com.example.app")
         #expect(request.priority == .immediate)
@@ -27,15 +27,15 @@ import Testing
                 "category": "INCOMING_CALL", "interruption-level": "time-sensitive",
             ],
         ]
-        #expect(payload(push) == expected)
-        #expect(push.skippedCustomKeys.isEmpty)
+        #expect(payload(request) == expected)
+        #expect(mapper.skippedCustomKeys(of: event).isEmpty)
     }
 
     @Test func hangupAlertGolden() throws {
         let push = try mapper.map(Fixtures.event(type: .hangup))
-        #expect(push.request.collapseID == "c-42")
-        #expect(push.request.pushType == .alert)
-        #expect(push.request.expiration == .at(secondsSinceEpoch: 1_764_489_600 + 600))
+        #expect(push.collapseID == "c-42")
+        #expect(push.pushType == .alert)
+        #expect(push.expiration == .at(secondsSinceEpoch: 1_764_489_600 + 600))
         let expected: NSDictionary = [
             "pushType": 2, "callId": "c-42", "caller": ["name": "Alice", "id": "u-7"],
             "aps": ["alert": ["title": "Alice", "body": "Call ended"], "mutable-content": 1, "category": "CALL_ENDED"],
@@ -47,8 +47,7 @@ import Testing
     }
 
     @Test func voipGolden() throws {
-        let push = try mapper.map(Fixtures.event(push: .voip))
-        let request = push.request
+        let request = try mapper.map(Fixtures.event(push: .voip))
         #expect(request.pushType == .voip)
         #expect(request.topic == "com.example.app.voip")
         #expect(request.priority == .immediate)
@@ -59,7 +58,7 @@ import Testing
             "createdAt": 1_764_489_600_123, "ringDeadline": 1_764_489_630_123,
             "caller": ["name": "Alice", "id": "u-7"],
         ]
-        #expect(payload(push) == expected)
+        #expect(payload(request) == expected)
         let hangup = try mapper.map(Fixtures.event(type: .hangup, push: .voip))
         #expect(payload(hangup)["pushType"] as? Int == 2)
         #expect(payload(hangup)["type"] as? String == "hangup")
@@ -107,17 +106,20 @@ import Testing
         #expect(body["pushType"] as? Int == 1)
         #expect(body["callId"] as? String == "c-42")
         #expect((body["aps"] as? NSDictionary)?["badge"] == nil)
-        #expect(push.skippedCustomKeys == ["aps", "pushType", "callId"])
+        #expect(mapper.skippedCustomKeys(of: event) == ["aps", "pushType", "callId"])
 
-        let voip = try mapper.map(Fixtures.event(push: .voip, custom: #"{"type":"x","createdAt":1,"extra":"ok"}"#))
-        #expect(voip.skippedCustomKeys == ["type", "createdAt"])
-        #expect(payload(voip)["extra"] as? String == "ok")
-        #expect(payload(voip)["type"] as? String == "incoming")
+        let voip = Fixtures.event(push: .voip, custom: #"{"type":"x","createdAt":1,"extra":"ok"}"#)
+        let voipBody = payload(try mapper.map(voip))
+        #expect(mapper.skippedCustomKeys(of: voip) == ["type", "createdAt"])
+        #expect(voipBody["extra"] as? String == "ok")
+        #expect(voipBody["type"] as? String == "incoming")
 
         var strict = MappingConfiguration()
         strict.rejectReservedCustomKeys = true
         #expect(throws: PushMappingError.self) { try PushMapper(configuration: strict).map(event) }
-        #expect(try PushMapper(configuration: strict).map(Fixtures.event(custom: #"{"ok":1}"#)).skippedCustomKeys == [])
+        let plain = Fixtures.event(custom: #"{"ok":1}"#)
+        _ = try PushMapper(configuration: strict).map(plain)
+        #expect(PushMapper(configuration: strict).skippedCustomKeys(of: plain) == [])
     }
 
     @Test func oversizedPayloadsAreRefused() throws {
@@ -130,14 +132,14 @@ import Testing
             #expect(error.underlying?.code == .payloadTooLarge)
         }
         // The same blob fits the 5120-byte VoIP limit.
-        #expect(try mapper.map(Fixtures.event(push: .voip, custom: "{\"blob\":\"\(big)\"}")).request.payload.count > 4096)
+        #expect(try mapper.map(Fixtures.event(push: .voip, custom: "{\"blob\":\"\(big)\"}")).payload.count > 4096)
         let bigger = String(repeating: "y", count: 5200)
         #expect(throws: PushMappingError.self) { try mapper.map(Fixtures.event(push: .voip, custom: "{\"b\":\"\(bigger)\"}")) }
     }
 
     @Test func requestRules() throws {
-        #expect(try mapper.map(Fixtures.event(eventID: "8D7F3C2E-1B4A-4F6E-9A0B-7C6D5E4F3A2B")).request.apnsID == Fixtures.uuid)
-        #expect(try mapper.map(Fixtures.event(eventID: "evt-1")).request.apnsID == nil)
+        #expect(try mapper.map(Fixtures.event(eventID: "8D7F3C2E-1B4A-4F6E-9A0B-7C6D5E4F3A2B")).apnsID == Fixtures.uuid)
+        #expect(try mapper.map(Fixtures.event(eventID: "evt-1")).apnsID == nil)
         do {
             _ = try mapper.map(Fixtures.event(callID: String(repeating: "c", count: 65)))
             Issue.record("expected bad_collapse_id")
@@ -148,9 +150,9 @@ import Testing
         configuration.allowedBundleIDs = ["com.other.app"]
         #expect(throws: PushMappingError.self) { try PushMapper(configuration: configuration).map(Fixtures.event()) }
         configuration.bundleIDOverride = "com.other.app"
-        #expect(try PushMapper(configuration: configuration).map(Fixtures.event(push: .voip)).request.topic == "com.other.app.voip")
+        #expect(try PushMapper(configuration: configuration).map(Fixtures.event(push: .voip)).topic == "com.other.app.voip")
         configuration.expireAtRingDeadline = false
-        #expect(try PushMapper(configuration: configuration).map(Fixtures.event()).request.expiration == .none)
+        #expect(try PushMapper(configuration: configuration).map(Fixtures.event()).expiration == .none)
     }
 
     @Test func encoderAgreesWithFoundationOnRandomStrings() throws {

@@ -40,8 +40,8 @@ import Testing
 
     /// A sender that answers 200 from another thread, as the APNs client's event loops do.
     final class AnsweringElsewhere: PushSender {
-        func send(_ request: APNsRequest, environment: CallEnvironment, completion: @escaping @Sendable (APNsResult) -> Void) {
-            DispatchQueue.global().async { completion(.ok) }
+        func send(_ pushes: [any APNsPush]) {
+            for push in pushes { DispatchQueue.global().async { push.answered(.ok) } }
         }
     }
 

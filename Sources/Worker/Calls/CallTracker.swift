@@ -8,27 +8,8 @@ import Synchronization
 /// (CallTracker)".
 ///
 /// - Important: thread-safe; all state is behind one `Mutex`, and no callback runs under it.
-final class CallTracker<Item: Sendable>: Sendable {
+final class CallTracker<Item: CallTrackerItem>: Sendable {
     typealias Configuration = CallMemoryConfiguration
-
-    /// One event as the tracker sees it; `item` is whatever the dispatcher needs back (record, request, …).
-    struct Entry: Sendable {
-        var item: Item
-        var key: CallKey
-        var type: CallEventType
-        var ringDeadlineMilliseconds: Int64
-
-        init(item: Item, key: CallKey, type: CallEventType, ringDeadlineMilliseconds: Int64) {
-            self.item = item
-            self.key = key
-            self.type = type
-            self.ringDeadlineMilliseconds = ringDeadlineMilliseconds
-        }
-
-        init(item: Item, event: CallEvent, key: CallKey) {
-            self.init(item: item, key: key, type: event.type, ringDeadlineMilliseconds: event.ringDeadlineMilliseconds)
-        }
-    }
 
     /// What to do with an event now.
     enum Decision: String, Hashable, Sendable {
@@ -56,7 +37,7 @@ final class CallTracker<Item: Sendable>: Sendable {
 
     private struct CallState {
         var inFlight = false
-        var waiting: [Entry] = []
+        var waiting: [Item] = []
     }
 
     private struct State {
@@ -76,23 +57,23 @@ final class CallTracker<Item: Sendable>: Sendable {
                                                    retention: configuration.endedCallRetention)))
     }
 
-    /// Decides whether `entry` may be sent now.
-    func admit(_ entry: Entry) -> Admission {
+    /// Decides whether `item` may be sent now.
+    func admit(_ item: Item) -> Admission {
         let now = clock.now().milliseconds
-        return state.withLock { state in Self.decide(entry, now: now, in: &state) }
+        return state.withLock { state in Self.decide(item, now: now, in: &state) }
     }
 
-    /// Decides about several entries, in order, as ``admit(_:)-(Entry)`` does each, under one lock.
-    func admit(_ entries: [Entry]) -> [Admission] {
+    /// Decides about several items, in order, as ``admit(_:)-(Item)`` does each, under one lock.
+    func admit(_ items: some Collection<Item>) -> [Admission] {
         let now = clock.now().milliseconds
-        return state.withLock { state in entries.map { Self.decide($0, now: now, in: &state) } }
+        return state.withLock { state in items.map { Self.decide($0, now: now, in: &state) } }
     }
 
-    private static func decide(_ entry: Entry, now: Int64, in state: inout State) -> Admission {
-        let endedKey = entry.key.hash
+    private static func decide(_ entry: Item, now: Int64, in state: inout State) -> Admission {
+        let endedKey = entry.callKey.hash
         state.ended.forgetExpired(at: now)
         var cancelled: [Item] = []
-        if entry.type == .incoming {
+        if entry.eventType == .incoming {
             if state.ended.contains(endedKey, at: now) { return Admission(decision: .cancelled, cancelledWaiting: []) }
             if now >= entry.ringDeadlineMilliseconds {
                 return Admission(decision: .expired, cancelledWaiting: [])
@@ -101,11 +82,11 @@ final class CallTracker<Item: Sendable>: Sendable {
             state.ended.remember(endedKey, at: now)
         }
         // One lookup, changed in place.
-        let decision: Decision = update(&state.calls[entry.key, default: CallState()]) { call in
-            if entry.type != .incoming && !call.waiting.isEmpty {
+        let decision: Decision = update(&state.calls[entry.callKey, default: CallState()]) { call in
+            if entry.eventType != .incoming && !call.waiting.isEmpty {
                 call.waiting.removeAll { waiting in
-                    guard waiting.type == .incoming else { return false }
-                    cancelled.append(waiting.item)
+                    guard waiting.eventType == .incoming else { return false }
+                    cancelled.append(waiting)
                     return true
                 }
             }
@@ -136,13 +117,13 @@ final class CallTracker<Item: Sendable>: Sendable {
             var releases: [Release] = []
             while !call.waiting.isEmpty {
                 let next = call.waiting.removeFirst()
-                if next.type == .incoming && state.ended.contains(endedKey, at: now) {
-                    releases.append(Release(item: next.item, decision: .cancelled))
-                } else if next.type == .incoming && now >= next.ringDeadlineMilliseconds {
-                    releases.append(Release(item: next.item, decision: .expired))
+                if next.eventType == .incoming && state.ended.contains(endedKey, at: now) {
+                    releases.append(Release(item: next, decision: .cancelled))
+                } else if next.eventType == .incoming && now >= next.ringDeadlineMilliseconds {
+                    releases.append(Release(item: next, decision: .expired))
                 } else {
                     call.inFlight = true
-                    releases.append(Release(item: next.item, decision: .sendNow))
+                    releases.append(Release(item: next, decision: .sendNow))
                     break
                 }
             }
@@ -160,7 +141,7 @@ final class CallTracker<Item: Sendable>: Sendable {
         }
     }
 
-    /// Records that the call `key` ended without an event passing through ``admit(_:)-(Entry)`` (e.g. learned
+    /// Records that the call `key` ended without an event passing through ``admit(_:)-(Item)`` (e.g. learned
     /// elsewhere).
     func markEnded(_ key: CallKey) {
         markEnded(CollectionOfOne(key))

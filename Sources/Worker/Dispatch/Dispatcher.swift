@@ -20,7 +20,7 @@ final class Dispatcher: Sendable {
     /// An admitted event waiting for, or holding, its call's turn. A class: it passes through the read-ahead, the
     /// call tracker and the send and answer closures, and copying the record, event and request at every step (a
     /// retain per string and array inside) would cost more than the rest of the hand-over.
-    final class Pending: InFlightLedgerItem {
+    final class Pending: InFlightLedgerItem, APNsPush, CallTrackerItem {
         let record: KafkaMessage
         let event: CallEvent
         let request: APNsRequest
@@ -57,6 +57,14 @@ final class Dispatcher: Sendable {
             self.handedOverMicroseconds = handedOverMicroseconds
             self.dispatcher = dispatcher
         }
+
+        var environment: APNsEnvironment { event.environment }
+        var eventType: CallEventType { event.type }
+        var ringDeadlineMilliseconds: Int64 { event.ringDeadlineMilliseconds }
+
+        /// APNs (or the transport) answered it (on the connection's loop, or on the sending thread when the client
+        /// refused it at once).
+        func answered(_ result: APNsResult) { dispatcher.answered(self, result) }
 
         /// Held by the read-ahead, or its call's stop event came later in its batch: a cancellation is the
         /// look-ahead's doing.
@@ -109,8 +117,6 @@ final class Dispatcher: Sendable {
     /// The events in flight, and the finished ones until the consumer's thread frees them (``releaseFinished()``).
     private let ledger = InFlightLedger<Pending>()
     private let sender: any PushSender
-    /// `sender` when it takes batches: what one consumed batch admits goes out in one call.
-    private let batchSender: (any BatchPushSender)?
     private let producer: any RecordProducer
     /// Runs the delayed work: the read-ahead's timeout and the back-off of a failed produce (the sender's event loops).
     private let timers: any JobScheduler
@@ -151,7 +157,6 @@ final class Dispatcher: Sendable {
         self.gate = ReadAheadGate(configuration: readAhead, clock: monotonic)
         self.scanner = scanner
         self.sender = sender
-        self.batchSender = sender as? any BatchPushSender
         self.producer = producer
         self.timers = timers
         self.metrics = metrics
@@ -291,7 +296,7 @@ final class Dispatcher: Sendable {
                 if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
                 if let scan = verdict.scan { self.scan(scan) }
             }
-            let admissions = tracker.admit(admitted.map { .init(item: $0, event: $0.event, key: $0.callKey) })
+            let admissions = tracker.admit(admitted)
             for (pending, admission) in zip(admitted, admissions) {
                 act(on: admission, pending, outbox: outbox)
                 if outbox.pending.count >= Self.outboxChunk { flush(outbox) }
@@ -310,20 +315,13 @@ final class Dispatcher: Sendable {
     /// smaller bites, which shortened the worker's p99 at no CPU cost (docs/performance.md, "Latency").
     private static let outboxChunk = 16
 
-    /// Sends what `outbox` holds, in one call when the sender takes batches.
+    /// Sends what `outbox` holds, in one call.
     private func flush(_ outbox: Outbox) {
         guard !outbox.pending.isEmpty else { return }
         defer { outbox.pending.removeAll(keepingCapacity: true) }
-        guard let batchSender, outbox.pending.count > 1 else {
-            for pending in outbox.pending { send(pending) }
-            return
-        }
         let now = monotonic.uptimeMicroseconds()
         for pending in outbox.pending { observeDispatch(pending, now: now) }
-        batchSender.send(outbox.pending.map { pending in
-            APNsSubmission(request: pending.request, environment: pending.event.environment,
-                           completion: { result in pending.dispatcher.answered(pending, result) })
-        })
+        sender.send(outbox.pending)
     }
 
     /// Decodes and maps a consumed record; dead-letters it (and returns nil) when it cannot be sent.
@@ -347,9 +345,9 @@ final class Dispatcher: Sendable {
         let skew = CreationTimeBound.apply(to: &event, headers: record.headers, now: now)
         if skew > CreationTimeBound.reportedSkewMilliseconds { noteCreatedAhead(record, event: event, skew: skew) }
         do {
-            let mapped = try mapper.map(event)
-            if !mapped.skippedCustomKeys.isEmpty { metrics.skippedCustomKeys.increment(by: mapped.skippedCustomKeys.count) }
-            let request = mapped.request
+            let request = try mapper.map(event)
+            let skipped = mapper.skippedCustomKeys(of: event).count
+            if skipped > 0 { metrics.skippedCustomKeys.increment(by: skipped) }
             return Pending(record: record, event: event, request: request, settlement: settlement,
                            homeSettlement: homeSettlement, ticket: ticket, handedOverMicroseconds: handedOver,
                            dispatcher: self)
@@ -572,7 +570,7 @@ final class Dispatcher: Sendable {
     }
 
     private func admit(_ pending: Pending) {
-        act(on: tracker.admit(.init(item: pending, event: pending.event, key: pending.callKey)), pending, outbox: nil)
+        act(on: tracker.admit(pending), pending, outbox: nil)
     }
 
     /// Acts on the tracker's admission of `pending`: the waiting events it cancelled end, then its decision.
@@ -602,9 +600,7 @@ final class Dispatcher: Sendable {
 
     private func send(_ pending: Pending) {
         observeDispatch(pending, now: monotonic.uptimeMicroseconds())
-        sender.send(pending.request, environment: pending.event.environment) { result in
-            pending.dispatcher.answered(pending, result)
-        }
+        sender.send([pending])
     }
 
     /// `pending` goes to the APNs client now: its dispatch stage is over.

@@ -1,11 +1,9 @@
 public import APNs
 
-/// Sends one APNs request and always answers exactly once (transport failures become `retryLater` results).
-/// ``APNsClient`` is the production implementation.
+/// Sends pushes, each answered exactly once through its ``APNsPush/answered(_:)`` (transport failures become
+/// `retryLater` results). The dispatcher hands over what one consumed batch admits in one call, so the APNs client
+/// queues them under one lock and wakes each connection's event loop once. ``APNsAppRouter`` and ``APNsClient`` are
+/// the production implementations.
 public protocol PushSender: Sendable {
-    func send(
-        _ request: APNsRequest,
-        environment: CallEnvironment,
-        completion: @escaping @Sendable (APNsResult) -> Void
-    )
+    func send(_ pushes: [any APNsPush])
 }

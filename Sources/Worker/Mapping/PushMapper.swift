@@ -1,4 +1,4 @@
-import APNs
+public import APNs
 
 /// Maps a ``CallEvent`` to an ``APNsRequest`` as below, with a hand-written payload encoder (no Foundation on the
 /// hot path). The event is docs/integration.md's "Call event"; the headers' rules are in docs/apns.md.
@@ -33,20 +33,25 @@ public struct PushMapper: Sendable {
         "aps", "pushType", "type", "callId", "eventId", "createdAt", "ringDeadline", "caller",
     ]
 
+    /// The `custom` keys of `event` that ``map(_:)`` leaves out because it writes them itself (counted by the worker),
+    /// in the event's order; with ``MappingConfiguration/rejectReservedCustomKeys`` it refuses the event instead.
+    func skippedCustomKeys(of event: CallEvent) -> [String] {
+        guard !event.custom.members.isEmpty else { return [] }
+        let reserved = event.push == .voip ? Self.reservedVoIPKeys : Self.reservedAlertKeys
+        return event.custom.members.map(\.key).filter(reserved.contains)
+    }
+
+    /// The APNs request for `event`: ready to send, already checked against APNs' shape rules and size limits.
     /// - Throws: ``PushMappingError`` (dead-letter reason in its code).
-    public func map(_ event: CallEvent) throws(PushMappingError) -> MappedPush {
+    public func map(_ event: CallEvent) throws(PushMappingError) -> APNsRequest {
         let bundleID = configuration.bundleIDOverride ?? event.topic
         if let allowed = configuration.allowedBundleIDs, !allowed.contains(bundleID) {
             throw PushMappingError(.topicNotAllowed, "bundle id \(bundleID) is not allowed")
         }
         let pushType: APNsPushType = event.push == .voip ? .voip : .alert
         let reserved = event.push == .voip ? Self.reservedVoIPKeys : Self.reservedAlertKeys
-        var skipped: [String] = []
-        for member in event.custom.members where reserved.contains(member.key) {
-            if configuration.rejectReservedCustomKeys {
-                throw PushMappingError(.reservedCustomKey, "custom key \(member.key) is reserved")
-            }
-            skipped.append(member.key)
+        if configuration.rejectReservedCustomKeys, let key = skippedCustomKeys(of: event).first {
+            throw PushMappingError(.reservedCustomKey, "custom key \(key) is reserved")
         }
         let payload = event.push == .voip ? voipPayload(event, reserved: reserved) : alertPayload(event)
         let expiration: APNsExpiration
@@ -60,7 +65,7 @@ public struct PushMapper: Sendable {
             expiration = .none
         }
         do {
-            let request = try APNsRequest(
+            return try APNsRequest(
                 deviceToken: event.deviceToken,
                 pushType: pushType,
                 topic: pushType.topic(forBundleID: bundleID),
@@ -70,7 +75,6 @@ public struct PushMapper: Sendable {
                 collapseID: event.push == .alert && configuration.collapseAlertsByCallID ? event.callID : nil,
                 apnsID: configuration.eventIDAsAPNsID ? Self.apnsID(fromEventID: event.eventID) : nil
             )
-            return MappedPush(request: request, skippedCustomKeys: skipped)
         } catch {
             throw PushMappingError(error)
         }

@@ -1,3 +1,3 @@
 internal import APNs
 
-extension APNsAppRouter: PushSender, BatchPushSender {}
+extension APNsAppRouter: PushSender {}

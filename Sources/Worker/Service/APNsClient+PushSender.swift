@@ -1,3 +1,3 @@
 internal import APNs
 
-extension APNsClient: PushSender, BatchPushSender {}
+extension APNsClient: PushSender {}
