@@ -2,18 +2,66 @@ internal import CRdKafka
 
 /// A message handed out by a ``KafkaConsumer``. Complete it with ``KafkaConsumer/complete(_:)`` once processed
 /// (from any thread), or hand it back with ``KafkaConsumer/hold(_:until:)`` when it is not due yet.
+///
+/// Its topic, key, value and headers live in one shared object (``Contents``), so a copy costs one retain instead of
+/// one per string and array: a consumed message is copied several times on its way (into the batch, the dispatcher's
+/// event, the outcome's records), and those retains were a large share of the poll thread's work. Setting one of
+/// them copies the object first when another message shares it.
 public struct KafkaMessage: Sendable {
-    public var topic: String
+    /// What the message carries, shared between copies.
+    final class Contents: Sendable {
+        let topic: String
+        let key: [UInt8]?
+        let value: [UInt8]
+        let headers: [KafkaHeader]
+        let timestampMilliseconds: Int64?
+
+        init(topic: String, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader], timestampMilliseconds: Int64?) {
+            self.topic = topic
+            self.key = key
+            self.value = value
+            self.headers = headers
+            self.timestampMilliseconds = timestampMilliseconds
+        }
+
+        /// The same contents with `change` applied: a new object, the shared one unchanged.
+        func with(_ change: (inout (topic: String, key: [UInt8]?, value: [UInt8], headers: [KafkaHeader],
+                                    timestampMilliseconds: Int64?)) -> Void) -> Contents {
+            var fields = (topic: topic, key: key, value: value, headers: headers, timestampMilliseconds: timestampMilliseconds)
+            change(&fields)
+            return Contents(topic: fields.topic, key: fields.key, value: fields.value, headers: fields.headers,
+                            timestampMilliseconds: fields.timestampMilliseconds)
+        }
+    }
+
+    private var contents: Contents
     public var partition: Int32
     public var offset: Int64
+
+    public var topic: String {
+        get { contents.topic }
+        set { contents = contents.with { $0.topic = newValue } }
+    }
     /// The record key; `nil` when the record has no key.
-    public var key: [UInt8]?
+    public var key: [UInt8]? {
+        get { contents.key }
+        set { contents = contents.with { $0.key = newValue } }
+    }
     /// The record value; empty for a null value.
-    public var value: [UInt8]
+    public var value: [UInt8] {
+        get { contents.value }
+        set { contents = contents.with { $0.value = newValue } }
+    }
     /// Record headers, in record order. Duplicate names are allowed.
-    public var headers: [KafkaHeader]
+    public var headers: [KafkaHeader] {
+        get { contents.headers }
+        set { contents = contents.with { $0.headers = newValue } }
+    }
     /// Record timestamp in milliseconds since the Unix epoch; `nil` when not available.
-    public var timestampMilliseconds: Int64?
+    public var timestampMilliseconds: Int64? {
+        get { contents.timestampMilliseconds }
+        set { contents = contents.with { $0.timestampMilliseconds = newValue } }
+    }
 
     /// The partition's high watermark (the offset after its last record) as the first fetch after this member
     /// was assigned the partition reported it: records below it were already in the log at assignment — a replay
@@ -39,15 +87,9 @@ public struct KafkaMessage: Sendable {
         timestampMilliseconds: Int64? = nil,
         highWatermarkAtAssignment: Int64? = nil
     ) {
-        self.topic = topic
-        self.partition = partition
-        self.offset = offset
-        self.key = key
-        self.value = value
-        self.headers = headers
-        self.timestampMilliseconds = timestampMilliseconds
+        self.init(topic: topic, partition: partition, offset: offset, key: key, value: value, headers: headers,
+                  timestampMilliseconds: timestampMilliseconds, generation: 0)
         self.highWatermarkAtAssignment = highWatermarkAtAssignment
-        self.generation = 0
     }
 
     init(
@@ -60,13 +102,10 @@ public struct KafkaMessage: Sendable {
         timestampMilliseconds: Int64?,
         generation: UInt64
     ) {
-        self.topic = topic
+        contents = Contents(topic: topic, key: key, value: value, headers: headers,
+                            timestampMilliseconds: timestampMilliseconds)
         self.partition = partition
         self.offset = offset
-        self.key = key
-        self.value = value
-        self.headers = headers
-        self.timestampMilliseconds = timestampMilliseconds
         self.highWatermarkAtAssignment = nil
         self.generation = generation
     }

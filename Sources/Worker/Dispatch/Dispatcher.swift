@@ -344,19 +344,20 @@ final class Dispatcher: Sendable {
         if !Self.isKeyed(record, by: event.callID) { noteKeyMismatch(record, callID: event.callID) }
         let skew = CreationTimeBound.apply(to: &event, headers: record.headers, now: now)
         if skew > CreationTimeBound.reportedSkewMilliseconds { noteCreatedAhead(record, event: event, skew: skew) }
+        let request: APNsRequest
         do {
-            let request = try mapper.map(event)
-            let skipped = mapper.skippedCustomKeys(of: event).count
-            if skipped > 0 { metrics.skippedCustomKeys.increment(by: skipped) }
-            return Pending(record: record, event: event, request: request, settlement: settlement,
-                           homeSettlement: homeSettlement, ticket: ticket, handedOverMicroseconds: handedOver,
-                           dispatcher: self)
+            request = try mapper.map(event)
         } catch {
             logger.debug("event dead-lettered: unmappable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
             finish(record, event: event, input: .mappingFailed(error),
                    done: settle(record, settlement, ticket: ticket, handedOver: handedOver))
             return nil
         }
+        let skipped = mapper.skippedCustomKeys(of: event).count
+        if skipped > 0 { metrics.skippedCustomKeys.increment(by: skipped) }
+        // Moved, not copied: a copy of the record and of the event is a retain per string and array inside.
+        return Pending(record: consume record, event: consume event, request: request, settlement: settlement,
+                       homeSettlement: homeSettlement, ticket: ticket, handedOverMicroseconds: handedOver, dispatcher: self)
     }
 
     /// Drops the headers only callpush writes (``HeaderCodec/managed``: attempt, deadline, original coordinates, …)

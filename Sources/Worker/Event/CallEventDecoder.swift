@@ -266,45 +266,45 @@ public struct CallEventDecoder: Sendable {
         let topic = try Self.requiredString(fields.topic, "topic", allowEmpty: false)
         let environment = try Self.requiredChoice(
             fields.environment, "environment", EventDecodingError(.unknownEnvironment, "environment must be production or sandbox"))
-        guard case .absent = fields.createdAt else {
-            let createdAt = try Self.integer(fields.createdAt, "created_at")
-            guard createdAt >= 0 else { throw EventDecodingError(.badCreatedAt, "created_at must not be negative") }
-            guard createdAt <= CallEvent.latestCreatedAtMilliseconds else {
-                throw EventDecodingError(
-                    .badCreatedAt, "created_at must be milliseconds since the epoch before the year 10000, got \(createdAt)")
-            }
-            let ringTimeout: Int
-            if case .absent = fields.ringTimeout {
-                ringTimeout = Int(configuration.defaultRingTimeout.components.seconds)
-            } else {
-                let value = try Self.integer(fields.ringTimeout, "ring_timeout_s")
-                let range = configuration.ringTimeoutRange
-                guard value >= Int64(range.lowerBound), value <= Int64(range.upperBound) else {
-                    throw EventDecodingError(.badRingTimeout, "ring_timeout_s must be in \(range), got \(value)")
-                }
-                ringTimeout = Int(value)
-            }
-            try Self.objectSlot(fields.caller, "caller")
-            let caller = CallEvent.Caller(
-                name: try Self.optionalString(fields.callerName, "caller.name"),
-                id: try Self.optionalString(fields.callerID, "caller.id")
-            )
-            try Self.objectSlot(fields.alert, "alert")
-            let alert = CallEvent.AlertText(
-                title: try Self.optionalString(fields.alertTitle, "alert.title"),
-                subtitle: try Self.optionalString(fields.alertSubtitle, "alert.subtitle"),
-                body: try Self.optionalString(fields.alertBody, "alert.body")
-            )
-            let category = try Self.optionalString(fields.category, "category")
-            let sound = try Self.optionalString(fields.sound, "sound")
-            try Self.objectSlot(fields.custom, "custom")
-            return CallEvent(
-                eventID: eventID, type: type, callID: callID, deviceToken: deviceToken, push: push, topic: topic,
-                environment: environment, createdAtMilliseconds: createdAt, ringTimeoutSeconds: ringTimeout,
-                caller: caller, alert: alert, category: category, sound: sound, custom: fields.customFields
-            )
+        if case .absent = fields.createdAt {
+            throw EventDecodingError(.missingField("created_at"), "created_at is required")
         }
-        throw EventDecodingError(.missingField("created_at"), "created_at is required")
+        let createdAt = try Self.integer(fields.createdAt, "created_at")
+        guard createdAt >= 0 else { throw EventDecodingError(.badCreatedAt, "created_at must not be negative") }
+        guard createdAt <= CallEvent.latestCreatedAtMilliseconds else {
+            throw EventDecodingError(
+                .badCreatedAt, "created_at must be milliseconds since the epoch before the year 10000, got \(createdAt)")
+        }
+        let ringTimeout: Int
+        if case .absent = fields.ringTimeout {
+            ringTimeout = Int(configuration.defaultRingTimeout.components.seconds)
+        } else {
+            let value = try Self.integer(fields.ringTimeout, "ring_timeout_s")
+            let range = configuration.ringTimeoutRange
+            guard value >= Int64(range.lowerBound), value <= Int64(range.upperBound) else {
+                throw EventDecodingError(.badRingTimeout, "ring_timeout_s must be in \(range), got \(value)")
+            }
+            ringTimeout = Int(value)
+        }
+        try Self.objectSlot(fields.caller, "caller")
+        let caller = CallEvent.Caller(
+            name: try Self.optionalString(fields.callerName, "caller.name"),
+            id: try Self.optionalString(fields.callerID, "caller.id")
+        )
+        try Self.objectSlot(fields.alert, "alert")
+        let alert = CallEvent.AlertText(
+            title: try Self.optionalString(fields.alertTitle, "alert.title"),
+            subtitle: try Self.optionalString(fields.alertSubtitle, "alert.subtitle"),
+            body: try Self.optionalString(fields.alertBody, "alert.body")
+        )
+        let category = try Self.optionalString(fields.category, "category")
+        let sound = try Self.optionalString(fields.sound, "sound")
+        try Self.objectSlot(fields.custom, "custom")
+        return CallEvent(
+            eventID: eventID, type: type, callID: callID, deviceToken: deviceToken, push: push, topic: topic,
+            environment: environment, createdAtMilliseconds: createdAt, ringTimeoutSeconds: ringTimeout,
+            caller: caller, alert: alert, category: category, sound: sound, custom: fields.customFields
+        )
     }
 
     private static func requiredString(_ slot: Slot, _ name: String, allowEmpty: Bool) throws(EventDecodingError)

@@ -148,21 +148,23 @@ public final class WorkerService: KafkaConsumerDelegate {
     public func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
         let now = clock.now().milliseconds
         var heldUntil: [KafkaTopicPartition: Int64] = [:]
-        var batch: [KafkaMessage] = []
-        batch.reserveCapacity(messages.count)
+        // The messages that go, once one is held; until then (the usual case: nothing held) the batch goes as it came.
+        var going: [KafkaMessage]?
         let retry = configuration.dispatcher.routing.retry
-        for message in messages {
+        for (index, message) in messages.enumerated() {
             // A record the consumer held until its due time is due now (its bound was taken from the first `now`).
             let notBefore = message.releasedFromHold ? now : retry.notBefore(message, now: now) ?? now
             // (Nothing held yet in this batch, the usual case: no lookup.)
             let due = heldUntil.isEmpty ? notBefore : max(notBefore, heldUntil[message.topicPartition] ?? notBefore)
             if due > now {
+                if going == nil { going = Array(messages[..<index]) }
                 heldUntil[message.topicPartition] = due
                 consumer.hold(message, for: .milliseconds(due - now))
                 continue
             }
-            batch.append(message)
+            going?.append(message)
         }
+        let batch = going ?? messages
         if !batch.isEmpty { dispatcher.handle(batch, settlement: KafkaRecordSettlement(consumer: consumer)) }
     }
 
