@@ -7,4 +7,11 @@ public struct KafkaDeliveryReport: Sendable, Hashable {
     /// The producer-assigned id of the record (unique per producer), as returned by
     /// ``KafkaProducer/produce(_:completion:)``.
     public var id: UInt
+
+    package init(topic: String, partition: Int32, offset: Int64?, id: UInt) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.id = id
+    }
 }

@@ -17,7 +17,7 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         static let badMessage = Code(rawValue: -199)
         static let destroy = Code(rawValue: -197)
         static let fail = Code(rawValue: -196)
-        static let transport = Code(rawValue: -195)
+        package static let transport = Code(rawValue: -195)
         static let allBrokersDown = Code(rawValue: -187)
         static let messageTimedOut = Code(rawValue: -192)
         static let unknownPartition = Code(rawValue: -190)

@@ -46,8 +46,17 @@ public final class KafkaProducer: Sendable {
 
     /// A record's completion, wrapped: a bare closure kept in a generic container (the pending ring, an array) is
     /// stored behind a reabstraction thunk, one more heap allocation per record; a struct holding it is stored as is.
-    private struct PendingRecord: Sendable {
-        let completion: Completion
+    /// Where a record's delivery report goes.
+    private enum PendingRecord: Sendable {
+        case completion(Completion)
+        case handler(any KafkaDeliveryHandler, tag: Int)
+
+        func report(_ result: Result<KafkaDeliveryReport, KafkaError>) {
+            switch self {
+            case .completion(let completion): completion(result)
+            case .handler(let handler, let tag): handler.delivered(result, tag: tag)
+            }
+        }
     }
 
     private enum Phase: Sendable {
@@ -99,10 +108,23 @@ public final class KafkaProducer: Sendable {
     ///   try again) or `.closed`; `completion` is then not called.
     @discardableResult
     public func produce(_ record: KafkaProducerRecord, completion: @escaping Completion) throws(KafkaError) -> UInt {
+        try produce(record, reportTo: .completion(completion))
+    }
+
+    /// ``produce(_:completion:)`` for a caller that keeps an object for the record: its delivery report goes to
+    /// `handler` with `tag`. Throws as that does; `handler` is then not called.
+    @discardableResult
+    public func produce(_ record: KafkaProducerRecord, handler: any KafkaDeliveryHandler, tag: Int) throws(KafkaError)
+        -> UInt
+    {
+        try produce(record, reportTo: .handler(handler, tag: tag))
+    }
+
+    private func produce(_ record: KafkaProducerRecord, reportTo pending: PendingRecord) throws(KafkaError) -> UInt {
         let id = try state.withLock { state throws(KafkaError) -> UInt in
             guard state.phase == .running else { throw KafkaError.closed() }
             if let fatal = state.fatal { throw fatal }
-            return state.pending.insert(PendingRecord(completion: completion))
+            return state.pending.insert(pending)
         }
         if let error = enqueue(record, id: id) {
             let idle = state.withLock { state in
@@ -362,7 +384,7 @@ public final class KafkaProducer: Sendable {
             state.topics.removeAll()
             return state.pending.removeAll()
         }
-        for record in leftovers { record.completion(.failure(KafkaError.closed())) }
+        for record in leftovers { record.report(.failure(KafkaError.closed())) }
         for waiter in state.withLock({ $0.takeFlushWaitersIfIdle() }) { waiter.resume(returning: true) }
         handle.destroy()
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -435,17 +457,17 @@ public final class KafkaProducer: Sendable {
         var topicHandle: OpaquePointer?
         var topic: String?
         for index in 0..<count {
-            guard let completion = batch.completions[index].take()?.completion else { continue }
+            guard let pending = batch.completions[index].take() else { continue }
             let report = batch.reports[index]
             guard report.error == RD_KAFKA_RESP_ERR_NO_ERROR else {
-                completion(.failure(KafkaError.rdKafka(report.error)))
+                pending.report(.failure(KafkaError.rdKafka(report.error)))
                 continue
             }
             if topic == nil || report.topic != topicHandle {
                 topicHandle = report.topic
                 topic = report.topic.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
             }
-            completion(.success(KafkaDeliveryReport(
+            pending.report(.success(KafkaDeliveryReport(
                 topic: topic ?? "", partition: report.partition, offset: report.offset >= 0 ? report.offset : nil, id: report.id)))
         }
         batch.completions.removeAll(keepingCapacity: true)

@@ -55,7 +55,7 @@ final class RecordingProducer: RecordProducer {
 
     init(failures: Int = 0) { state.withLock { $0.failuresLeft = failures } }
 
-    func produce(_ record: KafkaProducerRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+    func produce(_ record: KafkaProducerRecord, reportingTo handler: any KafkaDeliveryHandler, tag: Int) {
         let fail = state.withLock { state in
             if state.failuresLeft > 0 {
                 state.failuresLeft -= 1
@@ -64,7 +64,8 @@ final class RecordingProducer: RecordProducer {
             state.records.append(record)
             return false
         }
-        completion(fail ? .failure(POSIXError(.EIO)) : .success(()))
+        handler.delivered(fail ? .failure(KafkaError(code: .transport, reason: "broker went away")) : .success(.of(record)),
+                          tag: tag)
     }
 
     var records: [KafkaProducerRecord] { state.withLock { $0.records } }
@@ -72,16 +73,23 @@ final class RecordingProducer: RecordProducer {
 
 /// Acknowledges the records it is given only when told to.
 final class HoldingProducer: RecordProducer {
-    private let waiting = Mutex<[@Sendable (Result<Void, any Error>) -> Void]>([])
+    private let waiting = Mutex<[(record: KafkaProducerRecord, handler: any KafkaDeliveryHandler, tag: Int)]>([])
 
-    func produce(_ record: KafkaProducerRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
-        waiting.withLock { $0.append(completion) }
+    func produce(_ record: KafkaProducerRecord, reportingTo handler: any KafkaDeliveryHandler, tag: Int) {
+        waiting.withLock { $0.append((record, handler, tag)) }
     }
 
     func acknowledgeAll() {
-        for completion in waiting.withLock({ waiting in defer { waiting.removeAll() }; return waiting }) {
-            completion(.success(()))
+        for held in waiting.withLock({ waiting in defer { waiting.removeAll() }; return waiting }) {
+            held.handler.delivered(.success(.of(held.record)), tag: held.tag)
         }
+    }
+}
+
+extension KafkaDeliveryReport {
+    /// The report of `record` as a broker would give it (partition 0 unless the record names one, no offset).
+    static func of(_ record: KafkaProducerRecord) -> KafkaDeliveryReport {
+        KafkaDeliveryReport(topic: record.topic, partition: record.partition ?? 0, offset: nil, id: 0)
     }
 }
 

@@ -12,7 +12,7 @@ import Telemetry
 ///
 /// A record whose follow-up produce fails is re-produced with back-off until it succeeds or ``stop()`` is called;
 /// after `stop()` such records never call `done`, so their offsets are not stored and they are consumed again
-/// (at-least-once). A record Kafka refuses for good (a ``RecordProduceError`` that is not retriable) is not
+/// (at-least-once). A record Kafka refuses for good (``KafkaError/refusesRecord``) is not
 /// produced again: its event ends as ``Outcome/abandoned``, so its partition's offset moves on.
 ///
 /// - Important: thread-safe. `handle` may be called from the consumer thread while answers arrive on I/O threads.
@@ -644,37 +644,45 @@ final class Dispatcher: Sendable {
         }
         let delivery = Delivery(
             source: record, decision: decision, retryTier: decision.records.first { retryTopics.contains($0.topic) }?.topic,
-            startMicroseconds: monotonic.uptimeMicroseconds(), done: done)
-        for index in decision.records.indices {
-            produce(delivery, index: index, delay: configuration.produceRetryInitial)
-        }
+            startMicroseconds: monotonic.uptimeMicroseconds(), dispatcher: self, done: done)
+        for index in decision.records.indices { produce(delivery, tag: Delivery.tag(index: index, attempt: 0)) }
     }
 
-    /// One outcome waiting for the delivery reports of its records.
-    private final class Delivery: Sendable {
+    /// One outcome waiting for the delivery reports of its records: the producer reports each to it, by the tag
+    /// ``tag(index:attempt:)`` gave the record (no closure per record).
+    private final class Delivery: KafkaDeliveryHandler {
         /// The consumed record whose outcome this is.
         let source: KafkaMessage
         let decision: OutcomeRouter.Decision
         let retryTier: String?
         /// When its records went to the producer (monotonic clock, µs): the start of its acknowledge stage.
         let startMicroseconds: Int64
+        let dispatcher: Dispatcher
         let done: @Sendable (Outcome) -> Void
         private let remaining: Atomic<Int>
-        /// The first refusal among its records (``RecordProduceError/code``), if Kafka refused one for good.
+        /// The first refusal among its records (``KafkaError/name``), if Kafka refused one for good.
         private let refusal = Mutex<String?>(nil)
         /// Whether ``refusal`` holds one: the usual outcome (none refused) is read without the lock.
         private let refused = Atomic<Bool>(false)
 
         init(
             source: KafkaMessage, decision: OutcomeRouter.Decision, retryTier: String?, startMicroseconds: Int64,
-            done: @escaping @Sendable (Outcome) -> Void
+            dispatcher: Dispatcher, done: @escaping @Sendable (Outcome) -> Void
         ) {
             self.source = source
             self.decision = decision
             self.retryTier = retryTier
             self.startMicroseconds = startMicroseconds
+            self.dispatcher = dispatcher
             self.done = done
             remaining = Atomic(decision.records.count)
+        }
+
+        /// The tag of the record at `index` of ``decision``'s records, produced for the `attempt`-th time (from 0).
+        static func tag(index: Int, attempt: Int) -> Int { attempt << 8 | index }
+
+        func delivered(_ result: Result<KafkaDeliveryReport, KafkaError>, tag: Int) {
+            dispatcher.delivered(self, index: tag & 0xFF, attempt: tag >> 8, result)
         }
 
         /// Counts one acknowledged (or refused) record; true for the last one.
@@ -694,33 +702,38 @@ final class Dispatcher: Sendable {
         }
     }
 
-    /// Produces `delivery`'s record `index`, again with back-off after a failure, until acknowledged, refused for good
-    /// or stopped; the last acknowledgement counts the outcome and calls `done`.
-    private func produce(_ delivery: Delivery, index: Int, delay: Duration) {
-        producer.produce(delivery.decision.records[index]) { [self] result in
-            entries.note(.delivery)
-            switch result {
-            case .success:
-                acknowledged(delivery)
-            case .failure(let error as RecordProduceError) where !error.isRetriable:
-                let record = delivery.decision.records[index]
-                metrics.refusedRecords(topic: record.topic).increment()
-                logger.error("record refused by Kafka; its event is abandoned", metadata: Self.coordinates(delivery.source, [
-                    "output.topic": record.topic, "output.bytes": String(record.value.count + record.headers.byteCount),
-                    "error": error.description,
-                ]))
-                delivery.refuse(error.code)
-                acknowledged(delivery)
-            case .failure(let error):
-                let topic = delivery.decision.records[index].topic
-                metrics.produceFailures(topic: topic).increment()
-                guard !stopped.load(ordering: .relaxed) else { return }
-                logger.warning("produce failed; retrying", metadata: ["kafka.topic": topic, "error": "\(error)"])
-                let next = min(delay * 2, configuration.produceRetryMaximum)
-                timers.execute(after: delay) { [self] in
-                    entries.note(.timer)
-                    produce(delivery, index: index, delay: next)
-                }
+    /// Produces one of `delivery`'s records (its `tag` says which, and which attempt).
+    private func produce(_ delivery: Delivery, tag: Int) {
+        producer.produce(delivery.decision.records[tag & 0xFF], reportingTo: delivery, tag: tag)
+    }
+
+    /// The delivery report of `delivery`'s record `index`: acknowledged; refused for good (the event ends as
+    /// ``Outcome/abandoned``); or failed, and produced again after a back-off that doubles with each `attempt`, until
+    /// acknowledged, refused or stopped. The last acknowledgement counts the outcome and calls `done`.
+    private func delivered(_ delivery: Delivery, index: Int, attempt: Int, _ result: Result<KafkaDeliveryReport, KafkaError>) {
+        entries.note(.delivery)
+        switch result {
+        case .success:
+            acknowledged(delivery)
+        case .failure(let error) where error.refusesRecord:
+            let record = delivery.decision.records[index]
+            metrics.refusedRecords(topic: record.topic).increment()
+            logger.error("record refused by Kafka; its event is abandoned", metadata: Self.coordinates(delivery.source, [
+                "output.topic": record.topic, "output.bytes": String(record.value.count + record.headers.byteCount),
+                "error": "\(error.name): \(error.reason)",
+            ]))
+            delivery.refuse(error.name)
+            acknowledged(delivery)
+        case .failure(let error):
+            let topic = delivery.decision.records[index].topic
+            metrics.produceFailures(topic: topic).increment()
+            guard !stopped.load(ordering: .relaxed) else { return }
+            logger.warning("produce failed; retrying", metadata: ["kafka.topic": topic, "error": "\(error)"])
+            var delay = configuration.produceRetryInitial
+            for _ in 0..<min(attempt, 32) { delay = min(delay * 2, configuration.produceRetryMaximum) }
+            timers.execute(after: delay) { [self] in
+                entries.note(.timer)
+                produce(delivery, tag: Delivery.tag(index: index, attempt: attempt + 1))
             }
         }
     }

@@ -58,7 +58,7 @@ public final class WorkerService: KafkaConsumerDelegate {
         let rangeReader = KafkaRangeReader(configuration: KafkaRangeReaderConfiguration(consumer: configuration.consumer), logger: logger)
         self.rangeReader = rangeReader
         let dispatcher = Dispatcher(
-            configuration: dispatching, sender: sender, producer: KafkaRecordProducer(producer: producer), timers: timers,
+            configuration: dispatching, sender: sender, producer: producer, timers: timers,
             scanner: configuration.backlogScans ? KafkaBacklogScanner(reader: rangeReader) : nil, metrics: WorkerMetrics(registry: registry), clock: clock,
             logger: logger
         )
