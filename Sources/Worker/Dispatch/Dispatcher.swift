@@ -305,6 +305,24 @@ final class Dispatcher: Sendable {
         }
     }
 
+    /// Who hears that an event's outcome is final: no closure is made per event for the usual ones.
+    private enum Finisher: Sendable {
+        /// A tracked event that was not sent (expired, cancelled): it leaves.
+        case left(Pending)
+        /// The answer of a tracked event's push: it leaves, and its call's next event goes.
+        case answered(Pending)
+        /// An event dead-lettered before it was tracked (``settle(_:_:ticket:handedOver:)``).
+        case untracked(@Sendable (Outcome) -> Void)
+
+        func callAsFunction(_ outcome: Outcome) {
+            switch self {
+            case .left(let pending): pending.done(outcome)
+            case .answered(let pending): pending.answerFinished(outcome)
+            case .untracked(let done): done(outcome)
+            }
+        }
+    }
+
     /// Pushes admitted while handling one consumed batch, sent together by ``flush(_:)``.
     private final class Outbox {
         var pending: [Pending] = []
@@ -338,7 +356,7 @@ final class Dispatcher: Sendable {
         } catch {
             logger.debug("event dead-lettered: undecodable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
             finish(record, event: nil, input: .decodingFailed(error),
-                   done: settle(record, settlement, ticket: ticket, handedOver: handedOver))
+                   done: .untracked(settle(record, settlement, ticket: ticket, handedOver: handedOver)))
             return nil
         }
         if !Self.isKeyed(record, by: event.callID) { noteKeyMismatch(record, callID: event.callID) }
@@ -350,7 +368,7 @@ final class Dispatcher: Sendable {
         } catch {
             logger.debug("event dead-lettered: unmappable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
             finish(record, event: event, input: .mappingFailed(error),
-                   done: settle(record, settlement, ticket: ticket, handedOver: handedOver))
+                   done: .untracked(settle(record, settlement, ticket: ticket, handedOver: handedOver)))
             return nil
         }
         let skipped = mapper.skippedCustomKeys(of: event).count
@@ -578,7 +596,7 @@ final class Dispatcher: Sendable {
     private func act(on admission: CallTracker<Pending>.Admission, _ pending: Pending, outbox: Outbox?) {
         for waiting in admission.cancelledWaiting {
             finish(waiting.record, event: waiting.event, input: .dropped(.cancelled, reason: CancelReason.queued),
-                   done: { outcome in waiting.done(outcome) })
+                   done: .left(waiting))
         }
         act(on: admission.decision, pending, outbox: outbox)
     }
@@ -591,11 +609,11 @@ final class Dispatcher: Sendable {
         case .queued:
             break
         case .expired:
-            finish(pending.record, event: pending.event, input: .dropped(.expired), done: { outcome in pending.done(outcome) })
+            finish(pending.record, event: pending.event, input: .dropped(.expired), done: .left(pending))
         case .cancelled:
             let reason = pending.lookedAhead ? CancelReason.lookAhead : CancelReason.afterStop
             finish(pending.record, event: pending.event, input: .dropped(.cancelled, reason: reason),
-                   done: { outcome in pending.done(outcome) })
+                   done: .left(pending))
         }
     }
 
@@ -620,8 +638,9 @@ final class Dispatcher: Sendable {
             // Only a retry of an incoming call asks whether the call ended (the router's one use of it).
             callEnded: result.disposition == .retryLater && pending.event.type == .incoming
                 && tracker.hasEnded(pending.callKey),
-            latencyMilliseconds: latency
-        ) { outcome in pending.answerFinished(outcome) }
+            latencyMilliseconds: latency,
+            done: .answered(pending)
+        )
     }
 
     /// Routes, produces every resulting record, then counts the outcome and calls `done`.
@@ -631,7 +650,7 @@ final class Dispatcher: Sendable {
         input: OutcomeRouter.Input,
         callEnded: Bool = false,
         latencyMilliseconds: Int64? = nil,
-        done: @escaping @Sendable (Outcome) -> Void
+        done: Finisher
     ) {
         let decision = router.route(
             record: record, event: event, input: input, now: clock.now().milliseconds, callEnded: callEnded,
@@ -658,7 +677,7 @@ final class Dispatcher: Sendable {
         /// When its records went to the producer (monotonic clock, µs): the start of its acknowledge stage.
         let startMicroseconds: Int64
         let dispatcher: Dispatcher
-        let done: @Sendable (Outcome) -> Void
+        let done: Finisher
         private let remaining: Atomic<Int>
         /// The first refusal among its records (``KafkaError/name``), if Kafka refused one for good.
         private let refusal = Mutex<String?>(nil)
@@ -667,7 +686,7 @@ final class Dispatcher: Sendable {
 
         init(
             source: KafkaMessage, decision: OutcomeRouter.Decision, retryTier: String?, startMicroseconds: Int64,
-            dispatcher: Dispatcher, done: @escaping @Sendable (Outcome) -> Void
+            dispatcher: Dispatcher, done: Finisher
         ) {
             self.source = source
             self.decision = decision
