@@ -171,13 +171,9 @@ final class APNsConnectionPool: Sendable {
 
     // MARK: - Sending
 
-    func send(_ pending: APNsPendingRequest) {
-        send(batch: CollectionOfOne(pending))
-    }
-
     /// Sends several pushes: one lock to queue them all, one dispatch (and so one hand-off per connection). While the
     /// pool is down (``State/isDown``) they are handed back at once, and a connect is tried when its back-off allows.
-    func send(batch: some Collection<APNsPendingRequest>) {
+    func send(batch: [APNsPendingRequest]) {
         guard !batch.isEmpty else { return }
         let (refusal, mayOpen) = state.withLock { state -> (APNsReason?, Bool) in
             if state.isShutdown { return (.notProcessed, false) }

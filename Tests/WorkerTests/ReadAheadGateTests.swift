@@ -4,14 +4,25 @@ import Testing
 
 @testable import Worker
 
-extension ReadAheadGate {
-    /// One event offered alone.
+/// An event as the read-ahead tests offer it: a number to tell it by, and where its record was read.
+struct OfferedEvent: ReadAheadItem {
+    let id: Int
+    let lane: Int32
+    let offset: Int64
+    let isCallsTopic: Bool
+    let highWatermark: Int64?
+    let isIncoming: Bool
+    let origin: Int64?
+}
+
+extension ReadAheadGate where Item == OfferedEvent {
+    /// The event `id` offered alone.
     func offer(
-        _ item: Item, lane: Int32, offset: Int64, isCallsTopic: Bool, highWatermark: Int64?, isIncoming: Bool,
+        _ id: Int, lane: Int32, offset: Int64, isCallsTopic: Bool, highWatermark: Int64?, isIncoming: Bool,
         origin: Int64? = nil
     ) -> Verdict {
-        offer([Offer(item: item, lane: lane, offset: offset, isCallsTopic: isCallsTopic, highWatermark: highWatermark,
-                     isIncoming: isIncoming, origin: origin)])[0]
+        offer([OfferedEvent(id: id, lane: lane, offset: offset, isCallsTopic: isCallsTopic, highWatermark: highWatermark,
+                            isIncoming: isIncoming, origin: origin)])[0]
     }
 }
 
@@ -20,8 +31,8 @@ extension ReadAheadGate {
     func gate(
         perPartition: Int = 500, total: Int = 5_000, timeout: Duration = .seconds(5), scans: Bool = false,
         clock: ManualWallClock = ManualWallClock()
-    ) -> ReadAheadGate<Int> {
-        var configuration = ReadAheadGate<Int>.Configuration()
+    ) -> ReadAheadGate<OfferedEvent> {
+        var configuration = ReadAheadGate<OfferedEvent>.Configuration()
         configuration.maxHeldPerPartition = perPartition
         configuration.maxHeld = total
         configuration.timeout = timeout
@@ -44,7 +55,7 @@ extension ReadAheadGate {
         let retry = gate.offer(2, lane: 0, offset: 40, isCallsTopic: false, highWatermark: 50, isIncoming: true)
         #expect(!retry.passes && retry.timerEpoch == nil, "a retry tier record of the lane waits too, one timer per lane")
         let last = gate.offer(3, lane: 0, offset: 7, isCallsTopic: true, highWatermark: 8, isIncoming: true)
-        #expect(last.passes && last.released == [1, 2] && last.releasedEarly == nil)
+        #expect(last.passes && last.released.map(\.id) == [1, 2] && last.releasedEarly == nil)
         #expect(gate.offer(4, lane: 0, offset: 8, isCallsTopic: true, highWatermark: 8, isIncoming: true).passes)
         #expect(gate.heldCount == 0)
     }
@@ -54,7 +65,7 @@ extension ReadAheadGate {
         _ = lane.assign(lanes: [0])
         #expect(!lane.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes)
         let full = lane.offer(2, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 100, isIncoming: true)
-        #expect(!full.passes && full.released == [1, 2] && full.releasedEarly == .limit, "a full lane lets go, the offered event with them")
+        #expect(!full.passes && full.released.map(\.id) == [1, 2] && full.releasedEarly == .limit, "a full lane lets go, the offered event with them")
         #expect(!lane.offer(3, lane: 0, offset: 2, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes, "still reading ahead")
 
         let all = gate(perPartition: 10, total: 3)
@@ -62,7 +73,7 @@ extension ReadAheadGate {
         _ = all.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true)
         _ = all.offer(2, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 100, isIncoming: true)
         let total = all.offer(3, lane: 1, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true)
-        #expect(total.released == [1, 2, 3] && total.releasedEarly == .limit, "all lanes together are bounded too")
+        #expect(total.released.map(\.id) == [1, 2, 3] && total.releasedEarly == .limit, "all lanes together are bounded too")
     }
 
     /// The timer gives up only after the calls partition delivered nothing for the timeout, and only for its epoch.
@@ -78,7 +89,7 @@ extension ReadAheadGate {
         guard case .later = gate.expire(lane: 0, epoch: epoch) else { Issue.record("not yet the timeout"); return }
         clock.advance(by: .milliseconds(1))
         guard case .released(let held) = gate.expire(lane: 0, epoch: epoch) else { Issue.record("no progress: let go"); return }
-        #expect(held == [1])
+        #expect(held.map(\.id) == [1])
         #expect(gate.offer(2, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes, "it gave up")
     }
 
@@ -87,8 +98,8 @@ extension ReadAheadGate {
         _ = gate.assign(lanes: [0, 1])
         _ = gate.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true)
         _ = gate.offer(2, lane: 1, offset: 0, isCallsTopic: true, highWatermark: 100, isIncoming: true)
-        #expect(gate.revoke(lanes: [0]) == [1])
-        #expect(gate.releaseAll() == [2])
+        #expect(gate.revoke(lanes: [0]).map(\.id) == [1])
+        #expect(gate.releaseAll().map(\.id) == [2])
         #expect(gate.heldCount == 0)
     }
 
@@ -111,7 +122,7 @@ extension ReadAheadGate {
         }
         // Lane 1 holds a retry tier's record before its calls partition delivered anything: not scanning.
         let other = gate.offer(7, lane: 1, offset: 0, isCallsTopic: false, highWatermark: 100, isIncoming: true)
-        #expect(other.released == [7] && other.releasedEarly == .limit, "all lanes' bound lets go only the lane not scanning")
+        #expect(other.released.map(\.id) == [7] && other.releasedEarly == .limit, "all lanes' bound lets go only the lane not scanning")
         #expect(gate.isScanning(scan))
         clock.advance(by: .milliseconds(10))
         guard case .later = gate.expire(lane: 0, epoch: try #require(retry.timerEpoch)) else {
@@ -119,7 +130,7 @@ extension ReadAheadGate {
             return
         }
         let done = gate.scanFinished(scan, completed: true)
-        #expect(done.released == [2, 3, 4, 5, 6] && done.releasedEarly == nil)
+        #expect(done.released.map(\.id) == [2, 3, 4, 5, 6] && done.releasedEarly == nil)
         #expect(!gate.isScanning(scan))
         #expect(gate.offer(8, lane: 0, offset: 44, isCallsTopic: true, highWatermark: 100, isIncoming: true).passes)
     }
@@ -130,16 +141,16 @@ extension ReadAheadGate {
         let gate = gate(perPartition: 2, scans: true)
         _ = gate.assign(lanes: [0])
         let old = try #require(gate.offer(1, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 10, isIncoming: true).scan)
-        #expect(gate.revoke(lanes: [0]) == [1])
+        #expect(gate.revoke(lanes: [0]).map(\.id) == [1])
         _ = gate.assign(lanes: [0])
         let scan = try #require(gate.offer(2, lane: 0, offset: 0, isCallsTopic: true, highWatermark: 10, isIncoming: true).scan)
         #expect(scan.generation != old.generation && !gate.isScanning(old))
         #expect(gate.scanFinished(old, completed: true).released.isEmpty, "stale")
         _ = gate.offer(3, lane: 0, offset: 1, isCallsTopic: true, highWatermark: 10, isIncoming: true)
         let failed = gate.scanFinished(scan, completed: false)
-        #expect(failed.released == [2, 3] && failed.releasedEarly == .limit)
+        #expect(failed.released.map(\.id) == [2, 3] && failed.releasedEarly == .limit)
         #expect(!gate.offer(4, lane: 0, offset: 2, isCallsTopic: true, highWatermark: 10, isIncoming: true).passes, "still reading ahead")
-        #expect(gate.offer(5, lane: 0, offset: 9, isCallsTopic: true, highWatermark: 10, isIncoming: true).released == [4])
+        #expect(gate.offer(5, lane: 0, offset: 9, isCallsTopic: true, highWatermark: 10, isIncoming: true).released.map(\.id) == [4])
         #expect(gate.scanFinished(scan, completed: true).released.isEmpty, "read through")
     }
 
@@ -158,12 +169,12 @@ extension ReadAheadGate {
                 "a stop event goes")
         #expect(gate.heldCount == 2 && gate.isScanning(scan))
         let done = gate.scanFinished(scan, completed: true)
-        #expect(done.released == [1] && done.releasedEarly == nil)
+        #expect(done.released.map(\.id) == [1] && done.releasedEarly == nil)
         let next = try #require(done.scan)
         #expect(next.kind == .history && next.from == 40 && next.to == 50, "down to the older hop, up to what is known")
         #expect(gate.offer(4, lane: 0, offset: 6, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 50).passes,
                 "known from 50 on")
-        #expect(gate.scanFinished(next, completed: true).released == [2])
+        #expect(gate.scanFinished(next, completed: true).released.map(\.id) == [2])
         #expect(gate.heldCount == 0 && !gate.isScanning(next))
         #expect(gate.offer(5, lane: 0, offset: 7, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 40).passes)
     }
@@ -172,16 +183,16 @@ extension ReadAheadGate {
     /// here) waits for a history scan from `historyReach` records before that first record, not from the log start;
     /// once it completes the retry goes, and a second such retry goes at once.
     @Test func aHistoryScanReachesBackAtMostHistoryReachRecords() throws {
-        var configuration = ReadAheadGate<Int>.Configuration()
+        var configuration = ReadAheadGate<OfferedEvent>.Configuration()
         configuration.scansBacklog = true
         configuration.historyReach = 1_000
-        let gate = ReadAheadGate<Int>(configuration: configuration)
+        let gate = ReadAheadGate<OfferedEvent>(configuration: configuration)
         _ = gate.assign(lanes: [0])
         #expect(gate.offer(1, lane: 0, offset: 5_000_000, isCallsTopic: true, highWatermark: 5_000_001, isIncoming: true).passes)
         let forged = gate.offer(2, lane: 0, offset: 3, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 0)
         let scan = try #require(forged.scan)
         #expect(!forged.passes && scan.kind == .history && scan.from == 4_999_000)
-        #expect(gate.scanFinished(scan, completed: true).released == [2])
+        #expect(gate.scanFinished(scan, completed: true).released.map(\.id) == [2])
         #expect(gate.offer(3, lane: 0, offset: 4, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 0).passes)
     }
 
@@ -214,7 +225,7 @@ extension ReadAheadGate {
         let beyond = gate.offer(3, lane: 0, offset: 21, isCallsTopic: true, highWatermark: 100, isIncoming: true)
         #expect(!beyond.passes && beyond.released.isEmpty, "held beyond the limit: the lane is scanning")
         let afterHistory = gate.scanFinished(history, completed: true)
-        #expect(afterHistory.released == [1])
+        #expect(afterHistory.released.map(\.id) == [1])
         let backlog = try #require(afterHistory.scan)
         #expect(backlog.kind == .backlog && backlog.from == 20 && backlog.to == 100 && gate.isScanning(backlog))
 
@@ -222,7 +233,7 @@ extension ReadAheadGate {
         let retry = gate.offer(5, lane: 1, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 3)
         #expect(first.kind == .backlog && !retry.passes && retry.scan == nil, "the history scan waits")
         let afterBacklog = gate.scanFinished(first, completed: true)
-        #expect(afterBacklog.released == [4])
+        #expect(afterBacklog.released.map(\.id) == [4])
         #expect(afterBacklog.scan?.kind == .history && afterBacklog.scan?.from == 3)
     }
 
@@ -234,10 +245,10 @@ extension ReadAheadGate {
         let scan = try #require(gate.offer(1, lane: 0, offset: 0, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 5).scan)
         _ = gate.offer(2, lane: 0, offset: 1, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 3)
         let failed = gate.scanFinished(scan, completed: false)
-        #expect(failed.released == [1, 2] && failed.releasedEarly == .historyScanFailed && failed.scan == nil)
+        #expect(failed.released.map(\.id) == [1, 2] && failed.releasedEarly == .historyScanFailed && failed.scan == nil)
         let again = try #require(gate.offer(3, lane: 0, offset: 2, isCallsTopic: false, highWatermark: 9, isIncoming: true, origin: 5).scan,
                                  "nothing became known: the next record asks again")
-        #expect(gate.revoke(lanes: [0]) == [3] && gate.heldCount == 0)
+        #expect(gate.revoke(lanes: [0]).map(\.id) == [3] && gate.heldCount == 0)
         _ = gate.assign(lanes: [0])
         #expect(!gate.isScanning(again))
         let stale = gate.scanFinished(again, completed: true)

@@ -38,7 +38,7 @@ import Testing
     let clock = ManualWallClock()
 
     func gate(perPartition: Int = 500, total: Int = 5_000, timeout: Duration = .seconds(5), scans: Bool = false)
-        -> ReadAheadGate<Int>
+        -> ReadAheadGate<OfferedEvent>
     {
         ReadAheadGateTests().gate(perPartition: perPartition, total: total, timeout: timeout, scans: scans, clock: clock)
     }
@@ -49,9 +49,9 @@ import Testing
         case .notAssigned:
             let gate = gate()
             #expect(gate.calls(1, lane: 3, offset: 0, end: 10).passes)
-            var configuration = ReadAheadGate<Int>.Configuration()
+            var configuration = ReadAheadGate<OfferedEvent>.Configuration()
             configuration.disabled = true
-            let disabled = ReadAheadGate<Int>(configuration: configuration)
+            let disabled = ReadAheadGate<OfferedEvent>(configuration: configuration)
             #expect(disabled.assign(lanes: [0]).isEmpty)
             #expect(disabled.calls(2, offset: 0, end: 10).passes)
         case .notIncoming:
@@ -83,7 +83,7 @@ import Testing
             _ = gate.calls(1, offset: 5, end: 8)
             _ = gate.retry(2)
             let end = gate.calls(3, offset: 7, end: 8, incoming: false)
-            #expect(end.passes && end.released == [1, 2] && end.releasedEarly == nil)
+            #expect(end.passes && end.released.map(\.id) == [1, 2] && end.releasedEarly == nil)
             #expect(gate.retry(4).passes)
             #expect(gate.heldCount == 0)
         case .laneLimit:
@@ -91,7 +91,7 @@ import Testing
             _ = gate.assign(lanes: [0])
             #expect(!gate.calls(1, offset: 0, end: 100).passes)
             let full = gate.calls(2, offset: 1, end: 100)
-            #expect(!full.passes && full.released == [1, 2] && full.releasedEarly == .limit)
+            #expect(!full.passes && full.released.map(\.id) == [1, 2] && full.releasedEarly == .limit)
             #expect(!gate.calls(3, offset: 2, end: 100).passes, "still reading ahead")
         case .allLanesLimit:
             let gate = gate(perPartition: 10, total: 3, scans: true)
@@ -100,7 +100,7 @@ import Testing
             #expect(scan?.kind == .backlog)
             _ = gate.retry(2)
             let total = gate.retry(3, lane: 1)
-            #expect(total.released == [2, 3] && total.releasedEarly == .limit, "every lane not scanning lets go")
+            #expect(total.released.map(\.id) == [2, 3] && total.releasedEarly == .limit, "every lane not scanning lets go")
             #expect(gate.heldCount == 1)
         case .timeout:
             let gate = gate(timeout: .milliseconds(50))
@@ -120,7 +120,7 @@ import Testing
                 Issue.record("no progress for the timeout: let go")
                 return
             }
-            #expect(held == [1])
+            #expect(held.map(\.id) == [1])
             #expect(gate.calls(2, offset: 1, end: 100).passes, "the lane stopped holding")
         case .backlog:
             let gate = gate(scans: true)
@@ -154,7 +154,7 @@ import Testing
             _ = gate.calls(2, offset: 41, end: 100)
             _ = gate.calls(3, offset: 42, end: 100)
             let done = gate.scanFinished(scan, completed: true)
-            #expect(done.released == [1, 2, 3] && done.releasedEarly == nil)
+            #expect(done.released.map(\.id) == [1, 2, 3] && done.releasedEarly == nil)
             #expect(!gate.isScanning(scan))
             #expect(gate.calls(4, offset: 43, end: 100).passes)
         case .backlogFailed:
@@ -163,9 +163,9 @@ import Testing
             let full = try #require(gate.calls(1, offset: 0, end: 10).scan)
             _ = gate.calls(2, offset: 1, end: 10)
             let failed = gate.scanFinished(full, completed: false)
-            #expect(failed.released == [1, 2] && failed.releasedEarly == .limit)
+            #expect(failed.released.map(\.id) == [1, 2] && failed.releasedEarly == .limit)
             #expect(!gate.calls(3, offset: 2, end: 10).passes, "bounded read-ahead")
-            #expect(gate.calls(4, offset: 9, end: 10).released == [3], "reading through ends it")
+            #expect(gate.calls(4, offset: 9, end: 10).released.map(\.id) == [3], "reading through ends it")
             let short = try #require(gate.calls(5, lane: 1, offset: 0, end: 10).scan)
             let shortFailed = gate.scanFinished(short, completed: false)
             #expect(shortFailed.released.isEmpty && shortFailed.releasedEarly == nil, "below the limit: still held")
@@ -181,9 +181,9 @@ import Testing
             let early = gate.retry(3, lane: 1, origin: 500)
             #expect(!early.passes && early.scan?.kind == .history && early.scan?.from == 500,
                     "any origin while the calls partition delivered nothing")
-            var configuration = ReadAheadGate<Int>.Configuration()
+            var configuration = ReadAheadGate<OfferedEvent>.Configuration()
             configuration.historyReach = 1_000
-            let reach = ReadAheadGate<Int>(configuration: configuration)
+            let reach = ReadAheadGate<OfferedEvent>(configuration: configuration)
             _ = reach.assign(lanes: [0])
             _ = reach.calls(1, offset: 5_000_000, end: 5_000_001)
             let forged = reach.retry(2, origin: 0)
@@ -196,24 +196,24 @@ import Testing
             #expect(!own.passes && own.scan == nil, "held by the read-ahead, no history scan")
             let unknown = gate.retry(3)
             #expect(!unknown.passes && unknown.scan == nil)
-            #expect(gate.scanFinished(scan, completed: true).released == [1, 2, 3])
+            #expect(gate.scanFinished(scan, completed: true).released.map(\.id) == [1, 2, 3])
             let unscanned = self.gate(scans: false)
             _ = unscanned.assign(lanes: [0])
             _ = unscanned.calls(1, offset: 40, end: 100)
             let old = unscanned.retry(2, origin: 1)
             #expect(!old.passes && old.scan == nil)
-            #expect(unscanned.calls(3, offset: 99, end: 100).released == [1, 2])
+            #expect(unscanned.calls(3, offset: 99, end: 100).released.map(\.id) == [1, 2])
         case .historyComplete:
             let gate = gate(scans: true)
             _ = gate.assign(lanes: [0])
             let scan = try #require(gate.retry(1, origin: 50).scan)
             _ = gate.retry(2, origin: 40)
             let done = gate.scanFinished(scan, completed: true)
-            #expect(done.released == [1] && done.releasedEarly == nil)
+            #expect(done.released.map(\.id) == [1] && done.releasedEarly == nil)
             let next = try #require(done.scan)
             #expect(next.kind == .history && next.from == 40 && next.to == 50, "down to the older one, up to the start")
             #expect(gate.retry(3, origin: 50).passes)
-            #expect(gate.scanFinished(next, completed: true).released == [2])
+            #expect(gate.scanFinished(next, completed: true).released.map(\.id) == [2])
             #expect(gate.retry(4, origin: 40).passes)
             #expect(gate.heldCount == 0)
         case .historyFailed:
@@ -222,7 +222,7 @@ import Testing
             let scan = try #require(gate.retry(1, origin: 5).scan)
             _ = gate.retry(2, origin: 3)
             let failed = gate.scanFinished(scan, completed: false)
-            #expect(failed.released == [1, 2] && failed.releasedEarly == .historyScanFailed && failed.scan == nil)
+            #expect(failed.released.map(\.id) == [1, 2] && failed.releasedEarly == .historyScanFailed && failed.scan == nil)
             let again = gate.retry(3, origin: 5)
             #expect(!again.passes && again.scan?.kind == .history, "the next such retry asks again")
         case .oneScanAtATime:
@@ -234,19 +234,19 @@ import Testing
             let beyond = gate.calls(3, offset: 21, end: 100)
             #expect(!beyond.passes && beyond.released.isEmpty, "counts as scanning meanwhile")
             let afterHistory = gate.scanFinished(history, completed: true)
-            #expect(afterHistory.released == [1])
+            #expect(afterHistory.released.map(\.id) == [1])
             #expect(afterHistory.scan?.kind == .backlog && afterHistory.scan?.from == 20)
             let backlog = try #require(gate.calls(4, lane: 1, offset: 10, end: 50).scan)
             let retry = gate.retry(5, lane: 1, origin: 3)
             #expect(!retry.passes && retry.scan == nil, "the history scan waits")
             let afterBacklog = gate.scanFinished(backlog, completed: true)
-            #expect(afterBacklog.released == [4] && afterBacklog.scan?.kind == .history && afterBacklog.scan?.from == 3)
+            #expect(afterBacklog.released.map(\.id) == [4] && afterBacklog.scan?.kind == .history && afterBacklog.scan?.from == 3)
         case .revoked:
             let gate = gate(scans: true)
             _ = gate.assign(lanes: [0])
             let history = try #require(gate.retry(1, origin: 5).scan)
             _ = gate.calls(2, offset: 10, end: 100)
-            #expect(gate.revoke(lanes: [0]) == [2, 1] && gate.heldCount == 0, "the read-ahead's, then history's")
+            #expect(gate.revoke(lanes: [0]).map(\.id) == [2, 1] && gate.heldCount == 0, "the read-ahead's, then history's")
             _ = gate.assign(lanes: [0])
             #expect(!gate.isScanning(history))
             let stale = gate.scanFinished(history, completed: true)
@@ -256,7 +256,7 @@ import Testing
             _ = gate.assign(lanes: [0, 1])
             _ = gate.calls(1, offset: 0, end: 100)
             _ = gate.calls(2, lane: 1, offset: 0, end: 100)
-            #expect(gate.releaseAll() == [1, 2] && gate.heldCount == 0)
+            #expect(gate.releaseAll().map(\.id) == [1, 2] && gate.heldCount == 0)
             #expect(gate.calls(3, offset: 1, end: 100).passes)
         }
     }
@@ -266,7 +266,7 @@ import Testing
     }
 }
 
-extension ReadAheadGate where Item == Int {
+extension ReadAheadGate where Item == OfferedEvent {
     /// A record of calls partition `lane` at `offset`, whose high watermark at assignment is `end`.
     fileprivate func calls(_ item: Int, lane: Int32 = 0, offset: Int64, end: Int64, incoming: Bool = true) -> Verdict {
         offer(item, lane: lane, offset: offset, isCallsTopic: true, highWatermark: end, isIncoming: incoming)

@@ -9,7 +9,7 @@ import Synchronization
 /// Rules: docs/call-handling.md, section "Read-ahead of a newly assigned partition (ReadAheadGate)".
 ///
 /// - Important: thread-safe; all state is behind one `Mutex`, and it never calls out.
-final class ReadAheadGate<Item: Sendable>: Sendable {
+final class ReadAheadGate<Item: ReadAheadItem>: Sendable {
     typealias Configuration = ReadAheadConfiguration
     typealias Scan = ReadAheadScan
 
@@ -119,32 +119,15 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         }
     }
 
-    /// One decoded event offered.
-    struct Offer: Sendable {
-        var item: Item
-        /// The record's partition number.
-        var lane: Int32
-        var offset: Int64
-        /// The record comes from the calls topic (its offsets measure the read-ahead).
-        var isCallsTopic: Bool
-        /// The record's partition high watermark at assignment, if known.
-        var highWatermark: Int64?
-        /// The event would make a phone ring.
-        var isIncoming: Bool
-        /// For a retry-tier record, the calls-topic offset of its first hop in this lane, if known.
-        var origin: Int64?
-    }
-
     /// Decides about the events of one consumed batch (or part of one), in order, under one lock.
-    func offer(_ batch: [Offer]) -> [Verdict] {
+    func offer(_ batch: some Collection<Item>) -> [Verdict] {
         state.withLock { state in batch.map { decide($0, in: &state) } }
     }
 
-    private func decide(_ offer: Offer, in state: inout State) -> Verdict {
-        let item = offer.item, lane = offer.lane, offset = offer.offset, isCallsTopic = offer.isCallsTopic
-        let highWatermark = offer.highWatermark, isIncoming = offer.isIncoming
+    private func decide(_ item: Item, in state: inout State) -> Verdict {
+        let lane = item.lane, offset = item.offset, isCallsTopic = item.isCallsTopic, isIncoming = item.isIncoming
         guard var current = state.lanes[lane] else { return Verdict(passes: true) }
-        if var origin = offer.origin, isIncoming, !isCallsTopic, configuration.scansBacklog {
+        if isIncoming, !isCallsTopic, configuration.scansBacklog, var origin = item.origin {
             // No further back than the history reach before the lane's first record.
             if let first = current.first { origin = max(origin, first.saturatingAdd(-configuration.historyReach)) }
             if let known = current.known, origin >= known { return Verdict(passes: true) }
@@ -160,7 +143,7 @@ final class ReadAheadGate<Item: Sendable>: Sendable {
         if isCallsTopic {
             current.lastProgress = clock.uptimeNanoseconds()
             if current.end == nil {
-                let end = highWatermark ?? 0
+                let end = item.highWatermark ?? 0
                 current.end = end
                 current.first = offset
                 if configuration.scansBacklog && offset + 1 < end {

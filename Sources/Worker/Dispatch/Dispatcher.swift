@@ -20,12 +20,14 @@ final class Dispatcher: Sendable {
     /// An admitted event waiting for, or holding, its call's turn. A class: it passes through the read-ahead, the
     /// call tracker and the send and answer closures, and copying the record, event and request at every step (a
     /// retain per string and array inside) would cost more than the rest of the hand-over.
-    final class Pending: InFlightLedgerItem, APNsPush, CallTrackerItem {
+    final class Pending: InFlightLedgerItem, APNsPush, CallTrackerItem, ReadAheadItem {
         let record: KafkaMessage
         let event: CallEvent
         let request: APNsRequest
         /// ``CallEvent/callKey``: the call in the ``CallTracker``.
         let callKey: CallKey
+        /// Its record was read from the calls topic, not a retry tier.
+        let isCallsTopic: Bool
         /// How the record leaves: its outcome, or given back (shared by its batch).
         let settlement: any RecordSettlement
         /// `settlement` when it settles outcomes on the home thread (``releaseFinished()``).
@@ -43,11 +45,12 @@ final class Dispatcher: Sendable {
         private let doneFlag = Atomic<Bool>(false)
 
         init(
-            record: KafkaMessage, event: CallEvent, request: APNsRequest, settlement: any RecordSettlement,
-            homeSettlement: (any HomeThreadSettlement)?, ticket: UInt64, handedOverMicroseconds: Int64,
-            dispatcher: Dispatcher
+            record: KafkaMessage, isCallsTopic: Bool, event: CallEvent, request: APNsRequest,
+            settlement: any RecordSettlement, homeSettlement: (any HomeThreadSettlement)?, ticket: UInt64,
+            handedOverMicroseconds: Int64, dispatcher: Dispatcher
         ) {
             self.record = record
+            self.isCallsTopic = isCallsTopic
             self.event = event
             self.request = request
             self.callKey = event.callKey
@@ -61,6 +64,11 @@ final class Dispatcher: Sendable {
         var environment: APNsEnvironment { event.environment }
         var eventType: CallEventType { event.type }
         var ringDeadlineMilliseconds: Int64 { event.ringDeadlineMilliseconds }
+        var lane: Int32 { record.partition }
+        var offset: Int64 { record.offset }
+        var highWatermark: Int64? { record.highWatermarkAtAssignment }
+        var isIncoming: Bool { event.type == .incoming }
+        var origin: Int64? { dispatcher.historyOrigin(of: self) }
 
         /// APNs (or the transport) answered it (on the connection's loop, or on the sending thread when the client
         /// refused it at once).
@@ -278,19 +286,16 @@ final class Dispatcher: Sendable {
         // it under one lock, then the call tracker admits, in order, what it let through (and what it let go), under
         // one lock, and its pushes go out together.
         let outbox = Outbox()
-        var offers: [ReadAheadGate<Pending>.Offer] = []
-        offers.reserveCapacity(Self.outboxChunk)
         var admitted: [Pending] = []
         for start in stride(from: 0, to: admissible.count, by: Self.outboxChunk) {
             let part = admissible[start..<min(start + Self.outboxChunk, admissible.count)]
-            offers.removeAll(keepingCapacity: true)
-            for (index, pending) in zip(part.indices, part) {
-                let isIncoming = pending.event.type == .incoming
-                if isIncoming, stops > 0, let stop = lastStop[pending.callKey], stop > index { pending.markLookedAhead() }
-                offers.append(offer(for: pending, isIncoming: isIncoming))
+            if stops > 0 {
+                for (index, pending) in zip(part.indices, part) where pending.isIncoming {
+                    if let stop = lastStop[pending.callKey], stop > index { pending.markLookedAhead() }
+                }
             }
             admitted.removeAll(keepingCapacity: true)
-            for (pending, verdict) in zip(part, gate.offer(offers)) {
+            for (pending, verdict) in zip(part, gate.offer(part)) {
                 admitted += released(by: verdict)
                 if verdict.passes { admitted.append(pending) }
                 if let epoch = verdict.timerEpoch { scheduleExpiry(lane: pending.record.partition, epoch: epoch) }
@@ -349,7 +354,8 @@ final class Dispatcher: Sendable {
         ticket: UInt64, handedOver: Int64, now: Int64, mapper: PushMapper
     ) -> Pending? {
         var record = record
-        if !record.headers.isEmpty, !retryTopics.contains(record.topic) { ignoreManagedHeaders(&record) }
+        let isCallsTopic = !retryTopics.contains(record.topic)
+        if !record.headers.isEmpty, isCallsTopic { ignoreManagedHeaders(&record) }
         var event: CallEvent
         do {
             event = try decoder.decode(record.value)
@@ -374,8 +380,9 @@ final class Dispatcher: Sendable {
         let skipped = mapper.skippedCustomKeys(of: event).count
         if skipped > 0 { metrics.skippedCustomKeys.increment(by: skipped) }
         // Moved, not copied: a copy of the record and of the event is a retain per string and array inside.
-        return Pending(record: consume record, event: consume event, request: request, settlement: settlement,
-                       homeSettlement: homeSettlement, ticket: ticket, handedOverMicroseconds: handedOver, dispatcher: self)
+        return Pending(record: consume record, isCallsTopic: isCallsTopic, event: consume event, request: request,
+                       settlement: settlement, homeSettlement: homeSettlement, ticket: ticket,
+                       handedOverMicroseconds: handedOver, dispatcher: self)
     }
 
     /// Drops the headers only callpush writes (``HeaderCodec/managed``: attempt, deadline, original coordinates, …)
@@ -451,20 +458,11 @@ final class Dispatcher: Sendable {
         metrics.processing.observe(Double(max(0, monotonic.uptimeMicroseconds() - handedOver)) / 1_000_000)
     }
 
-    /// What the read-ahead gate is offered for `pending`.
-    private func offer(for pending: Pending, isIncoming: Bool) -> ReadAheadGate<Pending>.Offer {
-        let record = pending.record
-        let isCallsTopic = !retryTopics.contains(record.topic)
-        return .init(item: pending, lane: record.partition, offset: record.offset, isCallsTopic: isCallsTopic,
-                     highWatermark: record.highWatermarkAtAssignment, isIncoming: isIncoming,
-                     origin: isIncoming && !isCallsTopic ? historyOrigin(of: pending) : nil)
-    }
-
     /// The calls-topic offset a retry-tier incoming call was first read from (its `x-original-*` headers), when that
     /// was the calls topic's partition of the same number and the call may still ring; nil otherwise. (A retry past its
     /// ring deadline, one that waited out a long outage, is dropped as `expired` anyway: it must not have the partition
     /// scanned back to where it began.)
-    private func historyOrigin(of pending: Pending) -> Int64? {
+    fileprivate func historyOrigin(of pending: Pending) -> Int64? {
         let record = pending.record
         guard pending.event.ringDeadlineMilliseconds > clock.now().milliseconds,
             HeaderCodec.integer(HeaderCodec.originalPartition, in: record.headers) == Int64(record.partition),
