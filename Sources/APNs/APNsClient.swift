@@ -149,14 +149,13 @@ public final class APNsClient: Sendable {
         environment: APNsEnvironment = .production,
         completion: @escaping @Sendable (APNsResult) -> Void
     ) {
-        send(pending: [APNsPendingRequest(APNsClosurePush(request, environment: environment, completion: completion),
-                                          route: nil, timeout: configuration.requestTimeout)])
+        send([APNsClosurePush(request, environment: environment, completion: completion)])
     }
 
     /// Sends several pushes, each as ``send(_:environment:completion:)`` does, with one hand-off per pool (and so
     /// per connection) instead of one per push. Pushes to one pool keep their order.
     public func send(_ pushes: [any APNsPush]) {
-        send(pending: pushes.map { APNsPendingRequest($0, route: nil, timeout: configuration.requestTimeout) })
+        send(pending: pushes.map { pending($0, route: nil) })
     }
 
     /// `push` as this client's pool queues it (an ``APNsAppRouter`` admitted it on `route`).

@@ -69,21 +69,21 @@ final class CallTracker<Item: CallTrackerItem>: Sendable {
         return state.withLock { state in items.map { Self.decide($0, now: now, in: &state) } }
     }
 
-    private static func decide(_ entry: Item, now: Int64, in state: inout State) -> Admission {
-        let endedKey = entry.callKey.hash
+    private static func decide(_ item: Item, now: Int64, in state: inout State) -> Admission {
+        let endedKey = item.callKey.hash
         state.ended.forgetExpired(at: now)
         var cancelled: [Item] = []
-        if entry.eventType == .incoming {
+        if item.eventType == .incoming {
             if state.ended.contains(endedKey, at: now) { return Admission(decision: .cancelled, cancelledWaiting: []) }
-            if now >= entry.ringDeadlineMilliseconds {
+            if now >= item.ringDeadlineMilliseconds {
                 return Admission(decision: .expired, cancelledWaiting: [])
             }
         } else {
             state.ended.remember(endedKey, at: now)
         }
         // One lookup, changed in place.
-        let decision: Decision = update(&state.calls[entry.callKey, default: CallState()]) { call in
-            if entry.eventType != .incoming && !call.waiting.isEmpty {
+        let decision: Decision = update(&state.calls[item.callKey, default: CallState()]) { call in
+            if item.eventType != .incoming && !call.waiting.isEmpty {
                 call.waiting.removeAll { waiting in
                     guard waiting.eventType == .incoming else { return false }
                     cancelled.append(waiting)
@@ -91,7 +91,7 @@ final class CallTracker<Item: CallTrackerItem>: Sendable {
                 }
             }
             if call.inFlight {
-                call.waiting.append(entry)
+                call.waiting.append(item)
                 return .queued
             }
             call.inFlight = true

@@ -11,6 +11,6 @@ protocol ReadAheadItem: Sendable {
     /// The event would make a phone ring.
     var isIncoming: Bool { get }
     /// For a retry-tier incoming record, the calls-topic offset of its first hop in this lane, if known (the gate
-    /// reads it only for those).
+    /// reads it only for those; it is read under the gate's lock, so it should be stored, not worked out).
     var origin: Int64? { get }
 }

@@ -28,6 +28,9 @@ final class Dispatcher: Sendable {
         let callKey: CallKey
         /// Its record was read from the calls topic, not a retry tier.
         let isCallsTopic: Bool
+        /// For a retry-tier incoming call, the calls-topic offset it was first read from
+        /// (``Dispatcher/historyOrigin(of:ringDeadline:now:)``); nil for the rest. Read once, before the read-ahead's lock.
+        let origin: Int64?
         /// How the record leaves: its outcome, or given back (shared by its batch).
         let settlement: any RecordSettlement
         /// `settlement` when it settles outcomes on the home thread (``releaseFinished()``).
@@ -45,12 +48,13 @@ final class Dispatcher: Sendable {
         private let doneFlag = Atomic<Bool>(false)
 
         init(
-            record: KafkaMessage, isCallsTopic: Bool, event: CallEvent, request: APNsRequest,
+            record: KafkaMessage, isCallsTopic: Bool, origin: Int64?, event: CallEvent, request: APNsRequest,
             settlement: any RecordSettlement, homeSettlement: (any HomeThreadSettlement)?, ticket: UInt64,
             handedOverMicroseconds: Int64, dispatcher: Dispatcher
         ) {
             self.record = record
             self.isCallsTopic = isCallsTopic
+            self.origin = origin
             self.event = event
             self.request = request
             self.callKey = event.callKey
@@ -68,7 +72,6 @@ final class Dispatcher: Sendable {
         var offset: Int64 { record.offset }
         var highWatermark: Int64? { record.highWatermarkAtAssignment }
         var isIncoming: Bool { event.type == .incoming }
-        var origin: Int64? { dispatcher.historyOrigin(of: self) }
 
         /// APNs (or the transport) answered it (on the connection's loop, or on the sending thread when the client
         /// refused it at once).
@@ -379,9 +382,11 @@ final class Dispatcher: Sendable {
         }
         let skipped = mapper.skippedCustomKeys(of: event).count
         if skipped > 0 { metrics.skippedCustomKeys.increment(by: skipped) }
+        let origin = isCallsTopic || event.type != .incoming
+            ? nil : historyOrigin(of: record, ringDeadline: event.ringDeadlineMilliseconds, now: now)
         // Moved, not copied: a copy of the record and of the event is a retain per string and array inside.
-        return Pending(record: consume record, isCallsTopic: isCallsTopic, event: consume event, request: request,
-                       settlement: settlement, homeSettlement: homeSettlement, ticket: ticket,
+        return Pending(record: consume record, isCallsTopic: isCallsTopic, origin: origin, event: consume event,
+                       request: request, settlement: settlement, homeSettlement: homeSettlement, ticket: ticket,
                        handedOverMicroseconds: handedOver, dispatcher: self)
     }
 
@@ -462,9 +467,9 @@ final class Dispatcher: Sendable {
     /// was the calls topic's partition of the same number and the call may still ring; nil otherwise. (A retry past its
     /// ring deadline, one that waited out a long outage, is dropped as `expired` anyway: it must not have the partition
     /// scanned back to where it began.)
-    fileprivate func historyOrigin(of pending: Pending) -> Int64? {
-        let record = pending.record
-        guard pending.event.ringDeadlineMilliseconds > clock.now().milliseconds,
+    /// `now`: wall-clock ms.
+    private func historyOrigin(of record: KafkaMessage, ringDeadline: Int64, now: Int64) -> Int64? {
+        guard ringDeadline > now,
             HeaderCodec.integer(HeaderCodec.originalPartition, in: record.headers) == Int64(record.partition),
             let topic = record.headers.last(named: HeaderCodec.originalTopic),
             topic.value.elementsEqual(configuration.callsTopic.utf8)
@@ -698,8 +703,12 @@ final class Dispatcher: Sendable {
         /// The tag of the record at `index` of ``decision``'s records, produced for the `attempt`-th time (from 0).
         static func tag(index: Int, attempt: Int) -> Int { attempt << 8 | index }
 
+        /// The record's index and attempt that ``tag(index:attempt:)`` made `tag` of.
+        static func record(of tag: Int) -> (index: Int, attempt: Int) { (tag & 0xFF, tag >> 8) }
+
         func delivered(_ result: Result<KafkaDeliveryReport, KafkaError>, tag: Int) {
-            dispatcher.delivered(self, index: tag & 0xFF, attempt: tag >> 8, result)
+            let record = Self.record(of: tag)
+            dispatcher.delivered(self, index: record.index, attempt: record.attempt, result)
         }
 
         /// Counts one acknowledged (or refused) record; true for the last one.
@@ -721,7 +730,7 @@ final class Dispatcher: Sendable {
 
     /// Produces one of `delivery`'s records (its `tag` says which, and which attempt).
     private func produce(_ delivery: Delivery, tag: Int) {
-        producer.produce(delivery.decision.records[tag & 0xFF], reportingTo: delivery, tag: tag)
+        producer.produce(delivery.decision.records[Delivery.record(of: tag).index], reportingTo: delivery, tag: tag)
     }
 
     /// The delivery report of `delivery`'s record `index`: acknowledged; refused for good (the event ends as
