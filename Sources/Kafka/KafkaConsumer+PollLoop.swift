@@ -156,9 +156,10 @@ extension KafkaConsumer {
         var firsts: [Int] = []
         let room = state.withLock { state -> Int in
             guard state.phase == .running else { return 1 }
+            var last: PartitionLookup?
             for position in messages.indices {
                 var message = messages[position]
-                guard let index = state.partitions.index(forKey: message.topicPartition) else { continue }
+                guard let index = state.partitionIndex(of: message, after: &last) else { continue }
                 var first = false
                 // One in-place access to the partition's entry: reading `values[index].field` copies the whole entry
                 // (its tracker, held messages) each time, which was most of the poll thread's time per message.

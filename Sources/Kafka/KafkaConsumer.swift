@@ -118,7 +118,8 @@ public final class KafkaConsumer: Sendable {
     /// in-flight work count; those after the revoke finished (or unknown/duplicate ones) are ignored.
     public func complete(_ message: KafkaMessage) {
         state.withLock { state in
-            if countCompletion(message, in: &state) { liftBackPressure(&state) }
+            var last: PartitionLookup?
+            if countCompletion(message, in: &state, after: &last) { liftBackPressure(&state) }
         }
     }
 
@@ -127,8 +128,9 @@ public final class KafkaConsumer: Sendable {
         guard !messages.isEmpty else { return }
         state.withLock { state in
             var mayLift = false
+            var last: PartitionLookup?
             for message in messages {
-                if countCompletion(message, in: &state) { mayLift = true }
+                if countCompletion(message, in: &state, after: &last) { mayLift = true }
             }
             if mayLift { liftBackPressure(&state) }
         }
@@ -136,10 +138,11 @@ public final class KafkaConsumer: Sendable {
 
     /// Counts `message` completed, unless its partition is gone or of a newer generation.
     /// - Returns: whether back-pressure may lift now.
-    private func countCompletion(_ message: KafkaMessage, in state: inout State) -> Bool {
+    /// `last`: the partition of the completion before (``State/partitionIndex(of:after:)``).
+    private func countCompletion(_ message: KafkaMessage, in state: inout State, after last: inout PartitionLookup?) -> Bool {
         // A partition being revoked still counts completions (the revoke waits for them); once the revoke is over
         // its state is gone (or belongs to a newer generation) and the completion is ignored.
-        guard let index = state.partitions.index(forKey: message.topicPartition) else { return false }
+        guard let index = state.partitionIndex(of: message, after: &last) else { return false }
         // In place: reading `values[index]` would copy the whole entry (tracker, held messages) per message.
         let (completed, pausedForBackPressure, inFlight) = Self.countCompletion(message, in: &state.partitions.values[index])
         guard completed else { return false }
@@ -338,6 +341,13 @@ extension KafkaConsumer {
         var awaitsFirstRecord = true
     }
 
+    /// A partition found in ``State/partitions`` (``State/partitionIndex(of:after:)``).
+    struct PartitionLookup {
+        let topic: String
+        let partition: Int32
+        let index: Dictionary<KafkaTopicPartition, PartitionState>.Index
+    }
+
     struct State: Sendable {
         var phase: Phase = .running
         var partitions: [KafkaTopicPartition: PartitionState] = [:]
@@ -365,6 +375,18 @@ extension KafkaConsumer {
         var handovers = KafkaHandoverLedger()
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterID = 0
+
+        /// The index of `message`'s partition in ``partitions``; `last` is the previous lookup of the same pass
+        /// (while ``partitions`` does not change): a message of the partition looked up before, as consecutive
+        /// messages mostly are, is found without hashing its topic.
+        func partitionIndex(
+            of message: KafkaMessage, after last: inout PartitionLookup?
+        ) -> Dictionary<KafkaTopicPartition, PartitionState>.Index? {
+            if let last, last.partition == message.partition, last.topic == message.topic { return last.index }
+            guard let index = partitions.index(forKey: message.topicPartition) else { return nil }
+            last = PartitionLookup(topic: message.topic, partition: message.partition, index: index)
+            return index
+        }
 
         /// Why `entry` is (or would be) paused: a held message first, then the in-flight limits, then a rebalance.
         func pauseReason(_ entry: PartitionState) -> String {
