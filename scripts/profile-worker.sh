@@ -2,9 +2,9 @@
 # One `callpush run` process against `callpush kafka-mock` and `callpush mock-apns` (token mode, receipts on), fed
 # EVENTS call events (incoming + hang-up pairs) by kcat once it is ready; what the worker spent on them:
 #
-#   scripts/profile-worker.sh native [EVENTS]      CPU µs per event (user + sys; and by thread group), context
-#                                                  switches, minor faults and, when `perf` works here, futex calls
-#                                                  per event (default 60 000)
+#   scripts/profile-worker.sh native [EVENTS]      CPU µs per event (user + sys; and by thread group, with the
+#                                                  kernel's part), context switches, minor faults and, when `perf`
+#                                                  works here, futex calls per event (default 60 000)
 #   scripts/profile-worker.sh callgrind FILE [EVENTS]
 #                                                  the worker under valgrind's callgrind, counting only while the
 #                                                  events are processed (default 5 000; about 1.5 minutes); then
@@ -74,9 +74,9 @@ if [ "$MODE" = callgrind ]; then
 elif command -v perf >/dev/null && perf stat -e syscalls:sys_enter_futex -p "$worker" -o /dev/null sleep 0.1 2>/dev/null; then
     perf stat -x, -e syscalls:sys_enter_futex -p "$worker" -o "$work/perf.txt" & perf_pid=$!; sleep 0.3
 fi
-# Per thread: "id name ticks" (utime + stime; the name is the kernel's, e.g. kafka-consume, http2-loop-0, rdk:broker1).
+# Per thread: "id name user sys" (clock ticks; the name is the kernel's, e.g. kafka-consume, http2-loop-0, rdk:broker1).
 threads() { for task in /proc/"$worker"/task/*; do
-    echo "${task##*/} $(tr ' ' _ < "$task/comm") $(sed 's/.*) //' "$task/stat" | awk '{print $12 + $13}')"; done; }
+    echo "${task##*/} $(tr ' ' _ < "$task/comm") $(sed 's/.*) //' "$task/stat" | awk '{print $12, $13}')"; done; }
 threads > "$work/threads0"
 user0=$(field 14); sys0=$(field 15); faults0=$(field 10); switches0=$(switches); start=$(date +%s.%N)
 kcat -b "$brokers" -P -t calls -K $'\t' -X partitioner=murmur2_random < "$work/events.tsv"
@@ -123,8 +123,10 @@ if [ -n "$perf_pid" ]; then
 fi
 echo
 echo "outcomes: $mix; APNs requests: $pushes"
-# CPU per event by thread group (as callpush_thread_cpu_seconds_total groups them): threads that lived through the run.
+# CPU per event by thread group (as callpush_thread_cpu_seconds_total groups them), and the kernel's part of it:
+# threads that lived through the run.
 join <(sort "$work/threads0") <(sort "$work/threads1") | awk -v n="$total" -v hz="$(getconf CLK_TCK)" '
     { name = $2; if (name ~ /^rdk:/) name = "librdkafka"; else if (name ~ /qos/) name = "dispatch"; else sub(/-[0-9]+$/, "", name)
-      cpu[name] += $5 - $3 }
-    END { printf "by thread (µs/event):"; for (g in cpu) if (cpu[g] > 0) printf " %s %.1f", g, cpu[g] / hz / n * 1e6; print "" }'
+      cpu[name] += $6 + $7 - $3 - $4; sys[name] += $7 - $4 }
+    END { printf "by thread (µs/event):"; for (g in cpu) if (cpu[g] > 0)
+              printf " %s %.1f (sys %.1f)", g, cpu[g] / hz / n * 1e6, sys[g] / hz / n * 1e6; print "" }'
