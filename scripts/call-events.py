@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Call events for the load scripts, one per line as kcat -K '\\t' takes them: "<call id>\\t<event JSON>".
 
-usage: call-events.py EVENTS
+usage: call-events.py EVENTS [incoming]
 EVENTS/2 calls: each call's incoming event, and its hang-up 50 calls later (the last 50 hang up at the end); every
 call has its own device token and a 600 s ring timeout, so none expires while a worker catches up.
+With `incoming`: EVENTS calls, their incoming events only (every one is pushed, as in the bench's worker area).
 """
 import json
 import sys
@@ -11,6 +12,7 @@ import time
 import uuid
 
 events = int(sys.argv[1])
+incoming_only = sys.argv[2:] == ["incoming"]
 now = int(time.time() * 1000)
 
 
@@ -21,6 +23,10 @@ def line(call, kind):
     return f"c-{call}\t" + json.dumps(body, separators=(",", ":"))
 
 
+if incoming_only:
+    for call in range(events):
+        print(line(call, "incoming"))
+    sys.exit(0)
 calls = events // 2
 for call in range(calls):
     print(line(call, "incoming"))

@@ -16,6 +16,8 @@
 #                                                  CALLGRIND_ARGS adds valgrind options (--dump-instr=yes for
 #                                                  scripts/count-locks.py: mutex acquisitions per event)
 #
+# MIX=incoming: incoming calls only, every one pushed (the bench's worker area); the default backlog hangs up each call
+# 50 calls after it rang, so the worker reads about half the hang-ups before it sends their incoming push.
 # RUN_ARGS adds options to the worker's `callpush run` (e.g. RUN_ARGS="--kafka-linger 5": compare settings in
 # interleaved runs as you would binaries).
 # BIN picks the binary (default .build/release/callpush: `swift build -c release --static-swift-stdlib --product
@@ -40,7 +42,7 @@ cleanup() { for pid in "${pids[@]}"; do stop_process "$pid"; done; rm -rf "$work
 trap cleanup EXIT
 
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$work/key.p8" 2>/dev/null
-scripts/call-events.py "$EVENTS" > "$work/events.tsv"
+scripts/call-events.py "$EVENTS" ${MIX:-} > "$work/events.tsv"
 total=$(wc -l < "$work/events.tsv")
 
 "$BIN" kafka-mock --partitions 8 > "$work/kafka.txt" 2>/dev/null & pids+=($!)

@@ -16,18 +16,27 @@ public final class KafkaProducer: Sendable {
     let handle: RDKafkaHandle
     private let mainQueue: RDKafkaQueue
     private let state = Mutex(State())
+    /// Records produced whose delivery report has not run yet (a record's report has run once its handler or completion
+    /// returned). Counted before ``accepting`` is read, while ``close(timeout:)`` clears ``accepting`` before the
+    /// producer thread reads the count, both sequentially consistent: a record is either refused, or waited for.
+    private let outstanding = Atomic<Int>(0)
+    /// False from ``close(timeout:)`` on (``State/phase`` is no longer `running`).
+    private let accepting = Atomic<Bool>(true)
+    /// ``State/fatal`` holds the error that made the producer unusable.
+    private let failed = Atomic<Bool>(false)
+    /// A `flush` waits: the report that brings ``outstanding`` to 0 resumes it (set before the waiter reads the count,
+    /// read after the count is lowered, both sequentially consistent).
+    private let flushWaiting = Atomic<Bool>(false)
+    /// The id of the next record (from 1).
+    private let nextID = Atomic<UInt>(1)
     private let metrics: MetricsRegistry
     private let queueFullCounter: Counter
 
     private struct State: Sendable {
-        /// The completion of every record enqueued and not yet reported, by record id.
-        var pending = KafkaPendingDeliveries<PendingRecord>()
-        /// Reports taken out of `pending` whose completions are still running; flush waits for them too.
-        var delivering = 0
         var phase: Phase = .running
         var closeDeadline: ContinuousClock.Instant?
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        /// `flush` calls waiting for `pending` to empty and `delivering` to reach 0.
+        /// `flush` calls waiting for ``KafkaProducer/outstanding`` to reach 0.
         var flushWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
         var nextWaiterID = 0
         /// Local topic state kept by ``prepare(topics:requiring:timeout:)``, destroyed before the handle.
@@ -35,17 +44,9 @@ public final class KafkaProducer: Sendable {
         /// Metadata requests running on callers' threads: the producer thread destroys the handle only when none is.
         var metadataRequests = 0
 
-        /// The flush waiters to resume (with `true`) when nothing is outstanding any more.
-        mutating func takeFlushWaitersIfIdle() -> [CheckedContinuation<Bool, Never>] {
-            guard pending.isEmpty, delivering == 0, !flushWaiters.isEmpty else { return [] }
-            defer { flushWaiters.removeAll() }
-            return Array(flushWaiters.values)
-        }
         var fatal: KafkaError?
     }
 
-    /// A record's completion, wrapped: a bare closure kept in a generic container (the pending ring, an array) is
-    /// stored behind a reabstraction thunk, one more heap allocation per record; a struct holding it is stored as is.
     /// Where a record's delivery report goes.
     private enum PendingRecord: Sendable {
         case completion(Completion)
@@ -56,6 +57,18 @@ public final class KafkaProducer: Sendable {
             case .completion(let completion): completion(result)
             case .handler(let handler, let tag): handler.delivered(result, tag: tag)
             }
+        }
+    }
+
+    /// A produced record's id and where its report goes, from ``produce(_:reportTo:)`` to its report: librdkafka keeps
+    /// it as the record's opaque (one retain), so producing takes no lock and looks nothing up.
+    private final class DeliveryTarget: Sendable {
+        let id: UInt
+        let pending: PendingRecord
+
+        init(id: UInt, pending: PendingRecord) {
+            self.id = id
+            self.pending = pending
         }
     }
 
@@ -121,21 +134,40 @@ public final class KafkaProducer: Sendable {
     }
 
     private func produce(_ record: KafkaProducerRecord, reportTo pending: PendingRecord) throws(KafkaError) -> UInt {
-        let id = try state.withLock { state throws(KafkaError) -> UInt in
-            guard state.phase == .running else { throw KafkaError.closed() }
-            if let fatal = state.fatal { throw fatal }
-            return state.pending.insert(pending)
+        outstanding.add(1, ordering: .sequentiallyConsistent)
+        guard accepting.load(ordering: .sequentiallyConsistent) else {
+            reported(1)
+            throw KafkaError.closed()
         }
-        if let error = enqueue(record, id: id) {
-            let idle = state.withLock { state in
-                _ = state.pending.remove(id)
-                return state.takeFlushWaitersIfIdle()
-            }
-            for waiter in idle { waiter.resume(returning: true) }
+        if failed.load(ordering: .acquiring), let fatal = state.withLock({ $0.fatal }) {
+            reported(1)
+            throw fatal
+        }
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let target = Unmanaged.passRetained(DeliveryTarget(id: id, pending: pending))
+        if let error = enqueue(record, opaque: target.toOpaque()) {
+            target.release()
+            reported(1)
             if error.code == .queueFull { queueFullCounter.increment() }
             throw error
         }
         return id
+    }
+
+    /// `count` records are reported (or refused): they are no longer outstanding, and a flush waiting for the last
+    /// one returns.
+    private func reported(_ count: Int) {
+        guard outstanding.subtract(count, ordering: .sequentiallyConsistent).newValue == 0,
+            flushWaiting.load(ordering: .sequentiallyConsistent)
+        else { return }
+        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            // Read again under the lock: a record produced meanwhile keeps the flush waiting.
+            guard outstanding.load(ordering: .sequentiallyConsistent) == 0 else { return [] }
+            flushWaiting.store(false, ordering: .sequentiallyConsistent)
+            defer { state.flushWaiters.removeAll() }
+            return Array(state.flushWaiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: true) }
     }
 
     /// Produces a record and waits for its delivery report. While librdkafka's local queue is full it backs off
@@ -166,8 +198,8 @@ public final class KafkaProducer: Sendable {
 
     /// Hands the record to `rd_kafka_produceva` (librdkafka copies it). Everything it points to stays valid for
     /// the call: the topic's own UTF-8, the key, value and header bytes, and the argument list on the stack.
-    private func enqueue(_ record: KafkaProducerRecord, id: UInt) -> KafkaError? {
-        if record.headers.isEmpty { return enqueue(record, id: id, headers: []) }
+    private func enqueue(_ record: KafkaProducerRecord, opaque: UnsafeMutableRawPointer) -> KafkaError? {
+        if record.headers.isEmpty { return enqueue(record, opaque: opaque, headers: []) }
         var headerNames: [UnsafeMutablePointer<CChar>] = []
         defer { headerNames.forEach { free($0) } }
         for header in record.headers {
@@ -175,13 +207,14 @@ public final class KafkaProducer: Sendable {
             headerNames.append(name)
         }
         return withHeaderBuffers(record.headers) { buffers in
-            enqueue(record, id: id, headers: zip(headerNames, buffers).map { (UnsafePointer($0), $1) })
+            enqueue(record, opaque: opaque, headers: zip(headerNames, buffers).map { (UnsafePointer($0), $1) })
         }
     }
 
     /// `enqueue` with the header names and values already as C memory (valid for the call).
     private func enqueue(
-        _ record: KafkaProducerRecord, id: UInt, headers: [(name: UnsafePointer<CChar>, value: UnsafeRawBufferPointer)]
+        _ record: KafkaProducerRecord, opaque: UnsafeMutableRawPointer,
+        headers: [(name: UnsafePointer<CChar>, value: UnsafeRawBufferPointer)]
     ) -> KafkaError? {
         record.topic.withCString { topic in
             record.value.withUnsafeBytes { value in
@@ -196,8 +229,7 @@ public final class KafkaProducer: Sendable {
                         }
                         arguments[count] = rd_kafka_vu_t(vtype: RD_KAFKA_VTYPE_MSGFLAGS, u: .init(i: CRdKafka_MSG_F_COPY()))
                         count += 1
-                        arguments[count] = rd_kafka_vu_t(
-                            vtype: RD_KAFKA_VTYPE_OPAQUE, u: .init(ptr: UnsafeMutableRawPointer(bitPattern: id)))
+                        arguments[count] = rd_kafka_vu_t(vtype: RD_KAFKA_VTYPE_OPAQUE, u: .init(ptr: opaque))
                         count += 1
                         if record.key != nil {
                             // An empty key is a non-null pointer of size 0 (a null pointer would mean "no key").
@@ -301,7 +333,12 @@ public final class KafkaProducer: Sendable {
     public func flush(timeout: Duration) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let waiterID = state.withLock { state -> Int? in
-                if state.pending.isEmpty, state.delivering == 0 { return nil }
+                // The flag before the count (``reported(_:)`` lowers the count, then reads the flag).
+                flushWaiting.store(true, ordering: .sequentiallyConsistent)
+                if outstanding.load(ordering: .sequentiallyConsistent) == 0 {
+                    if state.flushWaiters.isEmpty { flushWaiting.store(false, ordering: .sequentiallyConsistent) }
+                    return nil
+                }
                 let id = state.nextWaiterID
                 state.nextWaiterID += 1
                 state.flushWaiters[id] = continuation
@@ -323,10 +360,11 @@ public final class KafkaProducer: Sendable {
 
 
     /// Records enqueued and still waiting for their delivery report.
-    var outstandingCount: Int { state.withLock { $0.pending.count } }
+    var outstandingCount: Int { outstanding.load(ordering: .relaxed) }
 
     /// Stops accepting records, waits up to `timeout` for outstanding delivery reports, fails the rest with
-    /// `purgeQueue`/`purgeInflight` (or `.closed`), and destroys the handle. Idempotent.
+    /// `purgeQueue`/`purgeInflight`, and destroys the handle. Idempotent. (Records librdkafka has still not reported a
+    /// second after that purge are dropped unreported and logged: the purge reports every record it finds at once.)
     public func close(timeout: Duration = .seconds(10)) async {
         // Bounded: if librdkafka never lets the producer thread finish, return anyway (the thread is leaked).
         let bound = timeout + .seconds(15)
@@ -335,6 +373,7 @@ public final class KafkaProducer: Sendable {
                 if state.phase == .finished { return nil }
                 if state.phase == .running {
                     state.phase = .closing
+                    accepting.store(false, ordering: .sequentiallyConsistent)
                     state.closeDeadline = .now + timeout
                 }
                 let id = state.nextWaiterID
@@ -359,15 +398,12 @@ public final class KafkaProducer: Sendable {
     private func runPollLoop() {
         ThreadName.setCurrent("kafka-produce")
         let timeout = configuration.pollTimeout.kafkaTimeoutMilliseconds
-        var batch = DeliveryBatch()
         var purged = false
         var purgeDeadline = ContinuousClock.now
         while true {
-            let (phase, deadline, outstanding, requests) = state.withLock {
-                ($0.phase, $0.closeDeadline, $0.pending.count, $0.metadataRequests)
-            }
+            let (phase, deadline, requests) = state.withLock { ($0.phase, $0.closeDeadline, $0.metadataRequests) }
             if phase == .closing {
-                if outstanding == 0, requests == 0 { break }
+                if outstanding.load(ordering: .sequentiallyConsistent) == 0, requests == 0 { break }
                 let now = ContinuousClock.now
                 if let deadline, now >= deadline, !purged {
                     rd_kafka_purge(handle.pointer, CRdKafka_PURGE_F_QUEUE() | CRdKafka_PURGE_F_INFLIGHT())
@@ -376,16 +412,21 @@ public final class KafkaProducer: Sendable {
                 }
                 if purged, now >= purgeDeadline, requests == 0 { break }
             }
-            drainEvents(timeout: phase == .closing ? min(timeout, 10) : timeout, batch: &batch)
+            drainEvents(timeout: phase == .closing ? min(timeout, 10) : timeout)
         }
-        let leftovers = state.withLock { state -> [PendingRecord] in
+        // A purge has every record reported at once (`purgeQueue`, `purgeInflight`); records librdkafka still held a
+        // second after it are dropped unreported with the handle (their targets are not freed).
+        let unreported = outstanding.load(ordering: .sequentiallyConsistent)
+        if unreported > 0 {
+            logger.error("producer closed with records librdkafka never reported", metadata: [
+                "kafka.unreported_records": String(unreported),
+            ])
+        }
+        state.withLock { state in
             mainQueue.destroy()
             for topic in state.topics.values { topic.destroy() }
             state.topics.removeAll()
-            return state.pending.removeAll()
         }
-        for record in leftovers { record.report(.failure(KafkaError.closed())) }
-        for waiter in state.withLock({ $0.takeFlushWaitersIfIdle() }) { waiter.resume(returning: true) }
         handle.destroy()
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.phase = .finished
@@ -395,21 +436,7 @@ public final class KafkaProducer: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// The producer thread's storage for reading one delivery-report event, reused from event to event.
-    private struct DeliveryBatch {
-        struct Report {
-            var id: UInt
-            var error: rd_kafka_resp_err_t
-            var topic: OpaquePointer?
-            var partition: Int32
-            var offset: Int64
-        }
-
-        var reports: [Report] = []
-        var completions: [PendingRecord?] = []
-    }
-
-    private func drainEvents(timeout: Int32, batch: inout DeliveryBatch) {
+    private func drainEvents(timeout: Int32) {
         guard let queue = mainQueue.pointer else { return }
         var wait = timeout
         var budget = 1000
@@ -417,7 +444,7 @@ public final class KafkaProducer: Sendable {
             wait = 0
             budget -= 1
             if Int32(rd_kafka_event_type(event)) == CRdKafka_EVENT_DR() {
-                deliver(event, batch: &batch)
+                deliver(event)
                 rd_kafka_event_destroy(event)
                 continue
             }
@@ -431,6 +458,7 @@ public final class KafkaProducer: Sendable {
                 if error.isFatal {
                     let fatal = handle.fatalError() ?? error
                     state.withLock { $0.fatal = fatal }
+                    failed.store(true, ordering: .releasing)
                 }
             case .statistics, .offsetCommit, nil:
                 break
@@ -438,44 +466,30 @@ public final class KafkaProducer: Sendable {
         }
     }
 
-    /// Runs the completions of one delivery-report event's records (librdkafka reports a produce request's records
-    /// in one event): read in place from the event, looked up under one lock, run outside it.
-    private func deliver(_ event: OpaquePointer, batch: inout DeliveryBatch) {
-        batch.reports.removeAll(keepingCapacity: true)
-        while let message = rd_kafka_event_message_next(event) {
-            batch.reports.append(
-                DeliveryBatch.Report(
-                    id: UInt(bitPattern: message.pointee._private), error: message.pointee.err, topic: message.pointee.rkt,
-                    partition: message.pointee.partition, offset: message.pointee.offset))
-        }
-        let count = batch.reports.count
-        state.withLock { state in
-            state.delivering += count
-            for report in batch.reports { batch.completions.append(state.pending.remove(report.id)) }
-        }
+    /// Reports each record of one delivery-report event (librdkafka reports a produce request's records in one) to
+    /// where it goes: its target comes back from the record's opaque, no lookup and no lock.
+    private func deliver(_ event: OpaquePointer) {
+        var count = 0
         // The event's records normally share one topic: its name is made once (the handles live as long as the event).
         var topicHandle: OpaquePointer?
         var topic: String?
-        for index in 0..<count {
-            guard let pending = batch.completions[index].take() else { continue }
-            let report = batch.reports[index]
-            guard report.error == RD_KAFKA_RESP_ERR_NO_ERROR else {
-                pending.report(.failure(KafkaError.rdKafka(report.error)))
+        while let message = rd_kafka_event_message_next(event) {
+            guard let opaque = message.pointee._private else { continue }
+            let target = Unmanaged<DeliveryTarget>.fromOpaque(opaque).takeRetainedValue()
+            count += 1
+            guard message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                target.pending.report(.failure(KafkaError.rdKafka(message.pointee.err)))
                 continue
             }
-            if topic == nil || report.topic != topicHandle {
-                topicHandle = report.topic
-                topic = report.topic.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
+            if topic == nil || message.pointee.rkt != topicHandle {
+                topicHandle = message.pointee.rkt
+                topic = topicHandle.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
             }
-            pending.report(.success(KafkaDeliveryReport(
-                topic: topic ?? "", partition: report.partition, offset: report.offset >= 0 ? report.offset : nil, id: report.id)))
+            let offset = message.pointee.offset
+            target.pending.report(.success(KafkaDeliveryReport(
+                topic: topic ?? "", partition: message.pointee.partition, offset: offset >= 0 ? offset : nil, id: target.id)))
         }
-        batch.completions.removeAll(keepingCapacity: true)
-        let idle = state.withLock { state in
-            state.delivering -= count
-            return state.takeFlushWaitersIfIdle()
-        }
-        for waiter in idle { waiter.resume(returning: true) }
+        if count > 0 { reported(count) }
     }
 }
 

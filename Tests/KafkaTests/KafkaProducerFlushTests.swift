@@ -61,4 +61,52 @@ import Testing
         #expect(delivered.value == 10)
         await producer.close()
     }
+
+    /// Records produced from several threads until the producer, closing meanwhile, refuses them: each accepted one is
+    /// reported exactly once, and `close` returns only after every record it accepted was reported.
+    @Test func recordsProducedWhileClosingAreRefusedOrReportedOnce() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("receipts")
+        try cluster.createTopic(topic, partitions: 2)
+        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster), logger: KafkaTestSupport.logger)
+        _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [0]))
+        let producers = 3
+        let reports = Mutex<[UInt: Int]>([:])
+        let accepted = Tally(), refused = Tally(), otherErrors = Tally()
+        let finished = DispatchGroup()
+        for thread in 0..<producers {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                for index in 0..<5_000_000 {
+                    let record = KafkaProducerRecord(topic: topic, partition: Int32(index % 2), value: [UInt8(thread)])
+                    do throws(KafkaError) {
+                        try producer.produce(record) { result in
+                            reports.withLock { $0[(try? result.get())?.id ?? 0, default: 0] += 1 }
+                        }
+                        accepted.add()
+                    } catch where error.code == KafkaError.closed().code {
+                        refused.add()
+                        return
+                    } catch where error.code == .queueFull {
+                        continue
+                    } catch {
+                        otherErrors.add()
+                    }
+                }
+            }.start()
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        await producer.close()
+        let reportedAtClose = reports.withLock { $0.values.reduce(0, +) }
+        finished.wait()
+        let seen = reports.withLock { $0 }
+        #expect(otherErrors.value == 0)
+        #expect(refused.value == producers, "every thread produced until the close refused it")
+        #expect(seen[0] == nil, "every report is a delivery")
+        #expect(seen.values.allSatisfy { $0 == 1 })
+        #expect(seen.count == accepted.value)
+        #expect(reportedAtClose == seen.count, "no report after close returned")
+    }
 }
