@@ -10,5 +10,5 @@ final class APNsClosurePush: APNsPush {
         self.completion = completion
     }
 
-    func answered(_ result: APNsResult) { completion(result) }
+    func answered(_ result: consuming APNsResult) { completion(result) }
 }

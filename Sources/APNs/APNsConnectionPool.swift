@@ -267,7 +267,7 @@ final class APNsConnectionPool: Sendable {
     }
 
     /// Answers a push: metrics, then its completion.
-    func finish(_ pending: APNsPendingRequest, _ result: APNsResult) {
+    func finish(_ pending: APNsPendingRequest, _ result: consuming APNsResult) {
         metrics.recordAnswer(result, seconds: pending.elapsedSeconds)
         pending.answer(result)
     }

@@ -46,7 +46,7 @@ final class APNsPendingRequest: Sendable {
     func resent() -> APNsPendingRequest { APNsPendingRequest(self, authRetried: authRetried, resends: resends + 1) }
 
     /// Ends the push with `result`: the route's series, the push's answer, then the route's in-flight count.
-    func answer(_ result: APNsResult) {
+    func answer(_ result: consuming APNsResult) {
         route?.willAnswer(result)
         push.answered(result)
         route?.didAnswer()

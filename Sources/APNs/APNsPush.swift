@@ -7,5 +7,5 @@ public protocol APNsPush: AnyObject, Sendable {
     var request: APNsRequest { get }
     var environment: APNsEnvironment { get }
     /// APNs' answer, or a transport failure as a result (``APNsResult/transportFailure(reason:apnsID:)``).
-    func answered(_ result: APNsResult)
+    func answered(_ result: consuming APNsResult)
 }

@@ -339,8 +339,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     private func submitToSession(_ stream: ClientStream, session: OpaquePointer) {
-        guard let request = stream.request else { return }
-        stream.request = nil
+        guard let request = stream.request.take() else { return }
         stream.body = request.body
         // The stream user data is the unretained stream: `streams` keeps it alive, and it is cleared whenever a
         // stream leaves `streams` before nghttp2 closes it (see `sweepDeadlines`).

@@ -52,12 +52,13 @@ final class Dispatcher: Sendable {
             settlement: any RecordSettlement, homeSettlement: (any HomeThreadSettlement)?, ticket: UInt64,
             handedOverMicroseconds: Int64, dispatcher: Dispatcher
         ) {
+            // The key before the event is stored: read after, the event would be copied into the object.
+            self.callKey = event.callKey
             self.record = record
             self.isCallsTopic = isCallsTopic
             self.origin = origin
             self.event = event
             self.request = request
-            self.callKey = event.callKey
             self.settlement = settlement
             self.homeSettlement = homeSettlement
             self.ticket = ticket
@@ -75,7 +76,7 @@ final class Dispatcher: Sendable {
 
         /// APNs (or the transport) answered it (on the connection's loop, or on the sending thread when the client
         /// refused it at once).
-        func answered(_ result: APNsResult) { dispatcher.answered(self, result) }
+        func answered(_ result: consuming APNsResult) { dispatcher.answered(self, result) }
 
         /// Held by the read-ahead, or its call's stop event came later in its batch: a cancellation is the
         /// look-ahead's doing.
@@ -631,18 +632,18 @@ final class Dispatcher: Sendable {
     }
 
     /// APNs (or the transport) answered `pending`: route it, and once its outcome is final let its call's next event go.
-    private func answered(_ pending: Pending, _ result: APNsResult) {
+    private func answered(_ pending: Pending, _ result: consuming APNsResult) {
         entries.note(.answer)
         let now = clock.now().milliseconds
         let latency = max(0, now - pending.event.createdAtMilliseconds)
         if result.status != nil { metrics.endToEndLatency.observe(Double(latency) / 1000) }
+        // Only a retry of an incoming call asks whether the call ended (the router's one use of it). Read before the
+        // answer moves into the router's input.
+        let callEnded = result.disposition == .retryLater && pending.event.type == .incoming
+            && tracker.hasEnded(pending.callKey)
         finish(
             pending.record, event: pending.event, input: .answered(result, topic: pending.request.topic),
-            // Only a retry of an incoming call asks whether the call ended (the router's one use of it).
-            callEnded: result.disposition == .retryLater && pending.event.type == .incoming
-                && tracker.hasEnded(pending.callKey),
-            latencyMilliseconds: latency,
-            done: .answered(pending)
+            callEnded: callEnded, latencyMilliseconds: latency, done: .answered(pending)
         )
     }
 
