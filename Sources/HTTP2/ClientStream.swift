@@ -2,13 +2,14 @@ internal import Runtime
 
 /// One request from submission to completion (loop-thread only).
 final class ClientStream {
-    var request: HTTP2Request?
+    /// The request and its completion, kept whole until the stream ends (nghttp2 reads the body from it as it sends):
+    /// taking them apart would copy each of the request's strings and arrays.
+    let submission: HTTP2Submission
     let deadline: UInt64
-    let completion: HTTP2ClientConnection.Completion
     var streamID: Int32 = 0
     /// Index in `ActiveStreams` while on the wire, else -1.
     var slot = -1
-    var body: [UInt8] = []
+    /// Bytes of the request body nghttp2 has taken so far.
     var bodyOffset = 0
     var status = 0
     var headers = HTTP2RawHeaderBlock()
@@ -18,10 +19,11 @@ final class ClientStream {
 
     /// A stream for `submission`; no deadline is `UInt64.max`.
     init(_ submission: HTTP2Submission) {
-        request = submission.request
         deadline = submission.deadline?.uptimeNanoseconds ?? UInt64.max
-        completion = submission.completion
+        self.submission = submission
     }
+
+    var completion: HTTP2ClientConnection.Completion { submission.completion }
 }
 
 /// An outstanding PING.

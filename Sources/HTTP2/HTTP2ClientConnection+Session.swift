@@ -377,15 +377,15 @@ let clientReadBody: nghttp2_data_source_read_callback = { session, streamID, buf
     guard let buffer, let flags, userData != nil else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
     var result = Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
     withClientStream(session, streamID) { stream in
-        let remaining = stream.body.count - stream.bodyOffset
-        let count = min(remaining, length)
+        let bodySize = stream.submission.request.body.count
+        let count = min(bodySize - stream.bodyOffset, length)
         if count > 0 {
-            stream.body.withUnsafeBufferPointer { source in
+            stream.submission.request.body.withUnsafeBufferPointer { source in
                 buffer.update(from: source.baseAddress! + stream.bodyOffset, count: count)
             }
             stream.bodyOffset += count
         }
-        if stream.bodyOffset >= stream.body.count {
+        if stream.bodyOffset >= bodySize {
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
         }
         result = count

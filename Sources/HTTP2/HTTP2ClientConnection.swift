@@ -339,13 +339,11 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     private func submitToSession(_ stream: ClientStream, session: OpaquePointer) {
-        guard let request = stream.request.take() else { return }
-        stream.body = request.body
         // The stream user data is the unretained stream: `streams` keeps it alive, and it is cleared whenever a
         // stream leaves `streams` before nghttp2 closes it (see `sweepDeadlines`).
         let userData = Unmanaged.passUnretained(stream).toOpaque()
-        let streamID: Int32 = encoder.withFields(of: request) { fields, count in
-            if request.body.isEmpty {
+        let streamID: Int32 = encoder.withFields(of: stream.submission.request) { fields, count in
+            if stream.submission.request.body.isEmpty {
                 return nghttp2_submit_request(session, nil, fields, count, nil, userData)
             }
             var provider = nghttp2_data_provider()

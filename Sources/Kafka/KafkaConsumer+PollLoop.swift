@@ -63,6 +63,7 @@ extension KafkaConsumer {
         // Taken from librdkafka and accepted a chunk at a time (one state lock each), each chunk no larger than what
         // every partition and the global limit still admit, so back-pressure pauses exactly at its limits.
         var room = 1
+        var topic = ""
         while taken < configuration.deliveryBatchSize {
             chunk.removeAll(keepingCapacity: true)
             while chunk.count < room, taken < configuration.deliveryBatchSize,
@@ -77,7 +78,8 @@ extension KafkaConsumer {
                     continue
                 }
                 takenBytes += raw.pointee.len + raw.pointee.key_len
-                chunk.append(KafkaMessage(copying: raw))
+                topic = KafkaMessage.topicName(of: raw, previous: topic)
+                chunk.append(KafkaMessage(copying: raw, topic: topic))
                 rd_kafka_message_destroy(raw)
             }
             guard !chunk.isEmpty else { break }

@@ -1,4 +1,5 @@
 internal import CRdKafka
+import Glibc
 
 /// A message handed out by a ``KafkaConsumer``. Complete it with ``KafkaConsumer/complete(_:)`` once processed
 /// (from any thread), or hand it back with ``KafkaConsumer/hold(_:until:)`` when it is not due yet.
@@ -110,10 +111,20 @@ public struct KafkaMessage: Sendable {
         self.generation = generation
     }
 
-    /// Copies a librdkafka message (topic, partition, offset, key, value, headers, timestamp); `raw` stays the
-    /// caller's to destroy. Its generation is 0 until a consumer stamps it.
-    init(copying raw: UnsafeMutablePointer<rd_kafka_message_t>) {
-        let topic = raw.pointee.rkt.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
+    /// The name of `raw`'s topic ("" when it has none): `previous` itself when it is that name (no new `String` is
+    /// made for consecutive messages of one topic).
+    static func topicName(of raw: UnsafeMutablePointer<rd_kafka_message_t>, previous: String) -> String {
+        guard let name = raw.pointee.rkt.flatMap({ rd_kafka_topic_name($0) }) else { return "" }
+        var previous = previous
+        let same = previous.withUTF8 { bytes in
+            strlen(name) == bytes.count && (bytes.isEmpty || memcmp(name, bytes.baseAddress!, bytes.count) == 0)
+        }
+        return same ? previous : String(cString: name)
+    }
+
+    /// Copies a librdkafka message (partition, offset, key, value, headers, timestamp) of the topic `topic` (its
+    /// ``topicName(of:previous:)``); `raw` stays the caller's to destroy. Its generation is 0 until a consumer stamps it.
+    init(copying raw: UnsafeMutablePointer<rd_kafka_message_t>, topic: String) {
         let key: [UInt8]? = raw.pointee.key.map { pointer in
             Array(UnsafeRawBufferPointer(start: pointer, count: raw.pointee.key_len))
         }
