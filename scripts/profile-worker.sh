@@ -107,6 +107,9 @@ exposition=$(curl -s --max-time 5 "localhost:$port/metrics")
 mix=$(awk '/^callpush_outcomes_total[{]/ && $2 > 0 { match($0, /outcome="[^"]*"/)
           printf "%s%s %d", sep, substr($0, RSTART + 9, RLENGTH - 10), $2; sep = ", " }' <<< "$exposition")
 pushes=$(metric_sum callpush_apns_requests_total <<< "$exposition")
+# The consumer's back-pressure: pauses of a partition at its in-flight limit, wake-ups of librdkafka's fetcher.
+pauses=$(metric_sum callpush_kafka_partition_pauses_total <<< "$exposition")
+wakeups=$(metric_sum callpush_kafka_fetch_wakeups_total <<< "$exposition")
 if [ "$MODE" = callgrind ]; then
     callgrind_control -i off "$worker" >/dev/null 2>&1
     callgrind_control -d "$worker" >/dev/null 2>&1
@@ -124,7 +127,7 @@ if [ -n "$perf_pid" ]; then
     awk -F, -v n="$total" '/futex/ { printf ", %.2f futex calls/event", $1 / n }' "$work/perf.txt"
 fi
 echo
-echo "outcomes: $mix; APNs requests: $pushes"
+echo "outcomes: $mix; APNs requests: $pushes; partition pauses: $pauses, fetch wake-ups: $wakeups"
 # CPU per event by thread group (as callpush_thread_cpu_seconds_total groups them), and the kernel's part of it:
 # threads that lived through the run.
 join <(sort "$work/threads0") <(sort "$work/threads1") | awk -v n="$total" -v hz="$(getconf CLK_TCK)" '
