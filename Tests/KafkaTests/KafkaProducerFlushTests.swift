@@ -9,11 +9,8 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct KafkaProducerFlushTests {
     /// `flush` returns `true` once every record's completion has run, each exactly once.
     @Test func flushReturnsOnceEveryCompletionHasRun() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
+        let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 4)
         defer { cluster.close() }
-        let topic = KafkaTestSupport.uniqueName("receipts")
-        try cluster.createTopic(topic, partitions: 4)
-        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster), logger: KafkaTestSupport.logger)
         #expect(await producer.flush(timeout: .seconds(1)), "nothing outstanding")
 
         let records = 5000
@@ -37,11 +34,8 @@ import Testing
 
     /// While records cannot be delivered `flush` gives up at its timeout; once they are, it returns `true`.
     @Test func flushTimesOutWhileTheBrokerIsDown() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
+        let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 1)
         defer { cluster.close() }
-        let topic = KafkaTestSupport.uniqueName("receipts")
-        try cluster.createTopic(topic, partitions: 1)
-        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster), logger: KafkaTestSupport.logger)
         _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [0]))
         try cluster.setBrokerDown(1)
         let delivered = Tally()
@@ -65,11 +59,8 @@ import Testing
     /// Records produced from several threads until the producer, closing meanwhile, refuses them: each accepted one is
     /// reported exactly once, and `close` returns only after every record it accepted was reported.
     @Test func recordsProducedWhileClosingAreRefusedOrReportedOnce() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
+        let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 2)
         defer { cluster.close() }
-        let topic = KafkaTestSupport.uniqueName("receipts")
-        try cluster.createTopic(topic, partitions: 2)
-        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster), logger: KafkaTestSupport.logger)
         _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [0]))
         let producers = 3
         let reports = Mutex<[UInt: Int]>([:])

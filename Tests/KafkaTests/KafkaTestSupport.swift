@@ -19,6 +19,15 @@ enum KafkaTestSupport {
         return (cluster, topic, uniqueName("g"))
     }
 
+    /// A one-broker mock cluster with a new topic of `partitions` partitions and a producer of it; the caller closes
+    /// the cluster.
+    static func producerCluster(partitions: Int) throws -> (cluster: KafkaMockCluster, topic: String, producer: KafkaProducer) {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        let topic = uniqueName("receipts")
+        try cluster.createTopic(topic, partitions: partitions)
+        return (cluster, topic, try KafkaProducer(configuration: producerConfiguration(cluster), logger: logger))
+    }
+
     static func consumerConfiguration(_ cluster: KafkaMockCluster, group: String) -> KafkaConsumerConfiguration {
         var configuration = KafkaConsumerConfiguration()
         configuration.bootstrapServers = cluster.bootstrapServers
