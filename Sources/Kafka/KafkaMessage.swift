@@ -112,8 +112,8 @@ public struct KafkaMessage: Sendable {
     }
 
     /// The name of `raw`'s topic ("" when it has none): `previous` itself when it is that name (no new `String` is
-    /// made for consecutive messages of one topic).
-    static func topicName(of raw: UnsafeMutablePointer<rd_kafka_message_t>, previous: String) -> String {
+    /// made for consecutive messages of one topic, consumed or reported).
+    static func topicName(of raw: UnsafePointer<rd_kafka_message_t>, previous: String) -> String {
         guard let name = raw.pointee.rkt.flatMap({ rd_kafka_topic_name($0) }) else { return "" }
         var previous = previous
         let same = previous.withUTF8 { bytes in

@@ -470,9 +470,8 @@ public final class KafkaProducer: Sendable {
     /// where it goes: its target comes back from the record's opaque, no lookup and no lock.
     private func deliver(_ event: OpaquePointer) {
         var count = 0
-        // The event's records normally share one topic: its name is made once (the handles live as long as the event).
-        var topicHandle: OpaquePointer?
-        var topic: String?
+        // The event's records normally share one topic: its name is made once.
+        var topic = ""
         while let message = rd_kafka_event_message_next(event) {
             guard let opaque = message.pointee._private else { continue }
             let target = Unmanaged<DeliveryTarget>.fromOpaque(opaque).takeRetainedValue()
@@ -481,13 +480,10 @@ public final class KafkaProducer: Sendable {
                 target.pending.report(.failure(KafkaError.rdKafka(message.pointee.err)))
                 continue
             }
-            if topic == nil || message.pointee.rkt != topicHandle {
-                topicHandle = message.pointee.rkt
-                topic = topicHandle.flatMap { rd_kafka_topic_name($0) }.map { String(cString: $0) } ?? ""
-            }
+            topic = KafkaMessage.topicName(of: message, previous: topic)
             let offset = message.pointee.offset
             target.pending.report(.success(KafkaDeliveryReport(
-                topic: topic ?? "", partition: message.pointee.partition, offset: offset >= 0 ? offset : nil, id: target.id)))
+                topic: topic, partition: message.pointee.partition, offset: offset >= 0 ? offset : nil, id: target.id)))
         }
         if count > 0 { reported(count) }
     }
