@@ -83,6 +83,10 @@ public final class KafkaMockCluster: Sendable {
     }
 
     /// Takes a broker down (its connections close and it refuses new ones). Leadership does not move.
+    ///
+    /// librdkafka 2.0.2 closes the broker's listening socket and binds its port again at once, and aborts the process
+    /// when that bind fails: it does while a child process is being started (the child holds a copy of the socket until
+    /// its exec). Tests call it inside `ChildProcess.withNoneStarting`.
     func setBrokerDown(_ brokerID: Int32) throws(KafkaError) {
         try check { rd_kafka_mock_broker_set_down($0, brokerID) }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 
 extension ChildProcess {
     /// What ``spawn(_:environment:currentDirectory:input:output:errors:)`` made: the child and this side's ends.
@@ -97,10 +98,25 @@ extension ChildProcess {
         let variables: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { for pointer in variables ?? [] { free(pointer) } }
         var pid: pid_t = 0
-        let result = variables.map { posix_spawn(&pid, argv[0], &actions, &attributes, arguments, $0) }
-            ?? posix_spawn(&pid, argv[0], &actions, &attributes, arguments, environ)
+        let result = starting.withLock { _ in
+            variables.map { posix_spawn(&pid, argv[0], &actions, &attributes, arguments, $0) }
+                ?? posix_spawn(&pid, argv[0], &actions, &attributes, arguments, environ)
+        }
         guard result == 0 else { throw ProcessStartError(executable: argv[0], detail: nil, code: result) }
         return pid
+    }
+
+    /// Held while `posix_spawn` runs: from its clone until the child's exec, the child holds a copy of every
+    /// descriptor of this process, close-on-exec ones too.
+    private static let starting = Mutex(())
+
+    /// Runs `body` while this process starts no child. A listening socket closed while a child is being started stays
+    /// open in that child until its exec, so binding its port again fails meanwhile: librdkafka 2.0.2's mock broker,
+    /// taken down, re-binds its port at once and aborts the whole process when that fails.
+    package static func withNoneStarting<Result, Failure: Error>(
+        _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try starting.withLock { _ throws(Failure) in try body() }
     }
 
     /// A pipe whose ends close on exec (the child gets its end through a `dup2`, which clears that).

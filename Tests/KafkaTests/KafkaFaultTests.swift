@@ -49,7 +49,7 @@ import Testing
         )
         cluster.pushRequestErrors(.fetch, [.notLeaderForPartition, .transport, .requestTimedOut, .transport])
         try produce(500..<1000)
-        try cluster.setBrokerDown(2)
+        try ChildProcess.withNoneStarting { () throws(KafkaError) in try cluster.setBrokerDown(2) }
         try produce(1000..<1500)
         try await Task.sleep(for: .seconds(2))
         try cluster.setBrokerUp(2)
@@ -86,6 +86,35 @@ import Testing
         await consumer.close()
     }
 
+    /// A broker goes down and up again and again while other threads start child processes: the process survives
+    /// (librdkafka 2.0.2 aborts it when the broker's port cannot be bound again, which a child being started at that
+    /// moment causes: `ChildProcess.withNoneStarting` keeps the two apart), and a producer delivers after each cycle.
+    @Test func brokerRestartsWhileChildProcessesStart() async throws {
+        let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 1)
+        defer { cluster.close() }
+        let spawning = Atomic<Bool>(true)
+        let started = Tally()
+        let spawners = (0..<2).map { _ in
+            Thread {
+                while spawning.load(ordering: .relaxed) {
+                    if (try? ChildProcess.run(["true"]))?.status == 0 { started.add() }
+                }
+            }
+        }
+        spawners.forEach { $0.start() }
+        for cycle in 0..<60 {
+            try ChildProcess.withNoneStarting { () throws(KafkaError) in try cluster.setBrokerDown(1) }
+            try await Task.sleep(for: .milliseconds(5))
+            try cluster.setBrokerUp(1)
+            if cycle % 10 == 9 {
+                _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [UInt8(cycle)]))
+            }
+        }
+        spawning.store(false, ordering: .relaxed)
+        #expect(started.value > 0, "child processes started during the cycles")
+        await producer.close()
+    }
+
     /// Delivery reports carry failures: records that cannot be delivered within `messageTimeout` fail with a
     /// retriable error, and the producer recovers afterwards.
     @Test func deliveryReportFailuresAndRecovery() async throws {
@@ -104,7 +133,7 @@ import Testing
         // Warm up, then take the only broker down: nothing can be delivered.
         let first = try await producer.send(KafkaProducerRecord(topic: topic, value: [1]))
         #expect(first.offset == 0)
-        try cluster.setBrokerDown(1)
+        try ChildProcess.withNoneStarting { () throws(KafkaError) in try cluster.setBrokerDown(1) }
         let results = Mutex<[Result<KafkaDeliveryReport, KafkaError>]>([])
         var ids: [UInt] = []
         for index in 0..<5 {

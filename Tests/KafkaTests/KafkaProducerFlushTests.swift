@@ -37,7 +37,7 @@ import Testing
         let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 1)
         defer { cluster.close() }
         _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [0]))
-        try cluster.setBrokerDown(1)
+        try ChildProcess.withNoneStarting { () throws(KafkaError) in try cluster.setBrokerDown(1) }
         let delivered = Tally()
         for index in 0..<10 {
             try producer.produce(KafkaProducerRecord(topic: topic, value: [UInt8(index)])) { result in

@@ -281,7 +281,7 @@ import Testing
         defer { cluster.close() }
         #expect(try await KafkaTestSupport.produce(cluster, topic: topic, count: 10, partitions: 1) == 0)
         // The broker is down: the range gets nothing and waits (its stall timeout far off) until the reader closes.
-        try cluster.setBrokerDown(1)
+        try ChildProcess.withNoneStarting { () throws(KafkaError) in try cluster.setBrokerDown(1) }
         let reader = Self.reader(cluster, group: group) { $0.stallTimeout = .seconds(120) }
         let waiting = Recording()
         reader.read(KafkaTopicPartition(topic: topic, partition: 0), from: 0, to: 10, each: waiting.each(), finished: waiting.finished)

@@ -169,7 +169,7 @@ import Testing
         // Broker faults while traffic flows: produce and fetch errors, and the leader of partition 0 going away.
         pipeline.cluster.pushRequestErrors(.produce, Array(repeating: .notLeaderForPartition, count: 5))
         pipeline.cluster.pushRequestErrors(.fetch, Array(repeating: .notLeaderForPartition, count: 5))
-        try pipeline.cluster.setBrokerDown(1)
+        try ChildProcess.withNoneStarting { () throws(KafkaError) in try pipeline.cluster.setBrokerDown(1) }
         try await Task.sleep(for: .seconds(2))
         try pipeline.cluster.setBrokerUp(1)
         let produced = await generation.value
