@@ -17,12 +17,13 @@ enum Fixtures {
         eventID: String = uuid,
         callID: String = "c-42",
         createdAt: Int64 = 1_764_489_600_123,
+        ringTimeout: Int = 30,
         extra: String = ""
     ) -> String {
         """
         {"event_id":"\(eventID)","type":"\(type)","call_id":"\(callID)","device_token":"\(token)",\
         "push":"\(push)","topic":"com.example.app","environment":"production","created_at":\(createdAt),\
-        "ring_timeout_s":30,"caller":{"name":"Alice","id":"u-7"}\(extra)}
+        "ring_timeout_s":\(ringTimeout),"caller":{"name":"Alice","id":"u-7"}\(extra)}
         """
     }
 

@@ -52,8 +52,9 @@ import Testing
         let harness = try PipelineHarness()
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let count = 80
+        // Ringing for 5 minutes: the worker's start and group join took 25 s once beside the whole suite.
         try await harness.produce((0..<count).map {
-            ("c\($0)", Fixtures.eventJSON(eventID: UUID().uuidString, callID: "c\($0)", createdAt: now))
+            ("c\($0)", Fixtures.eventJSON(eventID: UUID().uuidString, callID: "c\($0)", createdAt: now, ringTimeout: 300))
         })
         let registry = MetricsRegistry()
         let worker = try harness.makeWorker(sender: AnsweringElsewhere(), registry: registry) {
@@ -61,7 +62,7 @@ import Testing
             $0.consumer.pollTimeout = .seconds(2)
         }
         let delivered = { PipelineHarness.outcomes(registry)[.delivered] ?? 0 }
-        #expect(await Eventually.waitUntil(timeout: .seconds(30)) { delivered() > 0 })
+        #expect(await Eventually.waitUntil(timeout: .seconds(120)) { delivered() > 0 })
         let first = ContinuousClock.now
         let all = await Eventually.waitUntil(timeout: .seconds(60)) { delivered() == count }
         let took = ContinuousClock.now - first
