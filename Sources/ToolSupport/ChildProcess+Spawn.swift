@@ -113,9 +113,9 @@ extension ChildProcess {
     /// Runs `body` while this process starts no child. A listening socket closed while a child is being started stays
     /// open in that child until its exec, so binding its port again fails meanwhile: librdkafka 2.0.2's mock broker,
     /// taken down, re-binds its port at once and aborts the whole process when that fails.
-    package static func withNoneStarting<Result, Failure: Error>(
-        _ body: () throws(Failure) -> Result
-    ) throws(Failure) -> Result {
+    package static func withNoneStarting<Value, Failure: Error>(
+        _ body: () throws(Failure) -> Value
+    ) throws(Failure) -> Value {
         try starting.withLock { _ throws(Failure) in try body() }
     }
 

@@ -86,9 +86,9 @@ import Testing
         await consumer.close()
     }
 
-    /// A broker goes down and up again and again while other threads start child processes: the process survives
+    /// A broker goes down and up again and again while another thread starts child processes: the process survives
     /// (librdkafka 2.0.2 aborts it when the broker's port cannot be bound again, which a child being started at that
-    /// moment causes: `ChildProcess.withNoneStarting` keeps the two apart), and a producer delivers after each cycle.
+    /// moment causes: `ChildProcess.withNoneStarting` keeps the two apart), and a producer delivers every ten cycles.
     @Test func brokerRestartsWhileChildProcessesStart() async throws {
         let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 1)
         defer { cluster.close() }
