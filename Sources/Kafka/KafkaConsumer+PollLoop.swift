@@ -438,6 +438,7 @@ extension KafkaConsumer {
                 // it grows with the partitions); applied at the next housekeeping, after any rebalance's `forget`.
                 Self.statisticsQueue.async { [self] in
                     guard let statistics = KafkaStatistics.parse(json) else { return }
+                    if let group = statistics.group { observe(group) }
                     parsedStatistics.withLock { $0 = statistics }
                 }
             case .offsetCommit(let succeeded, let refusedForRebalance, let committed):
@@ -445,6 +446,18 @@ extension KafkaConsumer {
                 noteCommit(succeeded: succeeded, refusedForRebalance: refusedForRebalance)
             }
         }
+    }
+
+    /// Applies librdkafka's view of the group at once (off the poll thread, so it stays current when that thread is
+    /// stuck), and logs each change of its state or join state.
+    private func observe(_ group: KafkaGroupStatus) {
+        let previous = metrics.apply(group)
+        guard previous?.joinState != group.joinState || previous?.state != group.state else { return }
+        logger.info("consumer group state", metadata: [
+            "kafka.group_state": group.state, "kafka.join_state": group.joinState,
+            "kafka.rebalance_reason": group.rebalanceReason, "kafka.assignment_size": String(group.assignmentSize),
+            "kafka.rebalances": String(group.rebalanceCount),
+        ])
     }
 
     /// A rebalance that never reaches this member (its assignment came before the refusal's answer) must not keep

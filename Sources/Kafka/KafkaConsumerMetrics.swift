@@ -32,6 +32,12 @@ final class KafkaConsumerMetrics: Sendable {
     /// `callpush_kafka_assigned_partitions{topic}` of the subscribed topics.
     private let assigned: [String: Gauge]
     private let lagSeries = Mutex<Set<KafkaTopicPartition>>([])
+    static let joinStateName = "callpush_kafka_group_join_state"
+    /// `callpush_kafka_group_assignment_size`, `callpush_kafka_group_rebalance_age_seconds`.
+    private let groupAssignmentSize: Gauge
+    private let rebalanceAge: Gauge
+    /// The last group status applied: its join state's series is the one at 1.
+    private let lastGroup = Mutex<KafkaGroupStatus?>(nil)
 
     /// `topics`: the subscription, whose offset-reset series are registered at once (0 shows, not nothing).
     init(registry: MetricsRegistry, topics: [String] = []) {
@@ -73,7 +79,36 @@ final class KafkaConsumerMetrics: Sendable {
             "callpush_kafka_assigned_partitions",
             help: "Partitions of the topic assigned to this consumer (how the group spreads them over its members).",
             label: "topic", keys: topics) { $0 }
+        groupAssignmentSize = registry.gauge(
+            "callpush_kafka_group_assignment_size",
+            help: "Partitions of the subscribed topics the group gave this consumer at its last sync, from librdkafka's "
+                + "statistics: ahead of callpush_kafka_assigned_partitions while an assignment waits for the poll thread.")
+        rebalanceAge = registry.gauge(
+            "callpush_kafka_group_rebalance_age_seconds",
+            help: "Time since this consumer's last rebalance, from librdkafka's statistics.")
         for topic in topics { _ = offsetResets(topic: topic) }
+    }
+
+    /// Applies the group part of a statistics snapshot; returns the one applied before.
+    func apply(_ group: KafkaGroupStatus) -> KafkaGroupStatus? {
+        groupAssignmentSize.set(Double(group.assignmentSize))
+        rebalanceAge.set(Double(group.rebalanceAge.inMilliseconds) / 1000)
+        let previous = lastGroup.withLock { last in
+            defer { last = group }
+            return last
+        }
+        if let previous, previous.joinState != group.joinState { joinState(previous.joinState).set(0) }
+        joinState(group.joinState).set(1)
+        return previous
+    }
+
+    /// `callpush_kafka_group_join_state{state}`.
+    private func joinState(_ state: String) -> Gauge {
+        registry.gauge(
+            Self.joinStateName,
+            help: "1 for librdkafka's current group join state of this consumer (steady once a rebalance is done; "
+                + "a rebalance that does not finish stays in a wait-* state), 0 for states it was in before.",
+            labels: ["state": state])
     }
 
     /// Sets `callpush_kafka_assigned_partitions` from what is owned now.

@@ -9,6 +9,8 @@ struct KafkaStatistics: Equatable, Sendable {
     var brokerRTT: [String: Double] = [:]
     /// `msg_cnt`: messages in the producer queue.
     var queuedMessages: Int64 = 0
+    /// `cgrp`: the consumer group as this member sees it; nil for a producer.
+    var group: KafkaGroupStatus?
 
     /// Parses the JSON text; `nil` when it is not a JSON object.
     static func parse(_ json: String) -> KafkaStatistics? {
@@ -17,6 +19,7 @@ struct KafkaStatistics: Equatable, Sendable {
         else { return nil }
         var result = KafkaStatistics()
         result.queuedMessages = int(root["msg_cnt"]) ?? 0
+        result.group = (root["cgrp"] as? [String: Any]).flatMap(KafkaGroupStatus.init)
         if let topics = root["topics"] as? [String: Any] {
             for (topicName, topicValue) in topics {
                 guard let topic = topicValue as? [String: Any],
@@ -46,8 +49,8 @@ struct KafkaStatistics: Equatable, Sendable {
         return result
     }
 
-    private static func int(_ value: Any?) -> Int64? {
-        if let number = value as? NSNumber { return number.int64Value }
-        return nil
+    /// A JSON number as an integer.
+    static func int(_ value: Any?) -> Int64? {
+        (value as? NSNumber)?.int64Value
     }
 }

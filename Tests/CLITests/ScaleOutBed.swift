@@ -124,6 +124,8 @@ final class ScaleOutBed {
             "run", "--kafka-brokers", kafka.firstLine, "--kafka-group", "scale-test", "--kafka-receipts",
             "--kafka-retry-tiers", tiers.joined(separator: ","), "--apns-endpoint", String(parts[0]),
             "--apns-ca-file", String(parts[1].dropFirst(3)), "--log-level", "info",
+            // librdkafka's view of the group each second: its join-state changes are logged (see `logs`).
+            "--kafka-properties", "statistics.interval.ms=1000",
         ] + (sessionTimeout.map { ["--kafka-session-timeout", String($0)] } ?? []) + workerCredentials + extraWorkerArguments
         if credentials == .appsFile { try writeApps(rotated: false) }
     }

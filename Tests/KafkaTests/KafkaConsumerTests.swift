@@ -58,6 +58,10 @@ import Testing
         #expect(lagged, "\(registry.exposition())")
         let exposition = registry.exposition()
         #expect(exposition.contains("callpush_kafka_rebalances_total 1"))
+        // librdkafka's view of the group: joined, its 4 partitions assigned.
+        #expect(exposition.contains("callpush_kafka_group_join_state{state=\"steady\"} 1"), "\(exposition)")
+        #expect(exposition.contains("callpush_kafka_group_assignment_size 4"))
+        #expect(exposition.contains("callpush_kafka_group_rebalance_age_seconds "))
         await consumer.close()
         let revokes = delegate.snapshot.withLock { $0.revoked.count }
         #expect(revokes == 1)
