@@ -204,7 +204,7 @@ place([
     (6, series("Assigned and paused partitions",
                [target(f'sum by (instance) (callpush_kafka_assigned_partitions{{{SEL}}})', "assigned {{instance}}", "A"),
                 target(f'sum by (reason) (callpush_kafka_paused_partitions{{{SEL}}})', "paused: {{reason}}", "B"),
-                target(f'max by (instance) (callpush_kafka_group_join_state{{{SEL},state!="steady"}})', "rebalancing {{instance}}", "C")],
+                target(f'1 - max by (instance) (callpush_kafka_group_join_state{{{SEL},state="steady"}})', "rebalancing {{instance}}", "C")],
                "short",
                "Assigned: the partitions of every subscribed topic (main and retry tiers) each worker owns; a worker with "
                "none is idle (more workers than partitions). Paused: backpressure: in-flight limits reached. retry_due: a "
