@@ -21,12 +21,29 @@ final class CallpushProcess: Sendable {
         return directory.appendingPathComponent(name)
     }
 
+    /// A server that ended, or printed nothing within a minute, instead of saying where it listens.
+    struct NoFirstLine: Error, CustomStringConvertible {
+        let command: String
+        let logTail: String
+        var description: String { "\(command) printed no first line (where it listens); its log ends:\n\(logTail)" }
+    }
+
     /// Starts `executable` (callpush by default; another server started the same way may be given).
-    /// - Parameter readFirstLine: waits (up to a minute) for the first stdout line; otherwise stdout goes to the log.
+    /// - Parameter readFirstLine: waits (up to a minute) for the first stdout line, and throws ``NoFirstLine`` (the
+    ///   child killed) when none comes; otherwise stdout goes to the log.
     init(_ arguments: [String], executable: URL = CallpushProcess.executable, readFirstLine: Bool = true) throws {
         child = try ChildProcess(arguments, executable: executable.path, input: .pipe, output: readFirstLine ? .pipe : .log,
                                  errors: .log)
-        firstLine = readFirstLine ? child.readLine(timeout: .seconds(60)) ?? "" : ""
+        guard readFirstLine else {
+            firstLine = ""
+            return
+        }
+        guard let line = child.readLine(timeout: .seconds(60)) else {
+            child.kill()
+            throw NoFirstLine(command: ([executable.lastPathComponent] + arguments.prefix(2)).joined(separator: " "),
+                              logTail: child.logTail)
+        }
+        firstLine = line
     }
 
     var pid: pid_t { child.pid }
