@@ -204,14 +204,16 @@ place([
     (6, series("Assigned and paused partitions",
                [target(f'sum by (instance) (callpush_kafka_assigned_partitions{{{SEL}}})', "assigned {{instance}}", "A"),
                 target(f'sum by (reason) (callpush_kafka_paused_partitions{{{SEL}}})', "paused: {{reason}}", "B"),
-                target(f'1 - max by (instance) (callpush_kafka_group_join_state{{{SEL},state="steady"}})', "rebalancing {{instance}}", "C")],
+                target(f'max by (instance) ((1 - callpush_kafka_group_join_state{{{SEL},state="steady"}}) '
+                       f'or callpush_kafka_rebalance_round_overdue{{{SEL}}})', "rebalancing {{instance}}", "C")],
                "short",
                "Assigned: the partitions of every subscribed topic (main and retry tiers) each worker owns; a worker with "
                "none is idle (more workers than partitions). Paused: backpressure: in-flight limits reached. retry_due: a "
                "retry tier waits for its head record's due time (normal). rebalance (kafka.rebalance=eager only): the group "
                "refused a commit while rebalancing; intake waits for the new assignment. Rebalancing: 1 while a worker's "
-               "group handler is not in its steady state (a rebalance in progress; over 2 minutes, alert "
-               "CallpushRebalanceNotFinishing).")),
+               "group handler is not in its steady state (a rebalance in progress), or while the second round of a "
+               "cooperative rebalance it gave partitions up in is overdue; over 2 minutes, alert "
+               "CallpushRebalanceNotFinishing.")),
     (6, series("Calls waiting for a new owner",
                [target(f'histogram_quantile(0.99, sum by (le) (rate(callpush_kafka_assignment_wait_seconds_bucket{{{SEL}}}[$__rate_interval])))',
                        "p99 first-call wait", "A"),

@@ -20,6 +20,7 @@ extension KafkaConsumer {
             if now >= nextStore {
                 // Periodic housekeeping: store offsets, refresh pause state and gauges, serve events.
                 expireCommitRefusal(now: now)
+                reportOverdueRound(now: now)
                 storeOffsets()
                 wakeResumedPartitionsAgain(now: now)
                 reconcilePauses()

@@ -14,20 +14,43 @@ extension KafkaConsumer {
         partitions list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
     ) {
         metrics.rebalances.increment()
+        metrics.roundOverdue.set(0)
         deliverBatch()
         let partitions = withCompanions(RDKafkaTopicPartitionList.elements(of: list).map(\.topicPartition))
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            if isCooperative {
+                let (now, timeout) = (ContinuousClock.now, configuration.secondRoundDeadline)
+                state.withLock { $0.secondRound.assigned(now: now, bound: timeout) }
+            }
             assign(partitions, list: list)
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
-            revoke(partitions, lost: rd_kafka_assignment_lost(handle.pointer) != 0)
+            let lost = rd_kafka_assignment_lost(handle.pointer) != 0
+            state.withLock { $0.secondRound.revoked(partitions, lost: lost) }
+            revoke(partitions, lost: lost)
             unassign(partitions)
         default:
             logger.info("rebalance error", metadata: [KafkaLoggingKeys.error: KafkaError.rdKafka(err).name])
-            let owned = state.withLock { Array($0.partitions.keys) }
+            let owned = state.withLock { state in
+                state.secondRound.reset()
+                return Array(state.partitions.keys)
+            }
             revoke(owned, lost: true)
             unassign(owned)
         }
+    }
+
+    /// Reports, once, a cooperative rebalance whose second round has not reached this member in time (see
+    /// ``KafkaSecondRoundWatch``).
+    func reportOverdueRound(now: ContinuousClock.Instant) {
+        guard let givenUp = state.withLock({ $0.secondRound.overdue(now: now) }) else { return }
+        metrics.roundOverdue.set(1)
+        logger.error(
+            "the consumer group's second rebalance round has not come: the partitions this worker gave up may have no owner",
+            metadata: [
+                "kafka.partitions": Self.describe(givenUp),
+                "kafka.waited_s": String(Int(configuration.secondRoundDeadline.inSeconds)),
+            ])
     }
 
     /// `partitions` and, for each of them, the same partition number of every companion topic.

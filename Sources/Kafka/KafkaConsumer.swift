@@ -361,6 +361,8 @@ extension KafkaConsumer {
         var heldCount = 0
         var globallyPaused = false
         var reconcileNeeded = false
+        /// The second round a cooperative rebalance owes this member after it gave partitions up.
+        var secondRound = KafkaSecondRoundWatch()
         /// Messages accepted during the current poll-loop turn, not yet handed to the delegate (poll thread only;
         /// here so that accepting a message takes one lock).
         var pendingBatch: [KafkaMessage] = []

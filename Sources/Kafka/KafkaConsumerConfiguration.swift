@@ -26,6 +26,13 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var heartbeatInterval: Duration = .seconds(1)
     /// Maximum time between `rd_kafka_consumer_poll` calls before the member is evicted. Default: `.seconds(300)`.
     var maxPollInterval: Duration = .seconds(300)
+    /// How long after giving partitions up in a cooperative rebalance this member waits for the group's second
+    /// round before it reports it overdue (`callpush_kafka_rebalance_round_overdue`, an error log line). Default:
+    /// nil, two session timeouts and 30 s, far beyond a healthy group's second round (a heartbeat and a join, well
+    /// under a session timeout).
+    var secondRoundTimeout: Duration?
+    /// ``secondRoundTimeout`` or its default.
+    var secondRoundDeadline: Duration { secondRoundTimeout ?? sessionTimeout * 2 + .seconds(30) }
     /// How often librdkafka commits the stored offsets. Default: `.seconds(1)`.
     public var autoCommitInterval: Duration = .seconds(1)
     /// librdkafka statistics interval; `.zero` turns statistics off. Default: `.seconds(15)`.

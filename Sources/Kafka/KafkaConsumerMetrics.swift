@@ -36,6 +36,8 @@ final class KafkaConsumerMetrics: Sendable {
     /// `callpush_kafka_group_assignment_size`, `callpush_kafka_group_rebalance_age_seconds`.
     private let groupAssignmentSize: Gauge
     private let rebalanceAge: Gauge
+    /// `callpush_kafka_rebalance_round_overdue`.
+    let roundOverdue: Gauge
     /// The last group status applied: its join state's series is the one at 1.
     private let lastGroup = Mutex<KafkaGroupStatus?>(nil)
 
@@ -86,6 +88,10 @@ final class KafkaConsumerMetrics: Sendable {
         rebalanceAge = registry.gauge(
             "callpush_kafka_group_rebalance_age_seconds",
             help: "Time since this consumer's last rebalance, from librdkafka's statistics.")
+        roundOverdue = registry.gauge(
+            "callpush_kafka_rebalance_round_overdue",
+            help: "1 while the second round of a cooperative rebalance in which this consumer gave partitions up is "
+                + "overdue: those partitions may be owned by nobody (their calls do not ring) until the group rebalances again.")
         for topic in topics { _ = offsetResets(topic: topic) }
     }
 

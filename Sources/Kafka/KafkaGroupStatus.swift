@@ -2,10 +2,9 @@ import Foundation
 
 /// The consumer group as librdkafka's group handler sees this member: the `cgrp` object of its statistics JSON.
 ///
-/// It tells apart what callpush's own series cannot: whether librdkafka is still joining or syncing (a second
-/// cooperative round that does not come shows as a join state other than `steady`, or a rebalance age that keeps
-/// growing while the fleet's assigned partitions do not add up), and how many partitions the group gave this member
-/// whether or not the poll thread has applied them yet.
+/// It tells what callpush's own series cannot: whether librdkafka is still joining or syncing (a rebalance that does
+/// not finish stays in a join state other than `steady`), and how many partitions the group gave this member whether
+/// or not the poll thread has applied them yet.
 struct KafkaGroupStatus: Equatable, Sendable {
     /// `state`: the coordinator connection (`up` once the coordinator is known and connected).
     var state: String
