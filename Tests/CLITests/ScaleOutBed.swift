@@ -250,13 +250,20 @@ final class ScaleOutBed {
         return try? ExternalTool.run(["curl", "-s", "--max-time", "2", "localhost:\(port)/metrics"]).output
     }
 
-    /// Whether every running worker has partitions (`callpush_ready 1`) and together they own every calls
-    /// partition (`callpush_kafka_assigned_partitions`), so a rebalance has settled.
+    /// Whether every running worker has joined the group (`callpush_ready 1`), owns calls partitions
+    /// (`callpush_kafka_assigned_partitions`; with no more workers than partitions the group gives each some), and
+    /// together they own every one, so a rebalance has settled.
+    ///
+    /// The workers are read one after the other, so a read can straddle a cooperative rebalance's first round: the
+    /// old owner read before it gave partitions up, the joining worker after its empty first assignment made it
+    /// ready. Those add up to every partition; the joining worker's none tells it apart.
     var isSettled: Bool {
         var owned = 0
         for name in workers.keys {
             guard metric(name, "callpush_ready") == 1 else { return false }
-            owned += Int(metric(name, "callpush_kafka_assigned_partitions{topic=\"calls\"}") ?? 0)
+            let own = Int(metric(name, "callpush_kafka_assigned_partitions{topic=\"calls\"}") ?? 0)
+            if own == 0 && workers.count <= partitions { return false }
+            owned += own
         }
         return !workers.isEmpty && owned == partitions
     }

@@ -28,7 +28,8 @@ public final class WorkerService: KafkaConsumerDelegate {
     /// - Parameters:
     ///   - sender: sends pushes (the APNs client).
     ///   - timers: runs the dispatcher's delayed work (the sender's event loops: `APNsAppRouter.timers`).
-    ///   - readiness: set when partitions are assigned, cleared at shutdown.
+    ///   - readiness: set at the first assignment (even an empty one: a worker beyond the partition count is ready
+    ///     and idle, and a rollout does not wait for it), cleared at shutdown.
     ///   - onFatalError: called once librdkafka reports a fatal error; the process should shut down and restart.
     public init(
         configuration: WorkerConfiguration,
@@ -47,7 +48,8 @@ public final class WorkerService: KafkaConsumerDelegate {
         self.registry = registry
         self.fatalHandler = onFatalError
         self.readyGauge = registry.gauge(
-            "callpush_ready", help: "1 while this worker has partitions assigned and is not draining, else 0.")
+            "callpush_ready", help: "1 once this worker has joined its consumer group (its first assignment, even an empty one, "
+                + "has come) and until it drains, else 0.")
         self.producer = try KafkaProducer(configuration: configuration.producer, logger: logger, metrics: registry)
         var dispatching = configuration.dispatcher
         dispatching.callsTopic = configuration.callsTopic
