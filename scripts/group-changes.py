@@ -128,7 +128,7 @@ class Bed:
             if all(self.ready(self.workers[name][1]) for name in names):
                 return
             time.sleep(0.1)
-        sys.exit(f"workers {names} did not get partitions within 60 s")
+        sys.exit(f"workers {names} did not join the group within 60 s")
 
     @staticmethod
     def ready(port):
