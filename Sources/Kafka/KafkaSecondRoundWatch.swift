@@ -1,4 +1,5 @@
-/// The second round a cooperative rebalance owes this member (poll thread only).
+/// The second round a cooperative rebalance owes this member (updated in its rebalance callbacks, read at the poll
+/// loop's housekeeping).
 ///
 /// A member that gave partitions up in a round (a revoke, not lost) gets that round's assignment, and librdkafka then
 /// rejoins the group so that the partitions go to their new owners: the group's next assignment, empty or not, reaches
@@ -30,7 +31,7 @@ struct KafkaSecondRoundWatch: Sendable {
         due = now + bound
     }
 
-    /// Anything else that ends the round (a rebalance error, the consumer closing).
+    /// A rebalance error: librdkafka gives everything up and rejoins from scratch.
     mutating func reset() { self = Self() }
 
     /// The partitions given up, the first time the round is overdue at `now`; nil otherwise.
