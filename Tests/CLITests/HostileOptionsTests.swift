@@ -5,9 +5,12 @@ import Testing
 /// Settings an operator can get wrong: each is refused at start with one line that names the setting and what to do,
 /// exit status 64 (usage) or 1 (cannot start), and never a trap, a source location or a silent misreading.
 @Suite struct HostileOptionsTests {
+    /// A signing key for the whole suite, removed when the test process exits (a private key left in the temporary
+    /// directory by every run would pile up).
     static let key: String = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-hostile-\(UUID()).p8").path
         _ = try? ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path])
+        atexit { unlink(HostileOptionsTests.key) }
         return path
     }()
 
