@@ -5,12 +5,10 @@ import Testing
 /// Settings an operator can get wrong: each is refused at start with one line that names the setting and what to do,
 /// exit status 64 (usage) or 1 (cannot start), and never a trap, a source location or a silent misreading.
 @Suite struct HostileOptionsTests {
-    /// A signing key for the whole suite, removed when the test process exits (a private key left in the temporary
-    /// directory by every run would pile up).
+    /// A signing key for the whole suite, removed when the test process exits.
     static let key: String = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("callpush-hostile-\(UUID()).p8").path
+        let path = ((try? TemporaryDirectory.makeForProcess(prefix: "callpush-hostile")) ?? NSTemporaryDirectory()) + "/key.p8"
         _ = try? ExternalTool.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path])
-        atexit { unlink(HostileOptionsTests.key) }
         return path
     }()
 

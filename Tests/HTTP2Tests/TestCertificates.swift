@@ -6,7 +6,7 @@ import TestSupport
 @testable import HTTP2Server
 
 /// A self-signed P-256 certificate for `localhost` / 127.0.0.1, generated once per test process with the
-/// `openssl` CLI into a temporary directory.
+/// `openssl` CLI into a temporary directory removed when the process exits.
 struct TestCertificates: Sendable {
     let directory: String
     let certificateFile: String
@@ -19,8 +19,7 @@ struct TestCertificates: Sendable {
     let wrongNameKeyFile: String
 
     static let shared: TestCertificates = {
-        let directory = NSTemporaryDirectory() + "http2tests-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = (try? TemporaryDirectory.makeForProcess(prefix: "http2tests")) ?? NSTemporaryDirectory()
         func make(_ name: String, _ subject: String, _ san: String) {
             _ = try? ChildProcess.run([
                 "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
