@@ -123,7 +123,8 @@ import Testing
     @Test func everyYAMLAndJSONFileParses() throws {
         let files = [
             "Deploy/compose.yaml", "Deploy/prometheus/prometheus.yml", "Deploy/prometheus/alerts.yml",
-            "Deploy/prometheus/alerts.test.yml", "Grafana/provisioning/datasources/prometheus.yaml",
+            "Deploy/prometheus/alerts.test.yml", "Deploy/prometheus/alerts.expiry.test.yml",
+            "Grafana/provisioning/datasources/prometheus.yaml",
             "Grafana/provisioning/dashboards/callpush.yaml",
         ] + (try FileManager.default.contentsOfDirectory(atPath: Self.path("Deploy/kubernetes")).sorted().map { "Deploy/kubernetes/" + $0 })
         for file in files {
@@ -287,7 +288,8 @@ import Testing
         #expect(rules.status == 0, "\(rules.stdout)\(rules.stderr)")
         let config = try Self.run(["/usr/bin/promtool", "check", "config", "Deploy/prometheus/prometheus.yml"])
         #expect(config.status == 0, "\(config.stdout)\(config.stderr)")
-        let tests = try Self.run(["/usr/bin/promtool", "test", "rules", "Deploy/prometheus/alerts.test.yml"])
+        let tests = try Self.run(["/usr/bin/promtool", "test", "rules", "Deploy/prometheus/alerts.test.yml",
+                                  "Deploy/prometheus/alerts.expiry.test.yml"], timeout: 120)
         #expect(tests.status == 0, "\(tests.stdout)\(tests.stderr)")
         // The alerts the brief asks for exist.
         let alerts = Set(try Self.alertExpressions().keys)
