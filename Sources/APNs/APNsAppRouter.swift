@@ -58,7 +58,7 @@ public final class APNsAppRouter: Sendable {
         }
     }
 
-    /// Where one app's pushes go. A push admitted on a route carries it to its answer (``APNsPendingRequest``):
+    /// Where one app's pushes go. A push admitted on a route carries it to its answer (``APNsPush/route``):
     /// ``admit()`` when it is sent, ``willAnswer(_:)`` and ``didAnswer()`` around its completion.
     struct Route: Sendable {
         let slot: Slot
@@ -157,7 +157,7 @@ public final class APNsAppRouter: Sendable {
     /// Sends several pushes, each with its app's credentials: one lock to route them all, and one hand-off per
     /// credential's client. A push for no configured app is answered `UnknownApp` (permanent), one over its app's
     /// in-flight limit `AppInFlightLimit` (retry later), at once.
-    public func send(_ pushes: [any APNsPush]) {
+    public func send(_ pushes: [APNsPush]) {
         guard !pushes.isEmpty else { return }
         enum Admission { case unknown, limited(Route), admitted(Route) }
         let admissions = table.withLock { table -> [Admission] in
@@ -188,7 +188,7 @@ public final class APNsAppRouter: Sendable {
         }
         // Runs of one client go together, in order.
         var runSlot: Slot?
-        var run: [APNsPendingRequest] = []
+        var run: [APNsPush] = []
         run.reserveCapacity(pushes.count)
         for (push, admission) in zip(pushes, admissions) {
             switch admission {
@@ -198,24 +198,25 @@ public final class APNsAppRouter: Sendable {
                 answerLimited(push, route)
             case .admitted(let route):
                 if let runSlot, runSlot !== route.slot {
-                    runSlot.client.send(pending: run)
+                    runSlot.client.send(started: run)
                     run.removeAll(keepingCapacity: true)
                 }
                 runSlot = route.slot
                 route.admit()
-                run.append(route.slot.client.pending(push, route: route))
+                route.slot.client.start(push, route: route)
+                run.append(push)
             }
         }
-        runSlot?.client.send(pending: run)
+        runSlot?.client.send(started: run)
     }
 
-    private func answerUnknown(_ push: any APNsPush) {
+    private func answerUnknown(_ push: APNsPush) {
         metrics.unknownApp.increment()
         push.answered(APNsResult(disposition: .permanent, status: nil, reason: APNsReason.unknownApp.rawValue,
                                  apnsID: push.request.apnsID))
     }
 
-    private func answerLimited(_ push: any APNsPush, _ route: Route) {
+    private func answerLimited(_ push: APNsPush, _ route: Route) {
         route.metrics.limited.increment()
         let result = APNsResult(disposition: .retryLater, status: nil, reason: APNsReason.appInFlightLimit.rawValue,
                                 apnsID: push.request.apnsID)

@@ -154,28 +154,29 @@ public final class APNsClient: Sendable {
 
     /// Sends several pushes, each as ``send(_:environment:completion:)`` does, with one hand-off per pool (and so
     /// per connection) instead of one per push. Pushes to one pool keep their order.
-    public func send(_ pushes: [any APNsPush]) {
-        send(pending: pushes.map { pending($0, route: nil) })
+    public func send(_ pushes: [APNsPush]) {
+        for push in pushes { start(push, route: nil) }
+        send(started: pushes)
     }
 
-    /// `push` as this client's pool queues it (an ``APNsAppRouter`` admitted it on `route`).
-    func pending(_ push: any APNsPush, route: APNsAppRouter.Route?) -> APNsPendingRequest {
-        APNsPendingRequest(push, route: route, timeout: configuration.requestTimeout)
+    /// `push` goes out now on this client (an ``APNsAppRouter`` admitted it on `route`): its deadline starts.
+    func start(_ push: APNsPush, route: APNsAppRouter.Route?) {
+        push.start(route: route, timeout: configuration.requestTimeout)
     }
 
     /// Queues `pushes` on their environments' pools, runs of one pool together; after ``shutdown()`` (or for an
     /// environment without a pool) each is answered `NotProcessed` at once.
-    func send(pending pushes: [APNsPendingRequest]) {
+    func send(started pushes: [APNsPush]) {
         guard !pushes.isEmpty else { return }
         let isShutdown = isShutdown.load(ordering: .relaxed)
         var runPool: APNsConnectionPool?
-        var run: [APNsPendingRequest] = []
+        var run: [APNsPush] = []
         run.reserveCapacity(pushes.count)
-        for pending in pushes {
-            guard !isShutdown, let pool = pool(for: pending.push.environment) else {
-                let result = APNsResult.transportFailure(reason: .notProcessed, apnsID: pending.request.apnsID)
+        for push in pushes {
+            guard !isShutdown, let pool = pool(for: push.environment) else {
+                let result = APNsResult.transportFailure(reason: .notProcessed, apnsID: push.request.apnsID)
                 metrics.recordAnswer(result, seconds: 0)
-                pending.answer(result)
+                push.answer(result)
                 continue
             }
             if let runPool, runPool !== pool {
@@ -183,7 +184,7 @@ public final class APNsClient: Sendable {
                 run.removeAll(keepingCapacity: true)
             }
             runPool = pool
-            run.append(pending)
+            run.append(push)
         }
         runPool?.send(batch: run)
     }

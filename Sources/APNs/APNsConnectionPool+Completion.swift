@@ -16,7 +16,7 @@ extension APNsConnectionPool {
     /// Handles the HTTP/2 outcome of one stream (on the connection's loop thread): classifies it, re-sends when that
     /// is safe and useful, replaces the connection when the answer says so, and otherwise answers the push.
     func completed(
-        _ pending: APNsPendingRequest,
+        _ pending: APNsPush,
         on connection: APNsPooledConnection,
         token: APNsProviderToken?,
         result: Result<HTTP2Response, HTTP2Error>
@@ -44,7 +44,8 @@ extension APNsConnectionPool {
             if reason == .expiredProviderToken, let tokens, let token, !pending.authRetried {
                 retire(connection, event: .replaced)
                 if tokens.invalidate(token) != .tooRecent {
-                    requeue(pending.authRetriedCopy(), otherwise: answer)
+                    pending.authRetried = true
+                    requeue(pending, otherwise: answer)
                     return
                 }
                 finish(pending, answer)
@@ -53,14 +54,16 @@ extension APNsConnectionPool {
             if reason == .tooManyProviderTokenUpdates, tokens != nil, !pending.authRetried {
                 // This connection saw tokens change too often; a fresh connection starts a new count.
                 retire(connection, event: .replaced)
-                requeue(pending.authRetriedCopy(), otherwise: answer)
+                pending.authRetried = true
+                requeue(pending, otherwise: answer)
                 return
             }
             if answer.needsNewConnection { retire(connection, event: .replaced) }
             finish(pending, answer)
         case .failure(let error):
             if error.isRetriable && pending.resends < configuration.maximumTransparentResends {
-                requeue(pending.resent(), otherwise: .transportFailure(reason: .notProcessed, apnsID: apnsID))
+                pending.resends += 1
+                requeue(pending, otherwise: .transportFailure(reason: .notProcessed, apnsID: apnsID))
                 return
             }
             switch error.code {

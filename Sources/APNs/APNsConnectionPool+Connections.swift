@@ -84,12 +84,12 @@ extension APNsConnectionPool {
             dispatch()
             ensureConnections()
         case .failure(let error):
-            let (delay, waiting) = state.withLock { state -> (Duration, [APNsPendingRequest]) in
+            let (delay, waiting) = state.withLock { state -> (Duration, [APNsPush]) in
                 state.connecting = false
                 state.lastConnectError = error.description
                 let delay = backOff(&state)
                 // Down: what waits is handed back now rather than after the request timeout.
-                var waiting: [APNsPendingRequest] = []
+                var waiting: [APNsPush] = []
                 if state.isDown { while let pending = state.pending.popFirst() { waiting.append(pending) } }
                 return (delay, waiting)
             }

@@ -39,7 +39,7 @@ final class APNsConnectionPool: Sendable {
         var slots: [OpenConnection?]
         /// Every open connection (in a slot or draining), by ``APNsPooledConnection/key``.
         var open: [ObjectIdentifier: OpenConnection] = [:]
-        var pending = FIFOQueue<APNsPendingRequest>()
+        var pending = FIFOQueue<APNsPush>()
         var connecting = false
         var consecutiveFailures = 0
         /// Why the last connection attempt failed; nil once one succeeds.
@@ -171,9 +171,9 @@ final class APNsConnectionPool: Sendable {
 
     // MARK: - Sending
 
-    /// Sends several pushes: one lock to queue them all, one dispatch (and so one hand-off per connection). While the
+    /// Sends several pushes (each ``APNsPush/start(route:timeout:)``ed): one lock to queue them all, one dispatch (and so one hand-off per connection). While the
     /// pool is down (``State/isDown``) they are handed back at once, and a connect is tried when its back-off allows.
-    func send(batch: [APNsPendingRequest]) {
+    func send(batch: [APNsPush]) {
         guard !batch.isEmpty else { return }
         let (refusal, mayOpen) = state.withLock { state -> (APNsReason?, Bool) in
             if state.isShutdown { return (.notProcessed, false) }
@@ -193,8 +193,8 @@ final class APNsConnectionPool: Sendable {
     /// one push, or one freed stream), or batches per connection.
     private enum Assignments {
         case none
-        case one(APNsPooledConnection, APNsProviderToken?, APNsPendingRequest)
-        case many([(connection: APNsPooledConnection, token: APNsProviderToken?, batch: [APNsPendingRequest])])
+        case one(APNsPooledConnection, APNsProviderToken?, APNsPush)
+        case many([(connection: APNsPooledConnection, token: APNsProviderToken?, batch: [APNsPush])])
     }
 
     /// Moves queued pushes onto connections with free streams (least-loaded first), then submits them.
@@ -210,7 +210,7 @@ final class APNsConnectionPool: Sendable {
                 return .one(target.pooled, token(target), first)
             }
             // More than one: gather a batch per connection (slot order).
-            var batches: [[APNsPendingRequest]] = Array(repeating: [], count: state.slots.count)
+            var batches: [[APNsPush]] = Array(repeating: [], count: state.slots.count)
             batches[target.pooled.slot].append(first)
             target = next
             while let request = state.pending.popFirst() {
@@ -219,7 +219,7 @@ final class APNsConnectionPool: Sendable {
                 guard !state.pending.isEmpty, let next = state.leastLoaded() else { break }
                 target = next
             }
-            var many: [(connection: APNsPooledConnection, token: APNsProviderToken?, batch: [APNsPendingRequest])] = []
+            var many: [(connection: APNsPooledConnection, token: APNsProviderToken?, batch: [APNsPush])] = []
             for case let open? in state.slots where !batches[open.pooled.slot].isEmpty {
                 many.append((open.pooled, token(open), batches[open.pooled.slot]))
             }
@@ -240,50 +240,43 @@ final class APNsConnectionPool: Sendable {
         }
     }
 
-    /// The HTTP/2 request for `pending` and the completion that routes its answer back through the pool.
-    private func stream(
-        _ pending: APNsPendingRequest, token: APNsProviderToken?, on connection: APNsPooledConnection
-    ) -> HTTP2Submission {
-        let request = pending.request.http2Request(authority: authority, authorization: token?.authorizationValue)
-        return HTTP2Submission(request: request, deadline: pending.deadline) { [self] result in
-            self.completed(pending, on: connection, token: token, result: result)
-        }
+    /// Readies `push` to go on `connection` as a stream: its HTTP/2 request, and what its answer needs
+    /// (``APNsPush/completed(_:)`` brings it back to ``completed(_:on:token:result:)``).
+    private func prepare(_ push: APNsPush, token: APNsProviderToken?, on connection: APNsPooledConnection) {
+        push.http2Request = push.request.http2Request(authority: authority, authorization: token?.authorizationValue)
+        push.pool = self
+        push.connection = connection
+        push.token = token
     }
 
-    private func submit(_ pending: APNsPendingRequest, token: APNsProviderToken?, on connection: APNsPooledConnection) {
-        let item = stream(pending, token: token, on: connection)
-        connection.connection.submit(item.request, deadline: item.deadline, completion: item.completion)
+    private func submit(_ push: APNsPush, token: APNsProviderToken?, on connection: APNsPooledConnection) {
+        prepare(push, token: token, on: connection)
+        connection.connection.submit(push)
     }
 
-    private func submit(_ batch: [APNsPendingRequest], token: APNsProviderToken?, on connection: APNsPooledConnection) {
-        if batch.count == 1 {
-            submit(batch[0], token: token, on: connection)
-            return
-        }
-        var items: [HTTP2Submission] = []
-        items.reserveCapacity(batch.count)
-        for pending in batch { items.append(stream(pending, token: token, on: connection)) }
-        connection.connection.submit(batch: items)
+    private func submit(_ batch: [APNsPush], token: APNsProviderToken?, on connection: APNsPooledConnection) {
+        for push in batch { prepare(push, token: token, on: connection) }
+        connection.connection.submit(batch: batch)
     }
 
     /// Answers a push: metrics, then its completion.
-    func finish(_ pending: APNsPendingRequest, _ result: consuming APNsResult) {
-        metrics.recordAnswer(result, seconds: pending.elapsedSeconds)
-        pending.answer(result)
+    func finish(_ push: APNsPush, _ result: consuming APNsResult) {
+        metrics.recordAnswer(result, seconds: push.elapsedSeconds)
+        push.answer(result)
     }
 
     /// Puts a push back at the head of the queue (resend), or answers it when the pool is shut down.
-    func requeue(_ pending: APNsPendingRequest, otherwise result: APNsResult) {
+    func requeue(_ push: APNsPush, otherwise result: APNsResult) {
         let accepted = state.withLock { state -> Bool in
-            if state.isShutdown || HTTP2Deadline.now() >= pending.deadline { return false }
-            state.pending.prepend(pending)
+            if state.isShutdown || HTTP2Deadline.now() >= push.deadline { return false }
+            state.pending.prepend(push)
             return true
         }
         if accepted {
             dispatch()
             ensureConnections()
         } else {
-            finish(pending, result)
+            finish(push, result)
         }
     }
 
@@ -295,7 +288,7 @@ final class APNsConnectionPool: Sendable {
         let now = HTTP2Deadline.now()
         let maxAge = configuration.maximumConnectionAge
         let (expired, tooOld, hasPending, missing) = state.withLock { state in
-            var expired: [APNsPendingRequest] = []
+            var expired: [APNsPush] = []
             while let first = state.pending.first, first.deadline <= now {
                 _ = state.pending.popFirst()
                 expired.append(first)
@@ -320,7 +313,7 @@ final class APNsConnectionPool: Sendable {
 
     func shutdown() {
         maintenance.withLock { $0?.cancel() }
-        let (pending, open) = state.withLock { state -> ([APNsPendingRequest], [APNsPooledConnection]) in
+        let (pending, open) = state.withLock { state -> ([APNsPush], [APNsPooledConnection]) in
             state.isShutdown = true
             return (state.pending.takeAll(), state.open.values.map(\.pooled))
         }

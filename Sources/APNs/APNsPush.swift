@@ -1,11 +1,74 @@
-/// One push as its sender keeps it: the request, the environment it goes to, and where its one answer goes.
+public import HTTP2
+import Runtime
+
+/// One push from its sender to its one answer: the request, the environment it goes to, and — while a pool holds it —
+/// the pool's bookkeeping; on the wire it is the HTTP/2 stream itself (an ``HTTP2ClientStream``).
 ///
-/// A caller that already keeps an object per push (the worker keeps one per consumed event) hands that object to
-/// ``APNsClient/send(_:)-([any APNsPush])`` or ``APNsAppRouter/send(_:)-([any APNsPush])`` itself: nothing is wrapped
-/// or copied per push, and ``answered(_:)`` runs exactly once, possibly on an event-loop thread.
-public protocol APNsPush: AnyObject, Sendable {
-    var request: APNsRequest { get }
-    var environment: APNsEnvironment { get }
-    /// APNs' answer, or a transport failure as a result (``APNsResult/transportFailure(reason:apnsID:)``).
-    func answered(_ result: consuming APNsResult)
+/// A caller that already keeps an object per push (the worker keeps one per consumed event) subclasses it and hands
+/// that object to ``APNsClient/send(_:)-([APNsPush])`` or ``APNsAppRouter/send(_:)-([APNsPush])``: nothing is wrapped
+/// or copied per push. ``answered(_:)`` runs exactly once, possibly on an event-loop thread.
+///
+/// - Important: `@unchecked Sendable` (from ``HTTP2ClientStream``): one owner at a time. The sender until `send`;
+///   then the pool, under its lock while the push is queued; then the connection's loop while it is on the wire;
+///   then the pool again on that loop when the answer comes (a re-send queues it under the pool's lock again). Each
+///   hand-over goes through a lock or a loop's queue, which order the fields below.
+open class APNsPush: HTTP2ClientStream, @unchecked Sendable {
+    public let request: APNsRequest
+    public let environment: APNsEnvironment
+    /// The route of the app it was admitted for (when an ``APNsAppRouter`` sent it).
+    var route: APNsAppRouter.Route?
+    /// When it was sent (monotonic ns).
+    var startNanoseconds: UInt64 = 0
+    /// Re-sent once after an auth answer (ExpiredProviderToken, TooManyProviderTokenUpdates).
+    var authRetried = false
+    /// Re-sent after the server did not process it.
+    var resends = 0
+    /// On the wire: the pool, the connection and the provider token it went with, which its answer needs.
+    var pool: APNsConnectionPool?
+    var connection: APNsPooledConnection?
+    var token: APNsProviderToken?
+
+    public init(_ request: APNsRequest, environment: APNsEnvironment) {
+        self.request = request
+        self.environment = environment
+        super.init(HTTP2Request(path: "", authority: ""))
+    }
+
+    /// APNs' answer, or a transport failure as a result (``APNsResult/transportFailure(reason:apnsID:)``). Subclasses
+    /// override it.
+    open func answered(_ result: consuming APNsResult) {}
+
+    /// Sent now on `route`, to be answered within `timeout`.
+    func start(route: APNsAppRouter.Route?, timeout: Duration) {
+        self.route = route
+        let now = HTTP2Deadline.now()
+        startNanoseconds = now.uptimeNanoseconds
+        deadline = now + timeout
+    }
+
+    /// Ends the push with `result`: the route's series, the push's answer, then the route's in-flight count.
+    func answer(_ result: consuming APNsResult) {
+        let route = route
+        route?.willAnswer(result)
+        answered(result)
+        route?.didAnswer()
+    }
+
+    /// Seconds since it was sent.
+    var elapsedSeconds: Double {
+        Double(HTTP2Deadline.now().uptimeNanoseconds &- startNanoseconds) / 1e9
+    }
+
+    /// The HTTP/2 outcome of its stream (the connection's loop): back to the pool, which answers or re-sends it.
+    override public final func completed(_ result: Result<HTTP2Response, HTTP2Error>) {
+        guard let pool, let connection else {
+            answer(.transportFailure(reason: .notProcessed, apnsID: request.apnsID))
+            return
+        }
+        let token = token
+        self.pool = nil
+        self.connection = nil
+        self.token = nil
+        pool.completed(self, on: connection, token: token, result: result)
+    }
 }

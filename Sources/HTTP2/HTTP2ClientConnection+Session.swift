@@ -125,11 +125,11 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         transport = nil
         stateHandler = nil
         for stream in queued {
-            stream.completion(.failure(HTTP2Error(.notProcessed, reason: "connection closed before send: \(error.reason)")))
+            stream.completed(.failure(HTTP2Error(.notProcessed, reason: "connection closed before send: \(error.reason)")))
         }
         for stream in active {
             let retriable = goAwayReceived && stream.streamID > receivedLastStreamID
-            stream.completion(.failure(retriable
+            stream.completed(.failure(retriable
                 ? HTTP2Error(.notProcessed, reason: "above GOAWAY last-stream-id")
                 : HTTP2Error(error.code == .shutdown ? .connectionClosed : error.code, reason: error.reason)))
         }
@@ -167,7 +167,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         setState(.goingAway)
         publishCounters()
         for stream in queued {
-            stream.completion(.failure(HTTP2Error(.notProcessed, reason: "GOAWAY before send: \(text)", errorCode: errorCode)))
+            stream.completed(.failure(HTTP2Error(.notProcessed, reason: "GOAWAY before send: \(text)", errorCode: errorCode)))
         }
         transport?.scheduleFlush()
     }
@@ -183,7 +183,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         setState(.goingAway)
         publishCounters()
         for stream in queued {
-            stream.completion(.failure(HTTP2Error(.notProcessed, reason: "connection retired: stream ids used up")))
+            stream.completed(.failure(HTTP2Error(.notProcessed, reason: "connection retired: stream ids used up")))
         }
         transport?.scheduleFlush()
     }
@@ -191,7 +191,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
     /// Counts `count` more bytes of `stream`'s response (header fields or body); false, with the connection's close
     /// error set, once the response passes ``HTTP2ClientConfiguration/maximumResponseSize``: the callback then fails
     /// and nghttp2 ends the session, so a peer that floods one answer costs its connection, not the client's memory.
-    func admitResponseBytes(_ count: Int, of stream: ClientStream) -> Bool {
+    func admitResponseBytes(_ count: Int, of stream: HTTP2ClientStream) -> Bool {
         stream.responseBytes += count
         guard stream.responseBytes > configuration.maximumResponseSize else { return true }
         if closeError == nil {
@@ -201,7 +201,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
         return false
     }
 
-    func didCloseStream(_ stream: ClientStream, errorCode: UInt32) {
+    func didCloseStream(_ stream: HTTP2ClientStream, errorCode: UInt32) {
         guard streams.remove(stream) else { return }
         let streamID = stream.streamID
         let result: Result<HTTP2Response, HTTP2Error>
@@ -222,7 +222,7 @@ extension HTTP2ClientConnection: TLSTransportDelegate {
             result = .failure(HTTP2Error(goAwayReceived ? .goAway : .protocolError, reason: "stream closed without a response"))
         }
         if !queue.isEmpty { transport?.scheduleFlush() }
-        stream.completion(result)
+        stream.completed(result)
     }
 
     // MARK: - PING
@@ -280,17 +280,17 @@ private func clientConnection(_ userData: UnsafeMutableRawPointer?) -> HTTP2Clie
     Unmanaged<HTTP2ClientConnection>.fromOpaque(userData!).takeUnretainedValue()
 }
 
-/// The `ClientStream` set as stream user data at submit, or nil (unknown stream, or dropped by a deadline).
-private func clientStream(_ session: OpaquePointer?, _ streamID: Int32) -> ClientStream? {
+/// The `HTTP2ClientStream` set as stream user data at submit, or nil (unknown stream, or dropped by a deadline).
+private func clientStream(_ session: OpaquePointer?, _ streamID: Int32) -> HTTP2ClientStream? {
     guard let session, let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return nil }
-    return Unmanaged<ClientStream>.fromOpaque(pointer).takeUnretainedValue()
+    return Unmanaged<HTTP2ClientStream>.fromOpaque(pointer).takeUnretainedValue()
 }
 
 /// Calls `body` with the stream of `streamID` without retaining it (`streams` keeps it alive for the whole call:
 /// the header, data-chunk and body-read callbacks never remove streams). No-op for unknown streams.
-private func withClientStream(_ session: OpaquePointer?, _ streamID: Int32, _ body: (ClientStream) -> Void) {
+private func withHTTP2ClientStream(_ session: OpaquePointer?, _ streamID: Int32, _ body: (HTTP2ClientStream) -> Void) {
     guard let session, let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return }
-    Unmanaged<ClientStream>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+    Unmanaged<HTTP2ClientStream>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
 }
 
 private let clientOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, userData in
@@ -327,7 +327,7 @@ private let clientOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, user
 private let clientOnHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, _, userData in
     guard let frame, let name, let value, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
     var result: Int32 = 0
-    withClientStream(session, frame.pointee.hd.stream_id) { stream in
+    withHTTP2ClientStream(session, frame.pointee.hd.stream_id) { stream in
         if nameLength == 7 && name[0] == UInt8(ascii: ":") {
             // ":status"
             var status = 0
@@ -355,7 +355,7 @@ private let clientOnHeader: nghttp2_on_header_callback = { session, frame, name,
 private let clientOnDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, userData in
     guard let data, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
     var result: Int32 = 0
-    withClientStream(session, streamID) { stream in
+    withHTTP2ClientStream(session, streamID) { stream in
         guard clientConnection(userData).admitResponseBytes(length, of: stream) else {
             result = NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
             return
@@ -376,11 +376,11 @@ private let clientOnStreamClose: nghttp2_on_stream_close_callback = { session, s
 let clientReadBody: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, _, userData in
     guard let buffer, let flags, userData != nil else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
     var result = Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
-    withClientStream(session, streamID) { stream in
-        let bodySize = stream.submission.request.body.count
+    withHTTP2ClientStream(session, streamID) { stream in
+        let bodySize = stream.http2Request.body.count
         let count = min(bodySize - stream.bodyOffset, length)
         if count > 0 {
-            stream.submission.request.body.withUnsafeBufferPointer { source in
+            stream.http2Request.body.withUnsafeBufferPointer { source in
                 buffer.update(from: source.baseAddress! + stream.bodyOffset, count: count)
             }
             stream.bodyOffset += count

@@ -47,7 +47,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     var transport: TLSTransport?
     var session: OpaquePointer?
     var streams = ActiveStreams()
-    var queue = FIFOQueue<ClientStream>()
+    var queue = FIFOQueue<HTTP2ClientStream>()
     var encoder = NGHTTP2RequestEncoder()
     /// nghttp2's memory; outlives `session` (deleted in `finishClose`, or never created).
     let allocator = NGHTTP2Allocator()
@@ -250,19 +250,23 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// Thread-safe. From the loop thread (e.g. inside another completion) the request is queued without a hop.
     /// - Parameter deadline: when to give up (`timeout`); default: `configuration.defaultRequestTimeout` from now.
     public func submit(_ request: HTTP2Request, deadline: HTTP2Deadline? = nil, completion: @escaping Completion) {
-        let resolved = deadline ?? configuration.defaultRequestTimeout.map { HTTP2Deadline.after($0) }
-        let submission = HTTP2Submission(request: request, deadline: resolved, completion: completion)
+        let resolved = deadline ?? configuration.defaultRequestTimeout.map { HTTP2Deadline.after($0) } ?? .distantFuture
+        submit(HTTP2ClosureStream(request, deadline: resolved, completion: completion))
+    }
+
+    /// Sends `stream`'s request; its ``HTTP2ClientStream/completed(_:)`` runs once on the loop thread. Thread-safe.
+    public func submit(_ stream: HTTP2ClientStream) {
         if loop.inEventLoop {
-            enqueue(ClientStream(submission))
-        } else if inbox.append(submission) {
+            enqueue(stream)
+        } else if inbox.append(stream) {
             loop.execute { self.drainInbox() }
         }
     }
 
-    /// Submits several requests with one hop to the loop (none from the loop thread itself).
-    public func submit(batch: [HTTP2Submission]) {
+    /// Submits several streams with one hop to the loop (none from the loop thread itself).
+    public func submit(batch: [HTTP2ClientStream]) {
         if loop.inEventLoop {
-            for submission in batch { enqueue(ClientStream(submission)) }
+            for stream in batch { enqueue(stream) }
         } else if inbox.append(batch) {
             loop.execute { self.drainInbox() }
         }
@@ -270,7 +274,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
 
     /// Enqueues everything submitted from other threads so far, in submission order (loop thread).
     private func drainInbox() {
-        for submission in inbox.takeAll() { enqueue(ClientStream(submission)) }
+        for stream in inbox.takeAll() { enqueue(stream) }
     }
 
     /// Async form of `submit`.
@@ -304,24 +308,25 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
 
     // MARK: - Loop-side queueing
 
-    func enqueue(_ stream: ClientStream) {
+    func enqueue(_ stream: HTTP2ClientStream) {
+        stream.prepareForWire()
         if localState == .closed {
             // Submitted from another thread while the connection was closing: never sent, so safe to retry.
             let reason = "connection closed before send: \(closeError?.reason ?? "closed")"
-            stream.completion(.failure(HTTP2Error(.notProcessed, reason: reason)))
+            stream.completed(.failure(HTTP2Error(.notProcessed, reason: reason)))
             return
         }
         if localState == .goingAway {
-            stream.completion(.failure(HTTP2Error(.notProcessed, reason: "connection is going away")))
+            stream.completed(.failure(HTTP2Error(.notProcessed, reason: "connection is going away")))
             return
         }
         if queue.count >= configuration.maxQueuedRequests {
-            stream.completion(.failure(HTTP2Error(.notProcessed, reason: "local queue full")))
+            stream.completed(.failure(HTTP2Error(.notProcessed, reason: "local queue full")))
             return
         }
         queue.append(stream)
-        if stream.deadline != UInt64.max {
-            earliestDeadline = min(earliestDeadline, stream.deadline)
+        if stream.deadline != .distantFuture {
+            earliestDeadline = min(earliestDeadline, stream.deadline.uptimeNanoseconds)
             ensureSweepTimer()
         }
         transport?.scheduleFlush()
@@ -338,12 +343,12 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         publishCounters()
     }
 
-    private func submitToSession(_ stream: ClientStream, session: OpaquePointer) {
+    private func submitToSession(_ stream: HTTP2ClientStream, session: OpaquePointer) {
         // The stream user data is the unretained stream: `streams` keeps it alive, and it is cleared whenever a
         // stream leaves `streams` before nghttp2 closes it (see `sweepDeadlines`).
         let userData = Unmanaged.passUnretained(stream).toOpaque()
-        let streamID: Int32 = encoder.withFields(of: stream.submission.request) { fields, count in
-            if stream.submission.request.body.isEmpty {
+        let streamID: Int32 = encoder.withFields(of: stream.http2Request) { fields, count in
+            if stream.http2Request.body.isEmpty {
                 return nghttp2_submit_request(session, nil, fields, count, nil, userData)
             }
             var provider = nghttp2_data_provider()
@@ -352,7 +357,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         }
         if streamID < 0 {
             let exhausted = streamID == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE.rawValue
-            stream.completion(.failure(HTTP2Error(exhausted ? .notProcessed : .invalidRequest,
+            stream.completed(.failure(HTTP2Error(exhausted ? .notProcessed : .invalidRequest,
                                                   reason: nghttp2ErrorText(Int(streamID)))))
             if exhausted { retireForStreamIDs(session: session) }
             return
@@ -381,14 +386,15 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
             return
         }
         var earliest = UInt64.max
-        let expiredQueued = queue.removeAll { $0.deadline <= now }
+        let expiredQueued = queue.removeAll { $0.deadline.uptimeNanoseconds <= now }
         for stream in expiredQueued {
-            stream.completion(.failure(HTTP2Error(.timeout, reason: "deadline passed while queued (not sent)")))
+            stream.completed(.failure(HTTP2Error(.timeout, reason: "deadline passed while queued (not sent)")))
         }
-        queue.forEach { earliest = min(earliest, $0.deadline) }
-        var expired: [ClientStream] = []
+        queue.forEach { earliest = min(earliest, $0.deadline.uptimeNanoseconds) }
+        var expired: [HTTP2ClientStream] = []
         streams.forEach { stream in
-            if stream.deadline <= now { expired.append(stream) } else { earliest = min(earliest, stream.deadline) }
+            let deadline = stream.deadline.uptimeNanoseconds
+            if deadline <= now { expired.append(stream) } else { earliest = min(earliest, deadline) }
         }
         for stream in expired {
             streams.remove(stream)
@@ -397,7 +403,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
                 nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.streamID,
                                           NGHTTP2_CANCEL.rawValue)
             }
-            stream.completion(.failure(HTTP2Error(.timeout, reason: "no response before the deadline")))
+            stream.completed(.failure(HTTP2Error(.timeout, reason: "no response before the deadline")))
         }
         if !expired.isEmpty || !expiredQueued.isEmpty {
             publishCounters()

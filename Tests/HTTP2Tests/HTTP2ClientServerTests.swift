@@ -310,7 +310,7 @@ struct HTTP2ClientServerTests {
         connection.submit(batch: (0..<total).map { id in
             var request = testRequest(server.port, id: id)
             request.body = body
-            return HTTP2Submission(request: request, deadline: .after(.seconds(20))) { result in
+            return HTTP2ClosureStream(request, deadline: .after(.seconds(20))) { result in
                 if collector.count == 0 { handledAtFirstAnswer.add(handled.value) }  // once: the first answer
                 collector.add(result)
             }

@@ -108,7 +108,7 @@ import Testing
                                        timestampMilliseconds: event.createdAtMilliseconds)
             let timeout = APNsResult(disposition: .retryLater, status: nil, reason: "Timeout")
             let decision = OutcomeRouter().route(
-                record: record, event: event, input: .answered(timeout, topic: "t"),
+                record: record, event: event, answer: timeout, topic: "t",
                 now: event.createdAtMilliseconds + 1_000, callEnded: tracker.hasEnded(.call("c1")))
             #expect(decision.outcome == .cancelled && decision.reason == CancelReason.retryAfterStop)
         case .endedElsewhere:

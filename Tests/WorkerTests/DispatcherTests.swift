@@ -11,7 +11,7 @@ import Testing
 /// A sender whose answers the test controls: answered at once by `script`, or held until released.
 final class ScriptedSender: PushSender {
     struct Sent: Sendable {
-        let push: any APNsPush
+        let push: APNsPush
         var request: APNsRequest { push.request }
     }
 
@@ -23,7 +23,7 @@ final class ScriptedSender: PushSender {
         state.withLock { $0.hold = hold }
     }
 
-    func send(_ pushes: [any APNsPush]) {
+    func send(_ pushes: [APNsPush]) {
         for push in pushes {
             let hold = state.withLock { state in
                 state.sent.append(Sent(push: push))
@@ -44,7 +44,7 @@ final class ScriptedSender: PushSender {
 
 /// A sender that answers 200 at once and keeps nothing (so nothing it holds keeps a dispatcher alive).
 final class ImmediateSender: PushSender {
-    func send(_ pushes: [any APNsPush]) {
+    func send(_ pushes: [APNsPush]) {
         for push in pushes { push.answered(.ok) }
     }
 }

@@ -89,7 +89,7 @@ import Testing
     final class ClientPerApp: PushSender {
         let clients: [String: APNsClient]
         init(_ clients: [String: APNsClient]) { self.clients = clients }
-        func send(_ pushes: [any APNsPush]) {
+        func send(_ pushes: [APNsPush]) {
             for push in pushes { clients[push.request.topic]!.send([push]) }
         }
     }

@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func delivered() {
-        let decision = router.route(record: record(), event: event, input: .answered(result(.delivered, 200, nil), topic: "com.example.app"), now: now)
+        let decision = router.route(record: record(), event: event, answer: result(.delivered, 200, nil), topic: "com.example.app", now: now)
         #expect(decision.outcome == .delivered)
         #expect(decision.records.isEmpty)
     }
@@ -32,7 +32,7 @@ import Testing
     @Test func tokenInvalidProducesInvalidation() throws {
         let decision = router.route(
             record: record(), event: event,
-            input: .answered(result(.tokenInvalid, 410, "Unregistered", timestamp: 1_700_000_000_000), topic: "com.example.app"),
+            answer: result(.tokenInvalid, 410, "Unregistered", timestamp: 1_700_000_000_000), topic: "com.example.app",
             now: now
         )
         #expect(decision.outcome == .invalidated)
@@ -46,7 +46,7 @@ import Testing
         ]
         #expect(Fixtures.object(produced.value) == expected)
         let noTimestamp = router.route(
-            record: record(), event: event, input: .answered(result(.tokenInvalid, 400, "BadDeviceToken"), topic: "t"), now: now
+            record: record(), event: event, answer: result(.tokenInvalid, 400, "BadDeviceToken"), topic: "t", now: now
         )
         #expect(Fixtures.object(noTimestamp.records[0].value)?["apns_timestamp"] is NSNull)
     }
@@ -56,7 +56,7 @@ import Testing
         (APNsDisposition.fixCredentials, 403, "InvalidProviderToken", "apns_credentials"),
     ])
     func deadLetters(disposition: APNsDisposition, status: Int, reason: String, dlqReason: String) throws {
-        let decision = router.route(record: record(), event: event, input: .answered(result(disposition, status, reason), topic: "t"), now: now)
+        let decision = router.route(record: record(), event: event, answer: result(disposition, status, reason), topic: "t", now: now)
         #expect(decision.outcome == .deadLettered)
         let dlq = try #require(decision.records.first)
         #expect(dlq.topic == "calls.dlq")
@@ -74,21 +74,19 @@ import Testing
     }
 
     @Test func decodingAndMappingFailuresAreDeadLettered() throws {
-        let decoding = router.route(
-            record: record(), event: nil, input: .decodingFailed(EventDecodingError(.missingField("call_id"), "call_id is required")), now: now
-        )
+        let missing = EventDecodingError(.missingField("call_id"), "call_id is required")
+        let decoding = router.route(record: record(), event: nil, rejected: missing.code.rawValue, detail: missing.message)
         #expect(decoding.outcome == .deadLettered)
         #expect(header(decoding.records[0], "x-dlq-reason") == "missing_field:call_id")
         #expect(decoding.reason == "missing_field:call_id")
-        let mapping = router.route(
-            record: record(), event: event, input: .mappingFailed(PushMappingError(.payloadTooLarge, "too big")), now: now
-        )
+        let tooLarge = PushMappingError(.payloadTooLarge, "too big")
+        let mapping = router.route(record: record(), event: event, rejected: tooLarge.code.rawValue, detail: tooLarge.message)
         #expect(header(mapping.records[0], "x-dlq-reason") == "payload_too_large")
     }
 
     @Test func droppedOutcomesProduceNothing() {
         for outcome in [Outcome.expired, .cancelled] {
-            let decision = router.route(record: record(), event: event, input: .dropped(outcome), now: now)
+            let decision = router.route(record: record(), event: event, dropped: outcome)
             #expect(decision.outcome == outcome)
             #expect(decision.records.isEmpty)
         }
@@ -110,7 +108,7 @@ import Testing
         let now = event.createdAtMilliseconds + offset
         let decision = router.route(
             record: record(headers: headers), event: event,
-            input: .answered(result(.retryLater, 503, "ServiceUnavailable"), topic: "t"), now: now
+            answer: result(.retryLater, 503, "ServiceUnavailable"), topic: "t", now: now
         )
         #expect(decision.outcome == outcome)
         if outcome == .deadLettered {
@@ -149,7 +147,7 @@ import Testing
         let now = hangup.createdAtMilliseconds + 60_000
         let decision = router.route(
             record: record(topic: "calls.retry.30s", headers: original), event: hangup,
-            input: .answered(result(.retryLater, 429, "TooManyRequests"), topic: "t"), now: now
+            answer: result(.retryLater, 429, "TooManyRequests"), topic: "t", now: now
         )
         #expect(decision.outcome == .retried)
         let retry = try #require(decision.records.first)
@@ -168,7 +166,7 @@ import Testing
         let long = Fixtures.event(ringTimeout: 300)
         let decision = router.route(
             record: record(headers: [KafkaHeader(name: "x-attempt", string: "2")]), event: long,
-            input: .answered(result(.retryLater, nil, "Timeout"), topic: "t"), now: long.createdAtMilliseconds + 6_000
+            answer: result(.retryLater, nil, "Timeout"), topic: "t", now: long.createdAtMilliseconds + 6_000
         )
         #expect(decision.outcome == .retried)
         #expect(decision.records.first?.topic == "calls.retry.30s")
@@ -179,7 +177,7 @@ import Testing
 
     @Test func retryOfEndedCallIsCancelled() {
         let decision = router.route(
-            record: record(), event: event, input: .answered(result(.retryLater, nil, "Timeout"), topic: "t"),
+            record: record(), event: event, answer: result(.retryLater, nil, "Timeout"), topic: "t",
             now: now, callEnded: true
         )
         #expect(decision.outcome == .cancelled)
@@ -218,7 +216,7 @@ import Testing
         configuration.emitReceipts = true
         let router = OutcomeRouter(configuration: configuration)
         let decision = router.route(
-            record: record(), event: event, input: .answered(result(.delivered, 200, nil), topic: "t"), now: now,
+            record: record(), event: event, answer: result(.delivered, 200, nil), topic: "t", now: now,
             latencyMilliseconds: 12
         )
         let receipt = try #require(decision.records.last)
@@ -228,7 +226,7 @@ import Testing
             "status": 200, "reason": NSNull(), "latency_ms": 12,
         ]
         #expect(Fixtures.object(receipt.value) == expected)
-        let failed = router.route(record: record(), event: nil, input: .decodingFailed(.init(.invalidJSON, "x")), now: now)
+        let failed = router.route(record: record(), event: nil, rejected: EventDecodingError.Code.invalidJSON.rawValue, detail: "x")
         #expect(failed.records.count == 2)
         #expect(Fixtures.object(failed.records[1].value)?["outcome"] as? String == "dead_lettered")
         #expect(Fixtures.object(failed.records[1].value)?["reason"] as? String == "invalid_json")
@@ -236,7 +234,7 @@ import Testing
 
     @Test func everyDispositionHasExactlyOneOutcome() {
         for disposition in APNsDisposition.allCases {
-            let decision = router.route(record: record(), event: event, input: .answered(result(disposition, 500, "x"), topic: "t"), now: now)
+            let decision = router.route(record: record(), event: event, answer: result(disposition, 500, "x"), topic: "t", now: now)
             #expect(Outcome.allCases.contains(decision.outcome))
             #expect(decision.records.count <= 1)
         }

@@ -22,9 +22,29 @@ import Testing
         )
     }
 
-    static func answer(_ disposition: APNsDisposition, _ status: Int?, _ reason: String?) -> OutcomeRouter.Input {
-        let result = APNsResult(disposition: disposition, status: status, reason: reason, apnsID: Fixtures.uuid)
-        return .answered(result, topic: "t")
+    /// What happened to the event: the router's entry point for it.
+    enum Happening: Sendable {
+        case rejected(code: String, detail: String)
+        case dropped(Outcome, reason: String? = nil)
+        case answered(APNsResult)
+
+        static func rejected(_ error: EventDecodingError) -> Happening { .rejected(code: error.code.rawValue, detail: error.message) }
+        static func rejected(_ error: PushMappingError) -> Happening { .rejected(code: error.code.rawValue, detail: error.message) }
+
+        func route(_ router: OutcomeRouter, record: KafkaMessage, event: CallEvent?, now: Int64, callEnded: Bool = false)
+            -> OutcomeRouter.Decision
+        {
+            switch self {
+            case .rejected(let code, let detail): router.route(record: record, event: event, rejected: code, detail: detail)
+            case .dropped(let outcome, let reason): router.route(record: record, event: event, dropped: outcome, reason: reason)
+            case .answered(let result):
+                router.route(record: record, event: event, answer: result, topic: "t", now: now, callEnded: callEnded)
+            }
+        }
+    }
+
+    static func answer(_ disposition: APNsDisposition, _ status: Int?, _ reason: String?) -> Happening {
+        .answered(APNsResult(disposition: disposition, status: status, reason: reason, apnsID: Fixtures.uuid))
     }
 
     static let serviceUnavailable = answer(.retryLater, 503, "ServiceUnavailable")
@@ -37,7 +57,7 @@ import Testing
         var key: String
         var record: KafkaMessage = OutcomeRoutingTableTests.record()
         var event: CallEvent? = OutcomeRoutingTableTests.event
-        var input: OutcomeRouter.Input
+        var input: Happening
         var now: Int64 = OutcomeRoutingTableTests.now
         var callEnded = false
         var receipts = false
@@ -51,18 +71,17 @@ import Testing
 
     static let rows: [Row] = [
         Row(key: "decoding failed", event: nil,
-            input: .decodingFailed(EventDecodingError(.missingField("call_id"), "call_id is required")),
+            input: .rejected(EventDecodingError(.missingField("call_id"), "call_id is required")),
             outcome: .deadLettered, topics: ["calls.dlq"], reason: "missing_field:call_id",
             check: { #expect(header($0.records.first, "x-dlq-reason") == "missing_field:call_id") }),
-        Row(key: "mapping failed", input: .mappingFailed(PushMappingError(.payloadTooLarge, "too big")),
+        Row(key: "mapping failed", input: .rejected(PushMappingError(.payloadTooLarge, "too big")),
             outcome: .deadLettered, topics: ["calls.dlq"], reason: "payload_too_large",
             check: { #expect(header($0.records.first, "x-dlq-reason") == "payload_too_large") }),
         Row(key: "tracker said expired", input: .dropped(.expired), outcome: .expired, topics: [], reason: "expired"),
         Row(key: "tracker said cancelled", input: .dropped(.cancelled, reason: CancelReason.afterStop),
             outcome: .cancelled, topics: [], reason: "after_stop",
             check: { _ in
-                let unnamed = OutcomeRouter().route(
-                    record: record(), event: event, input: .dropped(.cancelled), now: now)
+                let unnamed = OutcomeRouter().route(record: record(), event: event, dropped: .cancelled)
                 #expect(unnamed.reason == "cancelled" && unnamed.records.isEmpty, "no reason given: the outcome's name")
             }),
         Row(key: "APNs delivered", input: answer(.delivered, 200, nil), outcome: .delivered, topics: [], reason: nil),
@@ -74,11 +93,9 @@ import Testing
                 let fields = invalidation.flatMap { Fixtures.object($0.value) }
                 #expect(Set(fields?.allKeys as? [String] ?? [])
                         == ["token", "topic", "environment", "reason", "apns_timestamp", "event_id"])
-                let unknown = OutcomeRouter().route(
-                    record: record(), event: event, input: answer(.tokenInvalid, 410, "SomethingNew"), now: now)
+                let unknown = answer(.tokenInvalid, 410, "SomethingNew").route(OutcomeRouter(), record: record(), event: event, now: now)
                 #expect(unknown.reason == "other")
-                let none = OutcomeRouter().route(
-                    record: record(), event: event, input: answer(.tokenInvalid, 410, nil), now: now)
+                let none = answer(.tokenInvalid, 410, nil).route(OutcomeRouter(), record: record(), event: event, now: now)
                 #expect(none.reason == "token_invalid")
             }),
         Row(key: "APNs permanent", input: answer(.permanent, 400, "BadTopic"),
@@ -97,9 +114,8 @@ import Testing
         Row(key: "APNs retryLater, incoming of an ended call", input: serviceUnavailable, callEnded: true,
             outcome: .cancelled, topics: [], reason: "retry_after_stop",
             check: { _ in
-                let hangup = OutcomeRouter().route(
-                    record: record(), event: Fixtures.event(type: .hangup), input: serviceUnavailable, now: now,
-                    callEnded: true)
+                let hangup = serviceUnavailable.route(
+                    OutcomeRouter(), record: record(), event: Fixtures.event(type: .hangup), now: now, callEnded: true)
                 #expect(hangup.outcome == .retried, "a stop event of an ended call is retried")
             }),
         Row(key: "APNs retryLater, past the deadline", input: serviceUnavailable,
@@ -126,7 +142,7 @@ import Testing
             }),
         Row(key: "dead letter of a long value",
             record: record(value: Array(repeating: 0x41, count: 70_000)), event: nil,
-            input: .decodingFailed(EventDecodingError(.invalidJSON, "not JSON")),
+            input: .rejected(EventDecodingError(.invalidJSON, "not JSON")),
             outcome: .deadLettered, topics: ["calls.dlq"], reason: "invalid_json",
             check: { decision in
                 #expect(decision.records.first?.value.count == 65_536)
@@ -143,7 +159,7 @@ import Testing
                 #expect(names.starts(with: ["h1", "h2", "x-headers-dropped"]) && !names.contains("h3"))
                 #expect(header(decision.records.first, "x-headers-dropped") == "1")
             }),
-        Row(key: "receipts on", event: nil, input: .decodingFailed(EventDecodingError(.invalidJSON, "not JSON")),
+        Row(key: "receipts on", event: nil, input: .rejected(EventDecodingError(.invalidJSON, "not JSON")),
             receipts: true, outcome: .deadLettered, topics: ["calls.dlq", "calls.outcomes"], reason: "invalid_json",
             check: { decision in
                 let receipt = decision.records.last
@@ -156,8 +172,9 @@ import Testing
     func row(_ row: Row) {
         var configuration = OutcomeRouter.Configuration()
         configuration.emitReceipts = row.receipts
-        let decision = OutcomeRouter(configuration: configuration).route(
-            record: row.record, event: row.event, input: row.input, now: row.now, callEnded: row.callEnded)
+        let decision = row.input.route(
+            OutcomeRouter(configuration: configuration), record: row.record, event: row.event, now: row.now,
+            callEnded: row.callEnded)
         #expect(decision.outcome == row.outcome)
         #expect(decision.records.map(\.topic) == row.topics)
         #expect(decision.reason == row.reason)

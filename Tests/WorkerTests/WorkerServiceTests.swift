@@ -40,7 +40,7 @@ import Testing
 
     /// A sender that answers 200 from another thread, as the APNs client's event loops do.
     final class AnsweringElsewhere: PushSender {
-        func send(_ pushes: [any APNsPush]) {
+        func send(_ pushes: [APNsPush]) {
             for push in pushes { DispatchQueue.global().async { push.answered(.ok) } }
         }
     }

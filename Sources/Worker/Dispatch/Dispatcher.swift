@@ -17,13 +17,16 @@ import Telemetry
 ///
 /// - Important: thread-safe. `handle` may be called from the consumer thread while answers arrive on I/O threads.
 final class Dispatcher: Sendable {
-    /// An admitted event waiting for, or holding, its call's turn. A class: it passes through the read-ahead, the
-    /// call tracker and the send and answer closures, and copying the record, event and request at every step (a
+    /// An admitted event waiting for, or holding, its call's turn, and then its push and its HTTP/2 stream (an
+    /// ``APNsPush``): one object from admission to the offset store. A class: it passes through the read-ahead, the
+    /// call tracker, the APNs pool and the connection, and copying the record, event and request at every step (a
     /// retain per string and array inside) would cost more than the rest of the hand-over.
-    final class Pending: InFlightLedgerItem, APNsPush, CallTrackerItem, ReadAheadItem {
+    ///
+    /// `@unchecked Sendable` restates its base class's (``APNsPush``: one owner at a time); its own fields are
+    /// constants and atomics.
+    final class Pending: APNsPush, InFlightLedgerItem, CallTrackerItem, ReadAheadItem, @unchecked Sendable {
         let record: KafkaMessage
         let event: CallEvent
-        let request: APNsRequest
         /// ``CallEvent/callKey``: the call in the ``CallTracker``.
         let callKey: CallKey
         /// Its record was read from the calls topic, not a retry tier.
@@ -58,15 +61,14 @@ final class Dispatcher: Sendable {
             self.isCallsTopic = isCallsTopic
             self.origin = origin
             self.event = event
-            self.request = request
             self.settlement = settlement
             self.homeSettlement = homeSettlement
             self.ticket = ticket
             self.handedOverMicroseconds = handedOverMicroseconds
             self.dispatcher = dispatcher
+            super.init(request, environment: event.environment)
         }
 
-        var environment: APNsEnvironment { event.environment }
         var eventType: CallEventType { event.type }
         var ringDeadlineMilliseconds: Int64 { event.ringDeadlineMilliseconds }
         var lane: Int32 { record.partition }
@@ -76,7 +78,7 @@ final class Dispatcher: Sendable {
 
         /// APNs (or the transport) answered it (on the connection's loop, or on the sending thread when the client
         /// refused it at once).
-        func answered(_ result: consuming APNsResult) { dispatcher.answered(self, result) }
+        override func answered(_ result: consuming APNsResult) { dispatcher.answered(self, result) }
 
         /// Held by the read-ahead, or its call's stop event came later in its batch: a cancellation is the
         /// look-ahead's doing.
@@ -365,8 +367,8 @@ final class Dispatcher: Sendable {
             event = try decoder.decode(record.value)
         } catch {
             logger.debug("event dead-lettered: undecodable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
-            finish(record, event: nil, input: .decodingFailed(error),
-                   done: .untracked(settle(record, settlement, ticket: ticket, handedOver: handedOver)))
+            finish(router.route(record: record, event: nil, rejected: error.code.rawValue, detail: error.message),
+                   of: record, done: .untracked(settle(record, settlement, ticket: ticket, handedOver: handedOver)))
             return nil
         }
         if !Self.isKeyed(record, by: event.callID) { noteKeyMismatch(record, callID: event.callID) }
@@ -377,8 +379,8 @@ final class Dispatcher: Sendable {
             request = try mapper.map(event)
         } catch {
             logger.debug("event dead-lettered: unmappable", metadata: Self.coordinates(record, ["reason": error.code.rawValue]))
-            finish(record, event: event, input: .mappingFailed(error),
-                   done: .untracked(settle(record, settlement, ticket: ticket, handedOver: handedOver)))
+            finish(router.route(record: record, event: event, rejected: error.code.rawValue, detail: error.message),
+                   of: record, done: .untracked(settle(record, settlement, ticket: ticket, handedOver: handedOver)))
             return nil
         }
         let skipped = mapper.skippedCustomKeys(of: event).count
@@ -599,8 +601,7 @@ final class Dispatcher: Sendable {
     /// Acts on the tracker's admission of `pending`: the waiting events it cancelled end, then its decision.
     private func act(on admission: CallTracker<Pending>.Admission, _ pending: Pending, outbox: Outbox?) {
         for waiting in admission.cancelledWaiting {
-            finish(waiting.record, event: waiting.event, input: .dropped(.cancelled, reason: CancelReason.queued),
-                   done: .left(waiting))
+            drop(waiting, .cancelled, reason: CancelReason.queued)
         }
         act(on: admission.decision, pending, outbox: outbox)
     }
@@ -613,11 +614,10 @@ final class Dispatcher: Sendable {
         case .queued:
             break
         case .expired:
-            finish(pending.record, event: pending.event, input: .dropped(.expired), done: .left(pending))
+            drop(pending, .expired)
         case .cancelled:
             let reason = pending.lookedAhead ? CancelReason.lookAhead : CancelReason.afterStop
-            finish(pending.record, event: pending.event, input: .dropped(.cancelled, reason: reason),
-                   done: .left(pending))
+            drop(pending, .cancelled, reason: reason)
         }
     }
 
@@ -641,25 +641,20 @@ final class Dispatcher: Sendable {
         // answer moves into the router's input.
         let callEnded = result.disposition == .retryLater && pending.event.type == .incoming
             && tracker.hasEnded(pending.callKey)
-        finish(
-            pending.record, event: pending.event, input: .answered(result, topic: pending.request.topic),
-            callEnded: callEnded, latencyMilliseconds: latency, done: .answered(pending)
-        )
+        let decision = router.route(
+            record: pending.record, event: pending.event, answer: result, topic: pending.request.topic, now: now,
+            callEnded: callEnded, latencyMilliseconds: latency)
+        finish(decision, of: pending.record, done: .answered(pending))
     }
 
-    /// Routes, produces every resulting record, then counts the outcome and calls `done`.
-    private func finish(
-        _ record: KafkaMessage,
-        event: CallEvent?,
-        input: OutcomeRouter.Input,
-        callEnded: Bool = false,
-        latencyMilliseconds: Int64? = nil,
-        done: Finisher
-    ) {
-        let decision = router.route(
-            record: record, event: event, input: input, now: clock.now().milliseconds, callEnded: callEnded,
-            latencyMilliseconds: latencyMilliseconds
-        )
+    /// `pending` leaves unsent (`expired` or `cancelled`, `reason` why).
+    private func drop(_ pending: Pending, _ outcome: Outcome, reason: String? = nil) {
+        finish(router.route(record: pending.record, event: pending.event, dropped: outcome, reason: reason),
+               of: pending.record, done: .left(pending))
+    }
+
+    /// Produces every record of `decision` (the routing of `record`), then counts the outcome and calls `done`.
+    private func finish(_ decision: OutcomeRouter.Decision, of record: KafkaMessage, done: Finisher) {
         guard !decision.records.isEmpty else {
             metrics.record(outcome: decision.outcome, reason: decision.reason, retryTier: nil)
             done(decision.outcome)

@@ -5,5 +5,5 @@ public import APNs
 /// queues them under one lock and wakes each connection's event loop once. ``APNsAppRouter`` and ``APNsClient`` are
 /// the production implementations.
 public protocol PushSender: Sendable {
-    func send(_ pushes: [any APNsPush])
+    func send(_ pushes: [APNsPush])
 }

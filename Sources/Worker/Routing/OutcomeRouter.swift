@@ -10,19 +10,6 @@ import Telemetry
 struct OutcomeRouter: Sendable {
     typealias Configuration = RoutingConfiguration
 
-    /// What happened to the event.
-    enum Input: Sendable {
-        /// The record value is not a valid event.
-        case decodingFailed(EventDecodingError)
-        /// The event is valid but cannot become an APNs request.
-        case mappingFailed(PushMappingError)
-        /// The ``CallTracker`` dropped it (`expired` or `cancelled`), or its retry deadline passed before sending;
-        /// `reason` says why (see ``CancelReason``), default the outcome's name.
-        case dropped(Outcome, reason: String? = nil)
-        /// APNs (or the transport) answered; `topic` is the `apns-topic` the request used.
-        case answered(APNsResult, topic: String)
-    }
-
     /// The routing of one event.
     struct Decision: Sendable, Hashable {
         var outcome: Outcome
@@ -46,11 +33,25 @@ struct OutcomeRouter: Sendable {
         static let unknownApp = "unknown_app"
     }
 
-    /// Routes one event.
+    /// Routes an event that cannot become a push: undecodable (`event` nil) or unmappable. It is dead-lettered with
+    /// `reason` (its error's code) and `detail` (the error's message).
+    func route(record: KafkaMessage, event: CallEvent?, rejected reason: String, detail: String) -> Decision {
+        let context = RetryContext(record: record, event: event, policy: configuration.retry)
+        return withReceipt(deadLetter(record, context, reason: reason, status: nil, detail: detail), record: record,
+                           event: event)
+    }
+
+    /// Routes an event dropped unsent: the ``CallTracker`` said `expired` or `cancelled`; `reason` says why (see
+    /// ``CancelReason``), default the outcome's name.
+    func route(record: KafkaMessage, event: CallEvent?, dropped outcome: Outcome, reason: String? = nil) -> Decision {
+        withReceipt(Decision(outcome: outcome, records: [], reason: reason ?? outcome.rawValue), record: record,
+                    event: event)
+    }
+
+    /// Routes APNs' answer to the event's push (or a transport failure as a result).
     /// - Parameters:
     ///   - record: the consumed record (its key, value and headers are carried to retry and DLQ records).
-    ///   - event: the decoded event, nil when decoding failed.
-    ///   - input: what happened.
+    ///   - topic: the `apns-topic` the request used.
     ///   - now: epoch ms.
     ///   - callEnded: ``CallTracker/hasEnded(_:)`` for the event's call (turns a retry of an incoming into
     ///     `cancelled`).
@@ -58,32 +59,30 @@ struct OutcomeRouter: Sendable {
     func route(
         record: KafkaMessage,
         event: CallEvent?,
-        input: Input,
+        answer: APNsResult,
+        topic: String,
         now: Int64,
         callEnded: Bool = false,
         latencyMilliseconds: Int64? = nil
     ) -> Decision {
-        // The record's history (headers parsed) only where a retry or dead letter needs it.
-        var context: RetryContext { RetryContext(record: record, event: event, policy: configuration.retry) }
-        var decision: Decision
-        var result: APNsResult?
-        switch input {
-        case .decodingFailed(let error):
-            decision = deadLetter(record, context, reason: error.code.rawValue, status: nil, detail: error.message)
-        case .mappingFailed(let error):
-            decision = deadLetter(record, context, reason: error.code.rawValue, status: nil, detail: error.message)
-        case .dropped(let outcome, let reason):
-            decision = Decision(outcome: outcome, records: [], reason: reason ?? outcome.rawValue)
-        case .answered(let answer, let topic):
-            result = answer
-            decision = answer.disposition == .delivered
-                ? Decision(outcome: .delivered, records: [], reason: nil)
-                : route(answer, topic: topic, record: record, event: event, context: context, now: now, callEnded: callEnded)
-        }
-        if configuration.emitReceipts {
-            decision.records.append(receipt(record: record, event: event, outcome: decision.outcome, result: result,
-                                            reason: decision.reason, latencyMilliseconds: latencyMilliseconds))
-        }
+        let decision = answer.disposition == .delivered
+            ? Decision(outcome: .delivered, records: [], reason: nil)
+            : route(answer, topic: topic, record: record, event: event,
+                    context: RetryContext(record: record, event: event, policy: configuration.retry), now: now,
+                    callEnded: callEnded)
+        return withReceipt(decision, record: record, event: event, result: answer,
+                           latencyMilliseconds: latencyMilliseconds)
+    }
+
+    /// `decision` with the event's receipt added when receipts are on.
+    private func withReceipt(
+        _ decision: Decision, record: KafkaMessage, event: CallEvent?, result: APNsResult? = nil,
+        latencyMilliseconds: Int64? = nil
+    ) -> Decision {
+        guard configuration.emitReceipts else { return decision }
+        var decision = decision
+        decision.records.append(receipt(record: record, event: event, outcome: decision.outcome, result: result,
+                                        reason: decision.reason, latencyMilliseconds: latencyMilliseconds))
         return decision
     }
 

@@ -1,0 +1,66 @@
+public import Runtime
+
+/// One request on an ``HTTP2ClientConnection``, from submission to its one completion: what to send, when to give
+/// up, and the stream's state while it is on the wire.
+///
+/// A caller that keeps an object per request subclasses it, so that object is the stream: the APNs pool's pushes are
+/// (and so are the worker's in-flight events), and nothing is wrapped or copied per request. ``completed(_:)`` runs
+/// exactly once per submission, on the connection's loop thread, after the connection has done with the stream; a
+/// completed stream may be submitted again (a re-send), on any connection.
+///
+/// - Important: `@unchecked Sendable`: one owner at a time. The submitter sets ``http2Request`` and ``deadline`` and
+///   then hands the stream to ``HTTP2ClientConnection/submit(_:)`` (the connection's inbox lock or loop queue orders
+///   that hand-over); from there the stream state is the loop's alone until ``completed(_:)``.
+open class HTTP2ClientStream: @unchecked Sendable {
+    /// What to send. The connection reads it (the body while nghttp2 sends it) until the stream ends.
+    public var http2Request: HTTP2Request
+    /// When to give up (`timeout`); ``HTTP2Deadline/distantFuture``: never.
+    public var deadline: HTTP2Deadline
+    var streamID: Int32 = 0
+    /// Index in `ActiveStreams` while on the wire, else -1.
+    var slot = -1
+    /// Bytes of the request body nghttp2 has taken so far.
+    var bodyOffset = 0
+    var status = 0
+    var headers = HTTP2RawHeaderBlock()
+    var responseBody: [UInt8] = []
+    /// Bytes of response header fields and body received so far.
+    var responseBytes = 0
+
+    public init(_ request: HTTP2Request, deadline: HTTP2Deadline = .distantFuture) {
+        http2Request = request
+        self.deadline = deadline
+    }
+
+    /// The response, or why there is none (check ``HTTP2Error/isRetriable``). Subclasses override it.
+    open func completed(_ result: Result<HTTP2Response, HTTP2Error>) {}
+
+    /// Clears what an earlier submission left (loop thread, before the stream goes on the wire again).
+    func prepareForWire() {
+        streamID = 0
+        bodyOffset = 0
+        status = 0
+        responseBytes = 0
+        if !headers.isEmpty { headers = HTTP2RawHeaderBlock() }
+        if !responseBody.isEmpty { responseBody = [] }
+    }
+}
+
+/// A stream whose completion is a closure: ``HTTP2ClientConnection/submit(_:deadline:completion:)``.
+final class HTTP2ClosureStream: HTTP2ClientStream, @unchecked Sendable {
+    private let completion: HTTP2ClientConnection.Completion
+
+    init(_ request: HTTP2Request, deadline: HTTP2Deadline, completion: @escaping HTTP2ClientConnection.Completion) {
+        self.completion = completion
+        super.init(request, deadline: deadline)
+    }
+
+    override func completed(_ result: Result<HTTP2Response, HTTP2Error>) { completion(result) }
+}
+
+/// An outstanding PING.
+struct PingWaiter {
+    let sentAt: UInt64
+    let timer: EventLoopTimer
+    let completion: (@Sendable (Result<Duration, HTTP2Error>) -> Void)?
+}
