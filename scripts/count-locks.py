@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Mutex acquisitions per event in a callgrind profile of the worker.
 
-    scripts/count-locks.py BINARY PROFILE EVENTS [--by-function]
+    scripts/count-locks.py BINARY PROFILE... EVENTS [--by-function]
 
 PROFILE comes from `CALLGRIND_ARGS=--dump-instr=yes scripts/profile-worker.sh callgrind FILE EVENTS` (the file
-FILE.1, or one FILE.1-NN per thread with SEPARATE_THREADS=yes). Swift's `Mutex` takes its lock with one inlined
+FILE.1, or one FILE.1-NN per thread with SEPARATE_THREADS=yes: pass them all, FILE.1-*). Swift's `Mutex` takes its lock with one inlined
 `lock cmpxchg` and calls `_MutexHandle._lockSlow` only when that fails, so a lock taken is an execution of a
 `lock cmpxchg` whose failure branch calls `_lockSlow`: the script finds those instructions in BINARY's disassembly
 and sums their execution counts in PROFILE (Ir counts one per executed instruction). It prints the acquisitions per
@@ -77,10 +77,14 @@ def executions(profile, sites):
 
 
 def main():
-    if len(sys.argv) < 4:
+    arguments = [argument for argument in sys.argv[1:] if not argument.startswith("--")]
+    if len(arguments) < 3:
         sys.exit(__doc__)
-    binary, profile, events = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    counts = executions(profile, lock_sites(binary))
+    binary, profiles, events = arguments[0], arguments[1:-1], int(arguments[-1])
+    sites = lock_sites(binary)
+    counts = collections.Counter()
+    for profile in profiles:
+        counts.update(executions(profile, sites))
     total = sum(counts.values())
     print(f"{total} mutex acquisitions, {total / events:.2f} per event")
     if "--by-function" in sys.argv:

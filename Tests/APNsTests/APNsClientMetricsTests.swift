@@ -27,7 +27,8 @@ import Testing
     }
 
     /// Reasons APNs does not document count under `reason="other"`: a server that makes up reasons (a proxy, one
-    /// carrying ids) cannot grow the series without bound. Documented reasons keep their own series.
+    /// carrying ids) cannot grow the series without bound. Documented reasons keep their own series; the success series
+    /// is there from the start, at 0 until the first success.
     @Test func undocumentedReasonsCountAsOther() throws {
         let registry = MetricsRegistry()
         let metrics = APNsClientMetrics(registry: registry)
@@ -39,6 +40,7 @@ import Testing
         let series = registry.exposition().split(separator: "\n").filter { $0.hasPrefix("callpush_apns_requests_total{") }
         #expect(series.sorted() == [
             #"callpush_apns_requests_total{reason="BadTopic",status="400"} 1"#,
+            #"callpush_apns_requests_total{reason="Success",status="200"} 0"#,
             #"callpush_apns_requests_total{reason="Timeout",status="none"} 1"#,
             #"callpush_apns_requests_total{reason="other",status="400"} 50"#,
         ])
