@@ -171,8 +171,9 @@ final class APNsConnectionPool: Sendable {
 
     // MARK: - Sending
 
-    /// Sends several pushes (each ``APNsPush/start(route:timeout:)``ed): one lock to queue them all, one dispatch (and so one hand-off per connection). While the
-    /// pool is down (``State/isDown``) they are handed back at once, and a connect is tried when its back-off allows.
+    /// Sends several started pushes (``APNsPush/start(route:timeout:)``): one lock to queue them all, one dispatch (and
+    /// so one hand-off per connection). While the pool is down (``State/isDown``) they are handed back at once, and a
+    /// connect is tried when its back-off allows.
     func send(batch: [APNsPush]) {
         guard !batch.isEmpty else { return }
         let (refusal, mayOpen) = state.withLock { state -> (APNsReason?, Bool) in

@@ -288,7 +288,7 @@ private func clientStream(_ session: OpaquePointer?, _ streamID: Int32) -> HTTP2
 
 /// Calls `body` with the stream of `streamID` without retaining it (`streams` keeps it alive for the whole call:
 /// the header, data-chunk and body-read callbacks never remove streams). No-op for unknown streams.
-private func withHTTP2ClientStream(_ session: OpaquePointer?, _ streamID: Int32, _ body: (HTTP2ClientStream) -> Void) {
+private func withClientStream(_ session: OpaquePointer?, _ streamID: Int32, _ body: (HTTP2ClientStream) -> Void) {
     guard let session, let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return }
     Unmanaged<HTTP2ClientStream>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
 }
@@ -327,7 +327,7 @@ private let clientOnFrameRecv: nghttp2_on_frame_recv_callback = { _, frame, user
 private let clientOnHeader: nghttp2_on_header_callback = { session, frame, name, nameLength, value, valueLength, _, userData in
     guard let frame, let name, let value, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
     var result: Int32 = 0
-    withHTTP2ClientStream(session, frame.pointee.hd.stream_id) { stream in
+    withClientStream(session, frame.pointee.hd.stream_id) { stream in
         if nameLength == 7 && name[0] == UInt8(ascii: ":") {
             // ":status"
             var status = 0
@@ -355,7 +355,7 @@ private let clientOnHeader: nghttp2_on_header_callback = { session, frame, name,
 private let clientOnDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, userData in
     guard let data, userData != nil else { return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue }
     var result: Int32 = 0
-    withHTTP2ClientStream(session, streamID) { stream in
+    withClientStream(session, streamID) { stream in
         guard clientConnection(userData).admitResponseBytes(length, of: stream) else {
             result = NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
             return
@@ -376,7 +376,7 @@ private let clientOnStreamClose: nghttp2_on_stream_close_callback = { session, s
 let clientReadBody: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, _, userData in
     guard let buffer, let flags, userData != nil else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
     var result = Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
-    withHTTP2ClientStream(session, streamID) { stream in
+    withClientStream(session, streamID) { stream in
         let bodySize = stream.http2Request.body.count
         let count = min(bodySize - stream.bodyOffset, length)
         if count > 0 {

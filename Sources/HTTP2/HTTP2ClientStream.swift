@@ -57,10 +57,3 @@ final class HTTP2ClosureStream: HTTP2ClientStream, @unchecked Sendable {
 
     override func completed(_ result: Result<HTTP2Response, HTTP2Error>) { completion(result) }
 }
-
-/// An outstanding PING.
-struct PingWaiter {
-    let sentAt: UInt64
-    let timer: EventLoopTimer
-    let completion: (@Sendable (Result<Duration, HTTP2Error>) -> Void)?
-}

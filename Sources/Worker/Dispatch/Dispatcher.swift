@@ -637,8 +637,7 @@ final class Dispatcher: Sendable {
         let now = clock.now().milliseconds
         let latency = max(0, now - pending.event.createdAtMilliseconds)
         if result.status != nil { metrics.endToEndLatency.observe(Double(latency) / 1000) }
-        // Only a retry of an incoming call asks whether the call ended (the router's one use of it). Read before the
-        // answer moves into the router's input.
+        // Only a retry of an incoming call asks whether the call ended (the router's one use of it).
         let callEnded = result.disposition == .retryLater && pending.event.type == .incoming
             && tracker.hasEnded(pending.callKey)
         let decision = router.route(
