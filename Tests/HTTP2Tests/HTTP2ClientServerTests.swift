@@ -28,6 +28,30 @@ struct HTTP2ClientServerTests {
         #expect(await Eventually.waitUntil(timeout: .seconds(2)) { connection.state == .closed })
     }
 
+    /// A stream is the caller's object, and a completed one may go out again (the APNs pool re-sends a push as the same
+    /// object): sent a second time, on another connection of another loop, from inside its first completion, it carries
+    /// that second answer alone — no header field or body byte of the first is left in it.
+    @Test func aCompletedStreamSentAgainCarriesOnlyItsNewAnswer() async throws {
+        let group = try EventLoopGroup(numberOfThreads: 2)
+        defer { group.shutdown() }
+        let server = try HTTP2Server(tls: try certificates.serverContext(), group: group, handler: echoHandler)
+        defer { server.stop() }
+        let first = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.loops[0])
+        let second = try await HTTP2ClientConnection.connect(
+            host: "127.0.0.1", port: server.port, tls: try certificates.clientContext(), on: group.loops[1])
+        var again = testRequest(server.port, id: 2)
+        again.body = Array("{\"aps\":{\"alert\":\"again\"}}".utf8)
+        let stream = ResendingStream(testRequest(server.port, id: 1), deadline: .after(.seconds(5)), then: again, on: second)
+        first.submit(stream)
+        let results = try #require(stream.collector.wait(seconds: 10))
+        let responses = try results.map { try $0.get() }
+        #expect(responses.map { $0.headers.filter { $0.name == "apns-id" }.map(\.value) } == [["id-1"], ["id-2"]])
+        #expect(responses.map(\.body) == [Array("{\"aps\":{}}".utf8), again.body])
+        first.close()
+        second.close()
+    }
+
     /// A closed connection is released: its ping timer once kept it (and its nghttp2 session memory and TLS context)
     /// alive for good, so every connection replaced after a GOAWAY stayed in memory.
     @Test func aClosedConnectionIsReleased() async throws {
@@ -379,4 +403,25 @@ final class StateLog: Sendable {
     private let items = Mutex<[HTTP2ConnectionState]>([])
     func append(_ state: HTTP2ConnectionState) { items.withLock { $0.append(state) } }
     var values: [HTTP2ConnectionState] { items.withLock { $0 } }
+}
+
+/// Sends `then` on `connection` from inside its first completion (the same object, as a re-send), and collects both
+/// results.
+private final class ResendingStream: HTTP2ClientStream, @unchecked Sendable {
+    let collector = ResultCollector(expected: 2)
+    private let next: HTTP2Request
+    private let connection: HTTP2ClientConnection
+
+    init(_ request: HTTP2Request, deadline: HTTP2Deadline, then next: HTTP2Request, on connection: HTTP2ClientConnection) {
+        self.next = next
+        self.connection = connection
+        super.init(request, deadline: deadline)
+    }
+
+    override func completed(_ result: Result<HTTP2Response, HTTP2Error>) {
+        collector.add(result)
+        guard collector.count == 1 else { return }
+        http2Request = next
+        connection.submit(self)
+    }
 }
