@@ -45,15 +45,3 @@ open class HTTP2ClientStream: @unchecked Sendable {
         if !responseBody.isEmpty { responseBody = [] }
     }
 }
-
-/// A stream whose completion is a closure: ``HTTP2ClientConnection/submit(_:deadline:completion:)``.
-final class HTTP2ClosureStream: HTTP2ClientStream, @unchecked Sendable {
-    private let completion: HTTP2ClientConnection.Completion
-
-    init(_ request: HTTP2Request, deadline: HTTP2Deadline, completion: @escaping HTTP2ClientConnection.Completion) {
-        self.completion = completion
-        super.init(request, deadline: deadline)
-    }
-
-    override func completed(_ result: Result<HTTP2Response, HTTP2Error>) { completion(result) }
-}
