@@ -191,7 +191,7 @@ enum WorkerArea {
         let createdAt = Int64(Date().timeIntervalSince1970 * 1000)
         var requests: [HTTP2Request] = []
         for number in 0..<count {
-            let event = CallEvent(
+            let event = try CallEvent(
                 eventID: UUID().uuidString.lowercased(), type: .incoming, callID: "call-0a1b2c-\(number)",
                 deviceToken: try DeviceToken(
                     String(repeating: "0", count: 56) + String(format: "%08x", (number &* 2_654_435_761) & 0xFFFF_FFFF)),

@@ -104,7 +104,7 @@ struct SendCommand: Command {
         do {
             if let path = options.string("payload") { return try rawRequest(path: path, token: token, topic: topic, options) }
             let now = Int64(Date().timeIntervalSince1970 * 1000)
-            let event = CallEvent(
+            let event = try CallEvent(
                 eventID: UUID().uuidString.lowercased(),
                 type: options.boolean("hangup") ? .hangup : .incoming,
                 callID: options.string("call-id") ?? "call-\(UUID().uuidString.prefix(8).lowercased())",
@@ -114,6 +114,8 @@ struct SendCommand: Command {
                 caller: .init(name: options.defaulted("caller-name"))
             )
             return try PushMapper().map(event)
+        } catch let error as EventDecodingError {
+            problems.append(error.message)
         } catch let error as PushMappingError {
             problems.append(error.message)
         } catch let error as APNsRequestError {

@@ -77,11 +77,9 @@ import Testing
         ])
         #expect(aps["sound"] as? String == "ring.caf")
 
-        var event = Fixtures.event()
-        event.alert = .init(title: "Bob \"B\"\n", subtitle: "work", body: nil)
-        event.category = "CUSTOM"
-        event.sound = "x.caf"
-        event.caller = .init()
+        let event = Fixtures.event(
+            caller: .init(), alert: .init(title: "Bob \"B\"\n", subtitle: "work", body: nil), category: "CUSTOM",
+            sound: "x.caf")
         let overridden = payload(try PushMapper(configuration: configuration).map(event))
         let overriddenAps = overridden["aps"] as! NSDictionary
         #expect(overriddenAps["alert"] as? NSDictionary == ["title": "Bob \"B\"\n", "subtitle": "work"])
@@ -91,8 +89,7 @@ import Testing
     }
 
     @Test func noCallerNameFallsBackToDefaultTitle() throws {
-        var event = Fixtures.event()
-        event.caller = .init(name: nil, id: "u-9")
+        let event = Fixtures.event(caller: .init(name: nil, id: "u-9"))
         let aps = payload(try mapper.map(event))["aps"] as! NSDictionary
         #expect((aps["alert"] as! NSDictionary)["title"] as? String == "Incoming call")
     }
@@ -160,9 +157,9 @@ import Testing
         let pool: [Character] = ["a", "Z", "\"", "\\", "/", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "😀", "日", " ", "\u{2028}"]
         for _ in 0..<300 {
             let text = String((0..<Int.random(in: 0...20, using: &random)).map { _ in pool.randomElement(using: &random)! })
-            var event = Fixtures.event(callID: String(text.prefix(10)) + "c")
-            event.caller = .init(name: text, id: text)
-            event.alert = .init(title: text, subtitle: nil, body: text)
+            let event = Fixtures.event(
+                callID: String(text.prefix(10)) + "c", caller: .init(name: text, id: text),
+                alert: .init(title: text, subtitle: nil, body: text))
             let body = payload(try mapper.map(event))
             #expect((body["caller"] as? NSDictionary)?["name"] as? String == text)
             #expect(((body["aps"] as? NSDictionary)?["alert"] as? NSDictionary)?["body"] as? String == text)

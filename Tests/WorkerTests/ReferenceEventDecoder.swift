@@ -115,7 +115,7 @@ enum ReferenceEventDecoder {
             let category = try string(object["category"], "category", required: false)
             let sound = try string(object["sound"], "sound", required: false)
             let custom = try dictionary(object["custom"], "custom")
-            let event = CallEvent(
+            let event = try CallEvent(
                 eventID: eventID, type: type, callID: callID, deviceToken: token, push: push, topic: topic,
                 environment: environment, createdAtMilliseconds: createdAt, ringTimeoutSeconds: ringTimeout,
                 caller: callerValue, alert: alertValue, category: category, sound: sound

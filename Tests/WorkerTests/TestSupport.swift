@@ -34,13 +34,17 @@ enum Fixtures {
         callID: String = "c-42",
         createdAt: Int64 = 1_764_489_600_123,
         ringTimeout: Int = 30,
+        caller: CallEvent.Caller = .init(name: "Alice", id: "u-7"),
+        alert: CallEvent.AlertText = .init(),
+        category: String? = nil,
+        sound: String? = nil,
         custom: String? = nil
     ) -> CallEvent {
-        var event = CallEvent(
+        var event = try! CallEvent(
             eventID: eventID, type: type, callID: callID,
             deviceToken: try! DeviceToken(push == .voip ? voipToken : token), push: push,
             topic: "com.example.app", environment: .production, createdAtMilliseconds: createdAt,
-            ringTimeoutSeconds: ringTimeout, caller: .init(name: "Alice", id: "u-7")
+            ringTimeoutSeconds: ringTimeout, caller: caller, alert: alert, category: category, sound: sound
         )
         if let custom {
             let decoded = try! CallEventDecoder().decode(Array(eventJSON(extra: ",\"custom\":" + custom).utf8))

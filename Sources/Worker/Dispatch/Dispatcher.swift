@@ -371,7 +371,7 @@ final class Dispatcher: Sendable {
                    of: record, done: .untracked(settle(record, settlement, ticket: ticket, handedOver: handedOver)))
             return nil
         }
-        if !Self.isKeyed(record, by: event.callID) { noteKeyMismatch(record, callID: event.callID) }
+        if !Self.isKeyed(record, by: event) { noteKeyMismatch(record, callID: event.callID) }
         let skew = CreationTimeBound.apply(to: &event, headers: record.headers, now: now)
         if skew > CreationTimeBound.reportedSkewMilliseconds { noteCreatedAhead(record, event: event, skew: skew) }
         let request: APNsRequest
@@ -405,10 +405,9 @@ final class Dispatcher: Sendable {
     /// Whether the record's Kafka key is the event's call id, as the event contract requires: the key decides the
     /// partition, so the call's events (its hang-up after its incoming call) reach one worker in order.
     /// (Over the bytes in place: `elementsEqual` on the key and `callID.utf8` is far slower.)
-    private static func isKeyed(_ record: KafkaMessage, by callID: String) -> Bool {
-        guard let key = record.key, key.count == callID.utf8.count else { return false }
-        var callID = callID
-        return callID.withUTF8 { utf8 in key.withUnsafeBufferPointer { $0.elementsEqual(utf8) } }
+    private static func isKeyed(_ record: KafkaMessage, by event: CallEvent) -> Bool {
+        guard let key = record.key else { return false }
+        return event.spans.callID.equals(key, in: event.text)
     }
 
     /// Counts an event keyed by something else than its call id (it is still sent) and logs the 1st, 2nd, 4th, 8th, …

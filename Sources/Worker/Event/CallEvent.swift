@@ -2,8 +2,13 @@ public import APNs
 
 /// One call event from the `calls` topic (docs/integration.md, "Call event"), decoded and validated.
 ///
-/// Build one with ``CallEventDecoder`` from the record value bytes, or with the memberwise initialiser in tests.
-public struct CallEvent: Sendable, Hashable {
+/// The event keeps the record value it was decoded from and reads its text fields there (``JSONSpan``): decoding makes
+/// no `String` per field, copying the event retains three references, and the payload and receipt writers copy the
+/// fields' bytes straight from the record. The `String` accessors (``callID``, ``caller``, …) decode on each call.
+///
+/// Build one with ``CallEventDecoder`` from the record value bytes, or from values with
+/// ``init(eventID:type:callID:deviceToken:push:topic:environment:createdAtMilliseconds:ringTimeoutSeconds:caller:alert:category:sound:custom:)``.
+public struct CallEvent: Sendable, Equatable {
     /// Who is calling.
     public struct Caller: Sendable, Hashable {
         public var name: String?
@@ -24,30 +29,57 @@ public struct CallEvent: Sendable, Hashable {
             self.subtitle = subtitle
             self.body = body
         }
-        var isEmpty: Bool { title == nil && subtitle == nil && body == nil }
     }
 
-    /// Unique per event; used as `apns-id` when it is a UUID.
-    var eventID: String
+    /// Where the event's text fields are in ``text``; optional ones are nil when absent or `null`.
+    struct Spans: Sendable {
+        var eventID: JSONSpan
+        var callID: JSONSpan
+        var topic: JSONSpan
+        var callerName: JSONSpan?
+        var callerID: JSONSpan?
+        var alertTitle: JSONSpan?
+        var alertSubtitle: JSONSpan?
+        var alertBody: JSONSpan?
+        var category: JSONSpan?
+        var sound: JSONSpan?
+
+        var hasAlertText: Bool { alertTitle != nil || alertSubtitle != nil || alertBody != nil }
+    }
+
+    /// The record value the event was decoded from.
+    let text: [UInt8]
+    let spans: Spans
     public var type: CallEventType
-    /// Ordering key and `apns-collapse-id`.
-    public var callID: String
     public var deviceToken: DeviceToken
     var push: CallPushKind
-    /// The bundle id (without `.voip`).
-    public var topic: String
     public var environment: CallEnvironment
     /// Set by the producer, milliseconds since the epoch.
     var createdAtMilliseconds: Int64
     /// The call rings until `createdAt + ringTimeout`.
     var ringTimeoutSeconds: Int
-    public var caller: Caller
-    public var alert: AlertText
-    public var category: String?
-    public var sound: String?
     /// Extra keys merged at the top level of the payload, kept as validated raw JSON.
     public var custom: CustomFields
 
+    init(
+        text: [UInt8], spans: Spans, type: CallEventType, deviceToken: DeviceToken, push: CallPushKind,
+        environment: CallEnvironment, createdAtMilliseconds: Int64, ringTimeoutSeconds: Int, custom: CustomFields
+    ) {
+        self.text = text
+        self.spans = spans
+        self.type = type
+        self.deviceToken = deviceToken
+        self.push = push
+        self.environment = environment
+        self.createdAtMilliseconds = createdAtMilliseconds
+        self.ringTimeoutSeconds = ringTimeoutSeconds
+        self.custom = custom
+    }
+
+    /// The event these values make, checked as a record's would be: they are written as the event's JSON and decoded
+    /// with `decoder`.
+    /// - Throws: ``EventDecodingError`` for values a record could not carry (an empty call id, a ring timeout out of
+    ///   the decoder's range, …).
     public init(
         eventID: String,
         type: CallEventType,
@@ -62,23 +94,65 @@ public struct CallEvent: Sendable, Hashable {
         alert: AlertText = AlertText(),
         category: String? = nil,
         sound: String? = nil,
-        custom: CustomFields = CustomFields()
-    ) {
-        self.eventID = eventID
-        self.type = type
-        self.callID = callID
-        self.deviceToken = deviceToken
-        self.push = push
-        self.topic = topic
-        self.environment = environment
-        self.createdAtMilliseconds = createdAtMilliseconds
-        self.ringTimeoutSeconds = ringTimeoutSeconds
-        self.caller = caller
-        self.alert = alert
-        self.category = category
-        self.sound = sound
-        self.custom = custom
+        custom: CustomFields = CustomFields(),
+        decoder: CallEventDecoder = CallEventDecoder()
+    ) throws(EventDecodingError) {
+        var writer = JSONWriter()
+        writer.appendLiteral(#"{"event_id":"#)
+        writer.appendString(eventID)
+        writer.appendLiteral(#","type":"#)
+        writer.appendString(type.rawValue)
+        writer.appendLiteral(#","call_id":"#)
+        writer.appendString(callID)
+        writer.appendLiteral(#","device_token":"#)
+        writer.appendString(deviceToken.hex)
+        writer.appendLiteral(#","push":"#)
+        writer.appendString(push.rawValue)
+        writer.appendLiteral(#","topic":"#)
+        writer.appendString(topic)
+        writer.appendLiteral(#","environment":"#)
+        writer.appendString(environment.rawValue)
+        writer.appendLiteral(#","created_at":"#)
+        writer.appendInt(createdAtMilliseconds)
+        writer.appendLiteral(#","ring_timeout_s":"#)
+        writer.appendInt(Int64(ringTimeoutSeconds))
+        writer.appendLiteral(#","caller":{"name":"#)
+        writer.appendStringOrNull(caller.name)
+        writer.appendLiteral(#","id":"#)
+        writer.appendStringOrNull(caller.id)
+        writer.appendLiteral(#"},"alert":{"title":"#)
+        writer.appendStringOrNull(alert.title)
+        writer.appendLiteral(#","subtitle":"#)
+        writer.appendStringOrNull(alert.subtitle)
+        writer.appendLiteral(#","body":"#)
+        writer.appendStringOrNull(alert.body)
+        writer.appendLiteral(#"},"category":"#)
+        writer.appendStringOrNull(category)
+        writer.appendLiteral(#","sound":"#)
+        writer.appendStringOrNull(sound)
+        writer.appendLiteral(#","custom":"#)
+        custom.write(to: &writer)
+        writer.appendByte(UInt8(ascii: "}"))
+        self = try decoder.decode(writer.finish())
     }
+
+    /// Unique per event; used as `apns-id` when it is a UUID.
+    var eventID: String { spans.eventID.string(in: text) }
+    /// Ordering key and `apns-collapse-id`.
+    public var callID: String { spans.callID.string(in: text) }
+    /// The bundle id (without `.voip`).
+    public var topic: String { spans.topic.string(in: text) }
+    public var caller: Caller { Caller(name: string(spans.callerName), id: string(spans.callerID)) }
+    public var alert: AlertText {
+        AlertText(title: string(spans.alertTitle), subtitle: string(spans.alertSubtitle), body: string(spans.alertBody))
+    }
+    public var category: String? { string(spans.category) }
+    public var sound: String? { string(spans.sound) }
+
+    private func string(_ span: JSONSpan?) -> String? { span.map { $0.string(in: text) } }
+
+    /// Appends the text field at `span` to `writer` as a JSON string.
+    func write(_ span: JSONSpan, to writer: inout JSONWriter) { writer.appendString(span, of: text) }
 
     /// The latest `created_at` the decoder accepts: 9999-12-31T23:59:59.999Z. A producer writing microseconds
     /// (1.7e15 today) gets its events dead-lettered with that reason, rather than every one counted as created ahead
@@ -91,5 +165,14 @@ public struct CallEvent: Sendable, Hashable {
     /// `created_at + ring_timeout_s`, in milliseconds since the epoch: after this the push is useless.
     var ringDeadlineMilliseconds: Int64 {
         createdAtMilliseconds &+ Int64(ringTimeoutSeconds) &* 1000
+    }
+
+    /// Events are equal when their values are, whatever record text they were read from.
+    public static func == (lhs: CallEvent, rhs: CallEvent) -> Bool {
+        lhs.type == rhs.type && lhs.push == rhs.push && lhs.environment == rhs.environment
+            && lhs.createdAtMilliseconds == rhs.createdAtMilliseconds && lhs.ringTimeoutSeconds == rhs.ringTimeoutSeconds
+            && lhs.deviceToken == rhs.deviceToken && lhs.eventID == rhs.eventID && lhs.callID == rhs.callID
+            && lhs.topic == rhs.topic && lhs.caller == rhs.caller && lhs.alert == rhs.alert
+            && lhs.category == rhs.category && lhs.sound == rhs.sound && lhs.custom == rhs.custom
     }
 }

@@ -65,14 +65,15 @@ public struct CallEventDecoder: Sendable {
                 throw EventDecodingError(.invalidJSON, "\(syntaxError.message) at byte \(syntaxError.offset)")
             }
         }
-        return try validate(fields)
+        return try validate(fields, text: bytes)
     }
 
     // MARK: - Scanning
 
     enum Slot: Sendable {
         case absent
-        case string(String)
+        /// A string, where it is in the record value.
+        case string(JSONSpan)
         case number(JSONNumber)
         /// An object member scanned in place (caller, alert, custom).
         case object
@@ -191,7 +192,7 @@ public struct CallEventDecoder: Sendable {
 
     private static func readString(_ scanner: inout JSONScanner) throws(JSONSyntaxError) -> Slot {
         guard scanner.peek() == UInt8(ascii: "\"") else { return try readOther(&scanner, absent: .absent, wrongType: .wrongType) }
-        return .string(try scanner.readString())
+        return .string(try scanner.readSpan())
     }
 
     private static func readChoice<Value>(_ scanner: inout JSONScanner, _ match: (JSONKey) -> Value?)
@@ -249,7 +250,7 @@ public struct CallEventDecoder: Sendable {
 
     // MARK: - Validation (fixed order)
 
-    private func validate(_ fields: Fields) throws(EventDecodingError) -> CallEvent {
+    private func validate(_ fields: Fields, text: [UInt8]) throws(EventDecodingError) -> CallEvent {
         guard fields.isObject else { throw EventDecodingError(.notAnObject, "the event must be a JSON object") }
         let eventID = try Self.requiredString(fields.eventID, "event_id", allowEmpty: false)
         let type = try Self.requiredChoice(
@@ -258,7 +259,7 @@ public struct CallEventDecoder: Sendable {
         let tokenText = try Self.requiredString(fields.deviceToken, "device_token", allowEmpty: true)
         let deviceToken: DeviceToken
         do {
-            deviceToken = try DeviceToken(tokenText)
+            deviceToken = try DeviceToken(tokenText.string(in: text))
         } catch {
             throw EventDecodingError(.badDeviceToken, error.message)
         }
@@ -287,28 +288,27 @@ public struct CallEventDecoder: Sendable {
             ringTimeout = Int(value)
         }
         try Self.objectSlot(fields.caller, "caller")
-        let caller = CallEvent.Caller(
-            name: try Self.optionalString(fields.callerName, "caller.name"),
-            id: try Self.optionalString(fields.callerID, "caller.id")
-        )
+        let callerName = try Self.optionalString(fields.callerName, "caller.name")
+        let callerID = try Self.optionalString(fields.callerID, "caller.id")
         try Self.objectSlot(fields.alert, "alert")
-        let alert = CallEvent.AlertText(
-            title: try Self.optionalString(fields.alertTitle, "alert.title"),
-            subtitle: try Self.optionalString(fields.alertSubtitle, "alert.subtitle"),
-            body: try Self.optionalString(fields.alertBody, "alert.body")
+        let alertTitle = try Self.optionalString(fields.alertTitle, "alert.title")
+        let alertSubtitle = try Self.optionalString(fields.alertSubtitle, "alert.subtitle")
+        let alertBody = try Self.optionalString(fields.alertBody, "alert.body")
+        let spans = CallEvent.Spans(
+            eventID: eventID, callID: callID, topic: topic, callerName: callerName, callerID: callerID,
+            alertTitle: alertTitle, alertSubtitle: alertSubtitle, alertBody: alertBody,
+            category: try Self.optionalString(fields.category, "category"),
+            sound: try Self.optionalString(fields.sound, "sound")
         )
-        let category = try Self.optionalString(fields.category, "category")
-        let sound = try Self.optionalString(fields.sound, "sound")
         try Self.objectSlot(fields.custom, "custom")
         return CallEvent(
-            eventID: eventID, type: type, callID: callID, deviceToken: deviceToken, push: push, topic: topic,
-            environment: environment, createdAtMilliseconds: createdAt, ringTimeoutSeconds: ringTimeout,
-            caller: caller, alert: alert, category: category, sound: sound, custom: fields.customFields
+            text: text, spans: spans, type: type, deviceToken: deviceToken, push: push, environment: environment,
+            createdAtMilliseconds: createdAt, ringTimeoutSeconds: ringTimeout, custom: fields.customFields
         )
     }
 
     private static func requiredString(_ slot: Slot, _ name: String, allowEmpty: Bool) throws(EventDecodingError)
-        -> String
+        -> JSONSpan
     {
         switch slot {
         case .absent: throw EventDecodingError(.missingField(name), "\(name) is required")
@@ -332,7 +332,7 @@ public struct CallEventDecoder: Sendable {
         }
     }
 
-    private static func optionalString(_ slot: Slot, _ name: String) throws(EventDecodingError) -> String? {
+    private static func optionalString(_ slot: Slot, _ name: String) throws(EventDecodingError) -> JSONSpan? {
         switch slot {
         case .absent: return nil
         case .string(let value): return value

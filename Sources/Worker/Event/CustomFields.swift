@@ -42,6 +42,12 @@ public struct CustomFields: Sendable, Hashable {
     /// The members as one JSON object text.
     var jsonText: String {
         var writer = JSONWriter()
+        write(to: &writer)
+        return String(decoding: writer.finish(), as: UTF8.self)
+    }
+
+    /// Appends the members to `writer` as one JSON object.
+    func write(to writer: inout JSONWriter) {
         writer.appendByte(UInt8(ascii: "{"))
         for (index, member) in members.enumerated() {
             if index > 0 { writer.appendByte(UInt8(ascii: ",")) }
@@ -50,6 +56,5 @@ public struct CustomFields: Sendable, Hashable {
             writer.appendRaw(member.rawValue)
         }
         writer.appendByte(UInt8(ascii: "}"))
-        return String(decoding: writer.finish(), as: UTF8.self)
     }
 }

@@ -2,30 +2,37 @@
 /// ``JSONScanner/readKey()`` (the event's `type`, `push` and `environment`): its decoded UTF-8 bytes, matched
 /// against the expected keys without building a `String` (keys without escapes are a slice of the scanner's buffer).
 struct JSONKey {
-    /// The key's bytes when it has no escapes (valid while the scanner's buffer is).
-    private let raw: UnsafeBufferPointer<UInt8>?
-    /// The decoded key when it had escapes.
-    private let decoded: [UInt8]
-
-    init(raw: UnsafeBufferPointer<UInt8>) {
-        self.raw = raw
-        decoded = []
+    private enum Bytes {
+        /// The key's bytes when it has no escapes (valid while the scanner's buffer is).
+        case raw(UnsafeBufferPointer<UInt8>)
+        /// The decoded key when it had escapes.
+        case decoded([UInt8])
     }
 
-    init(decoded: [UInt8]) {
-        raw = nil
-        self.decoded = decoded
-    }
+    // An enum, not a buffer beside an array: a key without escapes (nearly every key) then carries no reference, and
+    // passing it costs no retain and release.
+    private let bytes: Bytes
+
+    init(raw: UnsafeBufferPointer<UInt8>) { bytes = .raw(raw) }
+
+    init(decoded: [UInt8]) { bytes = .decoded(decoded) }
 
     /// Length in UTF-8 bytes.
-    var count: Int { raw?.count ?? decoded.count }
+    var count: Int {
+        switch bytes {
+        case .raw(let raw): raw.count
+        case .decoded(let decoded): decoded.count
+        }
+    }
 
     /// Whether the key is exactly `literal` (byte for byte, as the keys of the fixed shapes are ASCII).
     func equals(_ literal: StaticString) -> Bool {
         let length = literal.utf8CodeUnitCount
         guard count == length else { return false }
-        if let raw { return Self.sameBytes(UnsafeRawPointer(raw.baseAddress), literal, length) }
-        return decoded.withUnsafeBytes { Self.sameBytes($0.baseAddress, literal, length) }
+        switch bytes {
+        case .raw(let raw): return Self.sameBytes(UnsafeRawPointer(raw.baseAddress), literal, length)
+        case .decoded(let decoded): return decoded.withUnsafeBytes { Self.sameBytes($0.baseAddress, literal, length) }
+        }
     }
 
     /// The `length` bytes at `bytes` are `literal`'s. Keys are 4–14 bytes: two overlapping word loads decide, instead
@@ -51,7 +58,9 @@ struct JSONKey {
 
     /// The key as a `String` (the scanner validated its UTF-8).
     var string: String {
-        if let raw { return String(decoding: raw, as: UTF8.self) }
-        return String(decoding: decoded, as: UTF8.self)
+        switch bytes {
+        case .raw(let raw): String(decoding: raw, as: UTF8.self)
+        case .decoded(let decoded): String(decoding: decoded, as: UTF8.self)
+        }
     }
 }

@@ -335,6 +335,21 @@ struct JSONScanner {
         }
     }
 
+    /// Reads a string at the current position (its opening quote) as ``readString()`` does, validating it the same
+    /// way, and returns where it is instead of a `String`.
+    mutating func readSpan() throws(JSONSyntaxError) -> JSONSpan {
+        switch try scanString() {
+        case .plain(let slice, let start, let hasNonASCII):
+            if hasNonASCII, String(validating: slice, as: UTF8.self) == nil {
+                throw JSONSyntaxError(kind: .syntax, offset: start, message: "invalid UTF-8")
+            }
+            return JSONSpan(start: start, count: slice.count, isEscaped: false)
+        case .escaped(let start):
+            _ = try readEscapedString(from: start)
+            return JSONSpan(start: start, count: index - 1 - start, isEscaped: true)
+        }
+    }
+
     private mutating func readEscapedString(from start: Int) throws(JSONSyntaxError) -> String {
         var bytes = [UInt8](UnsafeBufferPointer(rebasing: buffer[start..<index]))
         bytes.reserveCapacity(bytes.count + 32)

@@ -3,20 +3,39 @@
 /// Strings are escaped per RFC 8259 (quote, backslash and control characters); everything else is written
 /// as UTF-8 unchanged. The caller is responsible for the structure (commas, braces).
 ///
-/// It writes into a buffer of its own, growing it when needed, and ``finish()`` hands out an array of exactly the
-/// bytes written: each append is a capacity check and a copy, cheaper than an `Array` append (some 30 appends per
-/// event for payload and receipt). Non-copyable: one owner frees the buffer.
+/// It writes into a buffer, growing it when needed, and ``finish()`` hands out an array of exactly the bytes written:
+/// each append is a capacity check and a copy, cheaper than an `Array` append (some 30 appends per event for payload
+/// and receipt). ``bytes(capacity:_:)`` starts it on the stack, so the array is the one allocation of a text that
+/// fits. Non-copyable: one owner frees the buffer.
 package struct JSONWriter: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
     private var count = 0
     private var capacity: Int
+    /// Whether `base` was allocated by the writer (not a scratch buffer lent to it).
+    private var ownsBase: Bool
 
     package init(capacity: Int = 512) {
         self.capacity = max(16, capacity)
         base = .allocate(capacity: self.capacity)
+        ownsBase = true
     }
 
-    deinit { base.deallocate() }
+    private init(scratch: UnsafeMutableBufferPointer<UInt8>) {
+        base = scratch.baseAddress!
+        capacity = scratch.count
+        ownsBase = false
+    }
+
+    /// The bytes `body` writes, written into `capacity` bytes on the stack first (a heap buffer if they outgrow it).
+    package static func bytes(capacity: Int, _ body: (inout JSONWriter) -> Void) -> [UInt8] {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(16, capacity)) { scratch in
+            var writer = JSONWriter(scratch: scratch)
+            body(&writer)
+            return writer.finish()
+        }
+    }
+
+    deinit { if ownsBase { base.deallocate() } }
 
     /// The bytes written, as an array of exactly their size.
     package consuming func finish() -> [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
@@ -30,8 +49,9 @@ package struct JSONWriter: ~Copyable {
         let newCapacity = max(needed, capacity * 2)
         let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         grown.initialize(from: base, count: count)
-        base.deallocate()
+        if ownsBase { base.deallocate() }
         base = grown
+        ownsBase = true
         capacity = newCapacity
     }
 
@@ -68,6 +88,17 @@ package struct JSONWriter: ~Copyable {
             var copy = value
             copy.withUTF8 { appendEscaped($0) }
         }
+    }
+
+    /// Appends the string `span` finds in `text` as a quoted JSON string: the bytes as they stand when it has no escape
+    /// (they then need none: the scanner let no quote, backslash or control character through), else decoded and
+    /// escaped as ``appendString(_:)`` does. Either way the bytes are the ones ``appendString(_:)`` writes.
+    mutating func appendString(_ span: JSONSpan, of text: [UInt8]) {
+        guard !span.isEscaped else { return appendString(span.string(in: text)) }
+        reserve(Int(span.count) + 2)
+        appendByte(UInt8(ascii: "\""))
+        text.withUnsafeBufferPointer { append(UnsafeBufferPointer(rebasing: $0[span.range])) }
+        appendByte(UInt8(ascii: "\""))
     }
 
     /// Appends `value` as ``appendString(_:)`` does, or `null` when it is nil.

@@ -92,36 +92,45 @@ public struct PushMapper: Sendable {
 
     /// The alert payload bytes for `event` (custom members merged, reserved keys skipped).
     public func alertPayload(_ event: CallEvent) -> [UInt8] {
+        JSONWriter.bytes(capacity: 512) { writeAlertPayload(event, to: &$0) }
+    }
+
+    private func writeAlertPayload(_ event: CallEvent, to writer: inout JSONWriter) {
         let alert = alerts.entry(for: event.type, bundleID: configuration.bundleIDOverride ?? event.topic)
-        var writer = JSONWriter(capacity: 384)
         writer.appendLiteral(event.type == .incoming ? #"{"pushType":1,"callId":"# : #"{"pushType":2,"callId":"#)
-        writer.appendString(event.callID)
-        appendCaller(event.caller, to: &writer)
+        event.write(event.spans.callID, to: &writer)
+        appendCaller(event, to: &writer)
         writer.appendLiteral(#","aps":{"alert":{"#)
-        let eventText = event.alert
+        let spans = event.spans
         var first = true
-        if eventText.isEmpty {
-            let callerName = event.caller.name.flatMap { $0.isEmpty ? nil : $0 }
-            let title = alert.defaults.titleFromCallerName ? (callerName ?? alert.defaults.title) : alert.defaults.title
-            appendMember("title", title, &first, &writer)
+        if !spans.hasAlertText {
+            let callerName = spans.callerName.flatMap { $0.isEmpty ? nil : $0 }
+            if alert.defaults.titleFromCallerName, let callerName {
+                appendMember("title", callerName, of: event, &first, &writer)
+            } else {
+                appendMember("title", alert.defaults.title, &first, &writer)
+            }
             if let subtitle = alert.defaults.subtitle { appendMember("subtitle", subtitle, &first, &writer) }
             appendMember("body", alert.defaults.body, &first, &writer)
             let locArgs = alert.defaults.callerNameAsLocArgs ? callerName : nil
             if let key = alert.defaults.titleLocKey {
                 appendMember("title-loc-key", key, &first, &writer)
-                if let locArgs { appendArrayMember("title-loc-args", locArgs, &writer) }
+                if let locArgs { appendArrayMember("title-loc-args", locArgs, of: event, &writer) }
             }
             if let key = alert.defaults.locKey {
                 appendMember("loc-key", key, &first, &writer)
-                if let locArgs { appendArrayMember("loc-args", locArgs, &writer) }
+                if let locArgs { appendArrayMember("loc-args", locArgs, of: event, &writer) }
             }
         } else {
-            if let title = eventText.title { appendMember("title", title, &first, &writer) }
-            if let subtitle = eventText.subtitle { appendMember("subtitle", subtitle, &first, &writer) }
-            if let body = eventText.body { appendMember("body", body, &first, &writer) }
+            if let title = spans.alertTitle { appendMember("title", title, of: event, &first, &writer) }
+            if let subtitle = spans.alertSubtitle { appendMember("subtitle", subtitle, of: event, &first, &writer) }
+            if let body = spans.alertBody { appendMember("body", body, of: event, &first, &writer) }
         }
         writer.appendLiteral(#"},"mutable-content":1"#)
-        if let category = event.category ?? alert.defaults.category {
+        if let category = spans.category {
+            writer.appendLiteral(#","category":"#)
+            event.write(category, to: &writer)
+        } else if let category = alert.defaults.category {
             writer.appendLiteral(#","category":"#)
             writer.appendString(category)
         }
@@ -129,44 +138,49 @@ public struct PushMapper: Sendable {
             writer.appendLiteral(#","interruption-level":"#)
             writer.appendString(level)
         }
-        if let sound = event.sound ?? configuration.sound {
+        if let sound = event.spans.sound {
+            writer.appendLiteral(#","sound":"#)
+            event.write(sound, to: &writer)
+        } else if let sound = configuration.sound {
             writer.appendLiteral(#","sound":"#)
             writer.appendString(sound)
         }
         writer.appendByte(UInt8(ascii: "}"))
         appendCustom(event.custom, reserved: Self.reservedAlertKeys, to: &writer)
         writer.appendByte(UInt8(ascii: "}"))
-        return writer.finish()
     }
 
     /// The VoIP payload bytes for `event`.
     func voipPayload(_ event: CallEvent) -> [UInt8] { voipPayload(event, reserved: Self.reservedVoIPKeys) }
 
     private func voipPayload(_ event: CallEvent, reserved: Set<String>) -> [UInt8] {
-        var writer = JSONWriter(capacity: 384)
+        JSONWriter.bytes(capacity: 512) { writeVoIPPayload(event, reserved: reserved, to: &$0) }
+    }
+
+    private func writeVoIPPayload(_ event: CallEvent, reserved: Set<String>, to writer: inout JSONWriter) {
         writer.appendLiteral(event.type == .incoming ? #"{"pushType":1,"type":"# : #"{"pushType":2,"type":"#)
         writer.appendString(event.type.rawValue)
         writer.appendLiteral(#","callId":"#)
-        writer.appendString(event.callID)
+        event.write(event.spans.callID, to: &writer)
         writer.appendLiteral(#","eventId":"#)
-        writer.appendString(event.eventID)
+        event.write(event.spans.eventID, to: &writer)
         writer.appendLiteral(#","createdAt":"#)
         writer.appendInt(event.createdAtMilliseconds)
         writer.appendLiteral(#","ringDeadline":"#)
         writer.appendInt(event.ringDeadlineMilliseconds)
-        appendCaller(event.caller, to: &writer)
+        appendCaller(event, to: &writer)
         if configuration.voipIncludesEmptyAps { writer.appendLiteral(#","aps":{}"#) }
         appendCustom(event.custom, reserved: reserved, to: &writer)
         writer.appendByte(UInt8(ascii: "}"))
-        return writer.finish()
     }
 
-    private func appendCaller(_ caller: CallEvent.Caller, to writer: inout JSONWriter) {
-        guard caller.name != nil || caller.id != nil else { return }
+    private func appendCaller(_ event: CallEvent, to writer: inout JSONWriter) {
+        let name = event.spans.callerName, id = event.spans.callerID
+        guard name != nil || id != nil else { return }
         writer.appendLiteral(#","caller":{"#)
         var first = true
-        if let name = caller.name { appendMember("name", name, &first, &writer) }
-        if let id = caller.id { appendMember("id", id, &first, &writer) }
+        if let name { appendMember("name", name, of: event, &first, &writer) }
+        if let id { appendMember("id", id, of: event, &first, &writer) }
         writer.appendByte(UInt8(ascii: "}"))
     }
 
@@ -181,18 +195,32 @@ public struct PushMapper: Sendable {
 
     @inline(__always)
     private func appendMember(_ key: StaticString, _ value: String, _ first: inout Bool, _ writer: inout JSONWriter) {
+        appendKey(key, &first, &writer)
+        writer.appendString(value)
+    }
+
+    /// A member whose value is the event's text at `span`.
+    @inline(__always)
+    private func appendMember(
+        _ key: StaticString, _ span: JSONSpan, of event: CallEvent, _ first: inout Bool, _ writer: inout JSONWriter
+    ) {
+        appendKey(key, &first, &writer)
+        event.write(span, to: &writer)
+    }
+
+    @inline(__always)
+    private func appendKey(_ key: StaticString, _ first: inout Bool, _ writer: inout JSONWriter) {
         writer.appendSeparator(&first)
         writer.appendByte(UInt8(ascii: "\""))
         writer.appendLiteral(key)
         writer.appendLiteral(#"":"#)
-        writer.appendString(value)
     }
 
-    private func appendArrayMember(_ key: StaticString, _ value: String, _ writer: inout JSONWriter) {
+    private func appendArrayMember(_ key: StaticString, _ span: JSONSpan, of event: CallEvent, _ writer: inout JSONWriter) {
         writer.appendLiteral(#",""#)
         writer.appendLiteral(key)
         writer.appendLiteral(#"":["#)
-        writer.appendString(value)
+        event.write(span, to: &writer)
         writer.appendByte(UInt8(ascii: "]"))
     }
 }

@@ -197,21 +197,27 @@ struct OutcomeRouter: Sendable {
     /// `{"token","topic","environment","reason","apns_timestamp","event_id"}`, key = token.
     private func invalidation(_ result: APNsResult, topic: String, record: KafkaMessage, event: CallEvent?) -> KafkaProducerRecord {
         let token = event?.deviceToken.hex ?? ""
-        var writer = JSONWriter(capacity: 256)
-        writer.appendLiteral(#"{"token":"#)
-        writer.appendString(token)
-        writer.appendLiteral(#","topic":"#)
-        writer.appendString(topic)
-        writer.appendLiteral(#","environment":"#)
-        writer.appendString(event?.environment.rawValue ?? "")
-        writer.appendLiteral(#","reason":"#)
-        writer.appendStringOrNull(result.reason)
-        writer.appendLiteral(#","apns_timestamp":"#)
-        writer.appendIntOrNull(result.timestampMilliseconds)
-        writer.appendLiteral(#","event_id":"#)
-        writer.appendStringOrNull(event?.eventID)
-        writer.appendByte(UInt8(ascii: "}"))
-        return KafkaProducerRecord(topic: configuration.invalidatedTokensTopic, key: Array(token.utf8), value: writer.finish())
+        let value = JSONWriter.bytes(capacity: 512) { writer in
+            writer.appendLiteral(#"{"token":"#)
+            writer.appendString(token)
+            writer.appendLiteral(#","topic":"#)
+            writer.appendString(topic)
+            writer.appendLiteral(#","environment":"#)
+            writer.appendString(event?.environment.rawValue ?? "")
+            writer.appendLiteral(#","reason":"#)
+            writer.appendStringOrNull(result.reason)
+            writer.appendLiteral(#","apns_timestamp":"#)
+            writer.appendIntOrNull(result.timestampMilliseconds)
+            writer.appendLiteral(#","event_id":"#)
+            Self.appendEventID(of: event, to: &writer)
+            writer.appendByte(UInt8(ascii: "}"))
+        }
+        return KafkaProducerRecord(topic: configuration.invalidatedTokensTopic, key: Array(token.utf8), value: value)
+    }
+
+    /// The event's id as a JSON string, or `null` when the record held no event.
+    private static func appendEventID(of event: CallEvent?, to writer: inout JSONWriter) {
+        if let event { event.write(event.spans.eventID, to: &writer) } else { writer.appendLiteral("null") }
     }
 
     /// `{event_id, call_id, outcome, apns_id, status, reason, latency_ms}`, key = the record's key.
@@ -223,22 +229,23 @@ struct OutcomeRouter: Sendable {
         reason: String?,
         latencyMilliseconds: Int64?
     ) -> KafkaProducerRecord {
-        var writer = JSONWriter(capacity: 256)
-        writer.appendLiteral(#"{"event_id":"#)
-        writer.appendStringOrNull(event?.eventID)
-        writer.appendLiteral(#","call_id":"#)
-        writer.appendStringOrNull(event?.callID)
-        writer.appendLiteral(#","outcome":"#)
-        writer.appendString(outcome.rawValue)
-        writer.appendLiteral(#","apns_id":"#)
-        writer.appendStringOrNull(result?.apnsID)
-        writer.appendLiteral(#","status":"#)
-        writer.appendIntOrNull(result?.status.map(Int64.init))
-        writer.appendLiteral(#","reason":"#)
-        writer.appendStringOrNull(result?.reason ?? reason)
-        writer.appendLiteral(#","latency_ms":"#)
-        writer.appendIntOrNull(latencyMilliseconds)
-        writer.appendByte(UInt8(ascii: "}"))
-        return KafkaProducerRecord(topic: configuration.outcomesTopic, key: record.key, value: writer.finish())
+        let value = JSONWriter.bytes(capacity: 512) { writer in
+            writer.appendLiteral(#"{"event_id":"#)
+            Self.appendEventID(of: event, to: &writer)
+            writer.appendLiteral(#","call_id":"#)
+            if let event { event.write(event.spans.callID, to: &writer) } else { writer.appendLiteral("null") }
+            writer.appendLiteral(#","outcome":"#)
+            writer.appendString(outcome.rawValue)
+            writer.appendLiteral(#","apns_id":"#)
+            writer.appendStringOrNull(result?.apnsID)
+            writer.appendLiteral(#","status":"#)
+            writer.appendIntOrNull(result?.status.map(Int64.init))
+            writer.appendLiteral(#","reason":"#)
+            writer.appendStringOrNull(result?.reason ?? reason)
+            writer.appendLiteral(#","latency_ms":"#)
+            writer.appendIntOrNull(latencyMilliseconds)
+            writer.appendByte(UInt8(ascii: "}"))
+        }
+        return KafkaProducerRecord(topic: configuration.outcomesTopic, key: record.key, value: value)
     }
 }
