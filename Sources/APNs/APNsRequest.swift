@@ -19,7 +19,7 @@ public final class APNsRequest: Sendable {
     public let apnsID: String?
     /// The JSON payload bytes.
     public let payload: [UInt8]
-    /// `:path` for this request (built once: every send and re-send uses it).
+    /// `:path` for this request: the device token's (``DeviceToken/path``), made when the token was read.
     public let path: String
 
     public static let maximumCollapseIDSize = 64
@@ -68,20 +68,7 @@ public final class APNsRequest: Sendable {
         self.collapseID = collapseID
         self.apnsID = apnsID
         self.payload = payload
-        self.path = Self.path(for: deviceToken)
-    }
-
-    /// `/3/device/<token>`, written into one allocation (appending the token to the prefix grew a small string).
-    static func path(for deviceToken: DeviceToken) -> String {
-        let prefix: StaticString = "/3/device/"
-        var hex = deviceToken.hex
-        return hex.withUTF8 { token in
-            String(unsafeUninitializedCapacity: prefix.utf8CodeUnitCount + token.count) { buffer in
-                let prefixBytes = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-                let afterPrefix = buffer.initialize(fromContentsOf: prefixBytes)
-                return buffer[afterPrefix...].initialize(fromContentsOf: token)
-            }
-        }
+        self.path = deviceToken.path
     }
 
     /// True for `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in lowercase hex.

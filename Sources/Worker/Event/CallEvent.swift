@@ -50,6 +50,9 @@ public struct CallEvent: Sendable, Equatable {
     /// The record value the event was decoded from.
     let text: [UInt8]
     let spans: Spans
+    /// What identifies the call across its events: its app (``topic``) and its ``callID``, made once when the event
+    /// is decoded (the call tracker, the mapper and the logs read them as `String`s).
+    let callKey: CallKey
     public var type: CallEventType
     public var deviceToken: DeviceToken
     var push: CallPushKind
@@ -67,6 +70,7 @@ public struct CallEvent: Sendable, Equatable {
     ) {
         self.text = text
         self.spans = spans
+        callKey = CallKey(topic: spans.topic.string(in: text), callID: spans.callID.string(in: text))
         self.type = type
         self.deviceToken = deviceToken
         self.push = push
@@ -139,9 +143,9 @@ public struct CallEvent: Sendable, Equatable {
     /// Unique per event; used as `apns-id` when it is a UUID.
     var eventID: String { spans.eventID.string(in: text) }
     /// Ordering key and `apns-collapse-id`.
-    public var callID: String { spans.callID.string(in: text) }
+    public var callID: String { callKey.callID }
     /// The bundle id (without `.voip`).
-    public var topic: String { spans.topic.string(in: text) }
+    public var topic: String { callKey.topic }
     public var caller: Caller { Caller(name: string(spans.callerName), id: string(spans.callerID)) }
     public var alert: AlertText {
         AlertText(title: string(spans.alertTitle), subtitle: string(spans.alertSubtitle), body: string(spans.alertBody))
@@ -158,9 +162,6 @@ public struct CallEvent: Sendable, Equatable {
     /// (1.7e15 today) gets its events dead-lettered with that reason, rather than every one counted as created ahead
     /// of the worker's clock (``CreationTimeBound``). (Nanoseconds exceed the JSON-exact 2^53.)
     static let latestCreatedAtMilliseconds: Int64 = 253_402_300_799_999
-
-    /// What identifies the call across its events: its app (``topic``) and its ``callID``.
-    var callKey: CallKey { CallKey(topic: topic, callID: callID) }
 
     /// `created_at + ring_timeout_s`, in milliseconds since the epoch: after this the push is useless.
     var ringDeadlineMilliseconds: Int64 {

@@ -259,7 +259,11 @@ public struct CallEventDecoder: Sendable {
         let tokenText = try Self.requiredString(fields.deviceToken, "device_token", allowEmpty: true)
         let deviceToken: DeviceToken
         do {
-            deviceToken = try DeviceToken(tokenText.string(in: text))
+            deviceToken = try tokenText.isEscaped
+                ? DeviceToken(tokenText.string(in: text))
+                : text.withUnsafeBufferPointer { (bytes) throws(APNsRequestError) in
+                    try DeviceToken(utf8: UnsafeBufferPointer(rebasing: bytes[tokenText.range]))
+                }
         } catch {
             throw EventDecodingError(.badDeviceToken, error.message)
         }

@@ -53,7 +53,7 @@ public struct PushMapper: Sendable {
         if configuration.rejectReservedCustomKeys, let key = skippedCustomKeys(of: event).first {
             throw PushMappingError(.reservedCustomKey, "custom key \(key) is reserved")
         }
-        let payload = event.push == .voip ? voipPayload(event, reserved: reserved) : alertPayload(event)
+        let payload = event.push == .voip ? voipPayload(event, reserved: reserved) : alertPayload(event, bundleID: bundleID)
         let expiration: APNsExpiration
         let createdAtSeconds = event.createdAtMilliseconds / 1000
         if event.type == .incoming {
@@ -92,11 +92,15 @@ public struct PushMapper: Sendable {
 
     /// The alert payload bytes for `event` (custom members merged, reserved keys skipped).
     public func alertPayload(_ event: CallEvent) -> [UInt8] {
-        JSONWriter.bytes(capacity: 512) { writeAlertPayload(event, to: &$0) }
+        alertPayload(event, bundleID: configuration.bundleIDOverride ?? event.topic)
     }
 
-    private func writeAlertPayload(_ event: CallEvent, to writer: inout JSONWriter) {
-        let alert = alerts.entry(for: event.type, bundleID: configuration.bundleIDOverride ?? event.topic)
+    private func alertPayload(_ event: CallEvent, bundleID: String) -> [UInt8] {
+        JSONWriter.bytes(capacity: 512) { writeAlertPayload(event, bundleID: bundleID, to: &$0) }
+    }
+
+    private func writeAlertPayload(_ event: CallEvent, bundleID: String, to writer: inout JSONWriter) {
+        let alert = alerts.entry(for: event.type, bundleID: bundleID)
         writer.appendLiteral(event.type == .incoming ? #"{"pushType":1,"callId":"# : #"{"pushType":2,"callId":"#)
         event.write(event.spans.callID, to: &writer)
         appendCaller(event, to: &writer)
