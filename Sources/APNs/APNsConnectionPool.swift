@@ -241,10 +241,11 @@ final class APNsConnectionPool: Sendable {
         }
     }
 
-    /// Readies `push` to go on `connection` as a stream: its HTTP/2 request, and what its answer needs
-    /// (``APNsPush/completed(_:)`` brings it back to ``completed(_:on:token:result:)``).
+    /// Readies `push` to go on `connection` as a stream: its HTTP/2 request (its header fields it writes itself, with
+    /// `token`: ``APNsPush/writeHeaderFields(_:)``), and what its answer needs (``APNsPush/completed(_:)`` brings it
+    /// back to ``completed(_:on:token:result:)``).
     private func prepare(_ push: APNsPush, token: APNsProviderToken?, on connection: APNsPooledConnection) {
-        push.http2Request = push.request.http2Request(authority: authority, authorization: token?.authorizationValue)
+        push.http2Request = HTTP2Request(path: push.request.path, authority: authority, body: push.request.payload)
         push.pool = self
         push.connection = connection
         push.token = token

@@ -59,6 +59,14 @@ open class APNsPush: HTTP2ClientStream, @unchecked Sendable {
         Double(HTTP2Deadline.now().uptimeNanoseconds &- startNanoseconds) / 1e9
     }
 
+    override public final var writesHeaderFields: Bool { true }
+
+    /// The request's APNs header fields and the provider token it goes with, written straight into the connection's
+    /// encoder when the stream goes on the wire (its loop thread).
+    override public final func writeHeaderFields(_ writer: HTTP2HeaderWriter) {
+        request.writeHeaderFields(writer, authorization: token?.authorizationValue)
+    }
+
     /// The HTTP/2 outcome of its stream (the connection's loop): back to the pool, which answers or re-sends it.
     override public final func completed(_ result: Result<HTTP2Response, HTTP2Error>) {
         guard let pool, let connection else {

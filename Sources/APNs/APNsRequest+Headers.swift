@@ -20,41 +20,42 @@ extension APNsRequest {
     ///   - authority: `:authority`, usually ``APNsEndpoint/authority``.
     ///   - bearerToken: the JWT (without `bearer `), or nil for certificate auth.
     func headerFields(authority: String, bearerToken: String?) -> [APNsHeaderField] {
-        var fields: [APNsHeaderField] = [
+        let pseudo: [APNsHeaderField] = [
             (":method", "POST", false),
             (":scheme", "https", false),
             (":path", path, true),
             (":authority", authority, false),
         ]
-        fields.reserveCapacity(14)
-        if let bearerToken { fields.append(("authorization", "bearer " + bearerToken, false)) }
-        fields.append(("apns-push-type", pushType.rawValue, false))
-        fields.append(("apns-topic", topic, false))
-        fields.append(("apns-priority", priority.description, false))
-        if let expiration = expiration.headerValue { fields.append(("apns-expiration", expiration, false)) }
-        if let collapseID { fields.append(("apns-collapse-id", collapseID, true)) }
-        if let apnsID { fields.append(("apns-id", apnsID, true)) }
-        fields.append(("content-type", "application/json", false))
-        fields.append(("content-length", String(payload.count), false))
-        return fields
+        return pseudo + http2Headers(authorization: bearerToken.map { "bearer " + $0 }).map {
+            ($0.name, $0.value, $0.neverIndex)
+        }
     }
 
-    /// The regular fields of ``headerFields(authority:bearerToken:)`` (no pseudo-headers) as the pool sends them, in
-    /// the same order and with the same never-index flags, built in one array; `authorization` is the whole value
-    /// (``APNsProviderToken/authorizationValue``), nil for certificate auth.
+    /// Writes the regular fields of ``headerFields(authority:bearerToken:)`` (no pseudo-headers) as the pool sends
+    /// them, in that order and with those never-index flags; `authorization` is the whole value
+    /// (``APNsProviderToken/authorizationValue``), nil for certificate auth. A push writes them straight into its
+    /// connection's encoder (``APNsPush/writeHeaderFields(_:)``).
+    func writeHeaderFields(_ writer: HTTP2HeaderWriter, authorization: String?) {
+        if let authorization { writer.add("authorization", authorization) }
+        writer.add("apns-push-type", pushType.rawValue)
+        writer.add("apns-topic", topic)
+        writer.add("apns-priority", decimal: Int64(priority.rawValue))
+        switch expiration {
+        case .none: break
+        case .immediately: writer.add("apns-expiration", "0" as StaticString)
+        case .at(let seconds): writer.add("apns-expiration", decimal: seconds)
+        }
+        if let collapseID { writer.add("apns-collapse-id", collapseID, neverIndex: true) }
+        if let apnsID { writer.add("apns-id", apnsID, neverIndex: true) }
+        writer.add("content-type", "application/json" as StaticString)
+        writer.add("content-length", decimal: Int64(payload.count))
+    }
+
+    /// ``writeHeaderFields(_:authorization:)``'s fields as an array.
     func http2Headers(authorization: String?) -> [HTTP2Header] {
-        var headers: [HTTP2Header] = []
-        headers.reserveCapacity(9)
-        if let authorization { headers.append(HTTP2Header("authorization", authorization)) }
-        headers.append(HTTP2Header("apns-push-type", pushType.rawValue))
-        headers.append(HTTP2Header("apns-topic", topic))
-        headers.append(HTTP2Header("apns-priority", priority.description))
-        if let expiration = expiration.headerValue { headers.append(HTTP2Header("apns-expiration", expiration)) }
-        if let collapseID { headers.append(HTTP2Header("apns-collapse-id", collapseID, neverIndex: true)) }
-        if let apnsID { headers.append(HTTP2Header("apns-id", apnsID, neverIndex: true)) }
-        headers.append(HTTP2Header("content-type", "application/json"))
-        headers.append(HTTP2Header("content-length", String(payload.count)))
-        return headers
+        let encoder = NGHTTP2HeaderEncoder(capacity: 512)
+        writeHeaderFields(HTTP2HeaderWriter(encoder: encoder), authorization: authorization)
+        return encoder.headers
     }
 
     /// The HTTP/2 request a pool sends for this push to `authority`: ``http2Headers(authorization:)`` and the payload.

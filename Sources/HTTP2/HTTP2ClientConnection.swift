@@ -347,7 +347,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         // The stream user data is the unretained stream: `streams` keeps it alive, and it is cleared whenever a
         // stream leaves `streams` before nghttp2 closes it (see `sweepDeadlines`).
         let userData = Unmanaged.passUnretained(stream).toOpaque()
-        let streamID: Int32 = encoder.withFields(of: stream.http2Request) { fields, count in
+        let streamID: Int32 = encoder.withFields(of: stream) { fields, count in
             if stream.http2Request.body.isEmpty {
                 return nghttp2_submit_request(session, nil, fields, count, nil, userData)
             }

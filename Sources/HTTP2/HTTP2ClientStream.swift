@@ -35,6 +35,15 @@ open class HTTP2ClientStream: @unchecked Sendable {
     /// The response, or why there is none (check ``HTTP2Error/isRetriable``). Subclasses override it.
     open func completed(_ result: Result<HTTP2Response, HTTP2Error>) {}
 
+    /// Whether the stream writes its header fields itself (``writeHeaderFields(_:)``) instead of sending
+    /// ``http2Request``'s `headers`. Default false.
+    open var writesHeaderFields: Bool { false }
+
+    /// Writes the header fields that follow the pseudo-headers (which come from ``http2Request``) when
+    /// ``writesHeaderFields`` is true: a subclass that keeps its fields' values writes them straight into the
+    /// connection's encoder, with no `HTTP2Header` array made per request (loop thread).
+    open func writeHeaderFields(_ writer: HTTP2HeaderWriter) {}
+
     /// Clears what an earlier submission left (loop thread, before the stream goes on the wire again).
     func prepareForWire() {
         streamID = 0

@@ -1,6 +1,7 @@
-/// Writes the header fields of a response straight into the connection's header encoder: no `HTTP2Header`, no
-/// array, and (with ``add(_:valueCount:indexing:_:)``) no `String` for a value made on the spot. Valid only inside
-/// the closure it is passed to (``HTTP2ServerResponder/respond(status:body:fields:)``). Names must be lowercase.
+/// Writes the header fields of a response or request straight into the connection's header encoder: no
+/// `HTTP2Header`, no array, and (with ``add(_:valueCount:indexing:_:)``) no `String` for a value made on the spot.
+/// Valid only inside the call it is passed to (``HTTP2ServerResponder/respond(status:body:fields:)``,
+/// ``HTTP2ClientStream/writeHeaderFields(_:)``). Names must be lowercase.
 public struct HTTP2HeaderWriter {
     /// How a field may enter the HPACK dynamic tables of both ends.
     public enum Indexing: Sendable {
@@ -25,6 +26,31 @@ public struct HTTP2HeaderWriter {
     }
 
     /// Adds `name` with a value of `count` bytes that `fill` writes (it must write all of them).
+    /// A field whose name and value are both fixed text (neither is copied).
+    public func add(_ name: StaticString, _ value: StaticString, neverIndex: Bool = false) {
+        encoder.add(name, value, neverIndex: neverIndex)
+    }
+
+    /// A field whose value is `value` in decimal, written in place.
+    public func add(_ name: StaticString, decimal value: Int64, indexing: Indexing = .allowed) {
+        let magnitude = value.magnitude
+        var digits = 1
+        var scale: UInt64 = 10
+        while digits < 20, magnitude >= scale {
+            digits += 1
+            scale = scale &* 10
+        }
+        let sign = value < 0 ? 1 : 0
+        add(name, valueCount: sign + digits, indexing: indexing) { buffer in
+            if sign == 1 { buffer[0] = UInt8(ascii: "-") }
+            var rest = magnitude
+            for index in stride(from: buffer.count - 1, through: sign, by: -1) {
+                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+        }
+    }
+
     public func add(_ name: StaticString, valueCount count: Int, indexing: Indexing = .allowed,
                     _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         encoder.add(name, valueCount: count, indexing: indexing, fill)

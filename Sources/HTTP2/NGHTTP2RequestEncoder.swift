@@ -13,7 +13,11 @@ internal import CNGHTTP2
 /// Comparisons are on UTF-8 bytes (`String ==` would treat canonically
 /// equivalent but different byte sequences as equal); a header array whose buffer is the cached one (the cache
 /// holds it, so it cannot have changed or been reused) matches without looking at its elements.
+///
+/// A stream that writes its own header fields (``HTTP2ClientStream/writesHeaderFields``) gets a fresh encoding in a
+/// second scratch instead: the pseudo-headers from its request, then its fields as it writes them.
 final class NGHTTP2RequestEncoder {
+    private let streamFields = NGHTTP2HeaderEncoder(capacity: 1024)
     private var bytes: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     /// Bytes used by everything except `:path` (which is always last in the scratch).
@@ -41,6 +45,19 @@ final class NGHTTP2RequestEncoder {
     }
 
     deinit { bytes.deallocate() }
+
+    /// Encodes `stream`'s request, with the header fields it writes itself if it does, and calls `body` with the array.
+    func withFields<R>(of stream: HTTP2ClientStream, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        guard stream.writesHeaderFields else { return withFields(of: stream.http2Request, body) }
+        let request = stream.http2Request
+        streamFields.begin()
+        streamFields.add(":method", request.method, neverIndex: false)
+        streamFields.add(":scheme", request.scheme, neverIndex: false)
+        streamFields.add(":authority", request.authority, neverIndex: false)
+        streamFields.add(":path", request.path, neverIndex: request.neverIndexPath)
+        stream.writeHeaderFields(HTTP2HeaderWriter(encoder: streamFields))
+        return streamFields.withFields(body)
+    }
 
     /// Encodes `request` (reusing the previous encoding where it is the same) and calls `body` with the array.
     func withFields<R>(of request: HTTP2Request, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
