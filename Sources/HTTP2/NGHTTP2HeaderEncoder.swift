@@ -46,12 +46,16 @@ package final class NGHTTP2HeaderEncoder {
     }
 
     private func copy(_ string: String) -> (UnsafeMutablePointer<UInt8>, Int) {
-        var string = string
-        return string.withUTF8 { utf8 in
-            let target = reserve(utf8.count)
-            if utf8.count > 0 { target.update(from: utf8.baseAddress!, count: utf8.count) }
-            return (target, utf8.count)
-        }
+        // A native string is read in place; a mutable copy for `withUTF8` cost a retain and release per field.
+        if let copied = string.utf8.withContiguousStorageIfAvailable({ place($0) }) { return copied }
+        var bridged = string
+        return bridged.withUTF8 { place($0) }
+    }
+
+    private func place(_ utf8: UnsafeBufferPointer<UInt8>) -> (UnsafeMutablePointer<UInt8>, Int) {
+        let target = reserve(utf8.count)
+        if utf8.count > 0 { target.update(from: utf8.baseAddress!, count: utf8.count) }
+        return (target, utf8.count)
     }
 
     private static func flags(neverIndex: Bool) -> UInt8 {

@@ -175,11 +175,18 @@ final class NGHTTP2RequestEncoder {
     }
 
     private func copy(_ string: String, used: inout Int) -> (UnsafeMutablePointer<UInt8>, Int) {
-        var string = string
         let start = bytes + used
-        let count = string.withUTF8 { utf8 in
+        let place = { (utf8: UnsafeBufferPointer<UInt8>) -> Int in
             if utf8.count > 0 { start.update(from: utf8.baseAddress!, count: utf8.count) }
             return utf8.count
+        }
+        // A native string is read in place; a mutable copy for `withUTF8` cost a retain and release per field.
+        let count: Int
+        if let placed = string.utf8.withContiguousStorageIfAvailable(place) {
+            count = placed
+        } else {
+            var bridged = string
+            count = bridged.withUTF8(place)
         }
         used += count
         return (start, count)
