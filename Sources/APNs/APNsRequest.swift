@@ -79,25 +79,33 @@ public final class APNsRequest: Sendable {
     /// True for `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in hex digits, lowercase only unless `allowingUppercase`.
     /// Reads the contiguous UTF-8 in place (no copy for a native string): the dashes, then five 8-byte words with
     /// ``HexDigits`` (bytes 0, 8, 16, 24 and 28 on, the dashes turned into `0` digits). The worker checks every event
-    /// id twice (mapping and this initialiser).
+    /// id twice (on the record's bytes when mapping, then in this initialiser).
     static func isCanonicalUUID(_ text: String, allowingUppercase: Bool) -> Bool {
         guard text.utf8.count == 36 else { return false }
-        var text = text
-        return text.withUTF8 { bytes in
-            let dash = UInt8(ascii: "-")
-            guard bytes[8] == dash, bytes[13] == dash, bytes[18] == dash, bytes[23] == dash else { return false }
-            let raw = UnsafeRawPointer(bytes.baseAddress!)
-            func word(at offset: Int) -> UInt64 {
-                UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            }
-            let dashToZero = UInt64(dash ^ UInt8(ascii: "0"))
-            var digits = HexDigits()
-            digits.add(word: word(at: 0))
-            digits.add(word: word(at: 8) ^ (dashToZero | dashToZero << 40))  // bytes 8 and 13
-            digits.add(word: word(at: 16) ^ (dashToZero << 16 | dashToZero << 56))  // bytes 18 and 23
-            digits.add(word: word(at: 24))
-            digits.add(word: word(at: 28))
-            return digits.allHex && (allowingUppercase || !digits.hasUppercase)
+        // A native string is read in place; a mutable copy for `withUTF8` cost a retain and release.
+        if let canonical = text.utf8.withContiguousStorageIfAvailable({
+            isCanonicalUUID(utf8: $0, allowingUppercase: allowingUppercase)
+        }) { return canonical }
+        var bridged = text
+        return bridged.withUTF8 { isCanonicalUUID(utf8: $0, allowingUppercase: allowingUppercase) }
+    }
+
+    /// ``isCanonicalUUID(_:allowingUppercase:)`` over UTF-8 bytes.
+    package static func isCanonicalUUID(utf8 bytes: UnsafeBufferPointer<UInt8>, allowingUppercase: Bool) -> Bool {
+        guard bytes.count == 36 else { return false }
+        let dash = UInt8(ascii: "-")
+        guard bytes[8] == dash, bytes[13] == dash, bytes[18] == dash, bytes[23] == dash else { return false }
+        let raw = UnsafeRawPointer(bytes.baseAddress!)
+        func word(at offset: Int) -> UInt64 {
+            UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
         }
+        let dashToZero = UInt64(dash ^ UInt8(ascii: "0"))
+        var digits = HexDigits()
+        digits.add(word: word(at: 0))
+        digits.add(word: word(at: 8) ^ (dashToZero | dashToZero << 40))  // bytes 8 and 13
+        digits.add(word: word(at: 16) ^ (dashToZero << 16 | dashToZero << 56))  // bytes 18 and 23
+        digits.add(word: word(at: 24))
+        digits.add(word: word(at: 28))
+        return digits.allHex && (allowingUppercase || !digits.hasUppercase)
     }
 }

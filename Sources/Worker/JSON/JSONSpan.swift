@@ -1,3 +1,5 @@
+import Glibc
+
 /// A string value of a JSON text, as the bytes between its quotes: the decoder notes where a string is instead of
 /// making a `String` of it, so the text is read, compared or copied into another JSON text in place.
 struct JSONSpan: Sendable, Equatable {
@@ -33,8 +35,8 @@ struct JSONSpan: Sendable, Equatable {
     func equals(_ bytes: [UInt8], in text: [UInt8]) -> Bool {
         guard isEscaped else {
             guard bytes.count == Int(count) else { return false }
-            return text.withUnsafeBufferPointer { buffer in
-                bytes.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: buffer[range]).elementsEqual($0) }
+            return count == 0 || text.withUnsafeBufferPointer { buffer in
+                bytes.withUnsafeBufferPointer { memcmp(buffer.baseAddress! + Int(start), $0.baseAddress!, Int(count)) == 0 }
             }
         }
         return Array(string(in: text).utf8) == bytes

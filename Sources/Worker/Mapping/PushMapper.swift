@@ -73,7 +73,7 @@ public struct PushMapper: Sendable {
                 priority: .immediate,
                 expiration: expiration,
                 collapseID: event.push == .alert && configuration.collapseAlertsByCallID ? event.callID : nil,
-                apnsID: configuration.eventIDAsAPNsID ? Self.apnsID(fromEventID: event.eventID) : nil
+                apnsID: configuration.eventIDAsAPNsID ? Self.apnsID(of: event) : nil
             )
         } catch {
             throw PushMappingError(error)
@@ -86,6 +86,22 @@ public struct PushMapper: Sendable {
         if APNsRequest.isCanonicalUUID(eventID) { return eventID }  // lowercase already: no copy
         let lowered = eventID.lowercased()
         return APNsRequest.isCanonicalUUID(lowered) ? lowered : nil
+    }
+
+    /// ``apnsID(fromEventID:)`` for `event`'s id, checked on the record's bytes: no `String` is made for an id that is
+    /// not a UUID, and none but the one returned for one that is.
+    private static func apnsID(of event: CallEvent) -> String? {
+        let span = event.spans.eventID
+        guard !span.isEscaped else { return apnsID(fromEventID: event.eventID) }
+        guard span.count == 36 else { return nil }
+        // true: a lowercase UUID; false: a UUID with uppercase digits; nil: no UUID.
+        let lowercase = event.text.withUnsafeBufferPointer { text -> Bool? in
+            let id = UnsafeBufferPointer(rebasing: text[span.range])
+            if APNsRequest.isCanonicalUUID(utf8: id, allowingUppercase: false) { return true }
+            return APNsRequest.isCanonicalUUID(utf8: id, allowingUppercase: true) ? false : nil
+        }
+        guard let lowercase else { return nil }
+        return lowercase ? event.eventID : event.eventID.lowercased()
     }
 
     // MARK: - Payloads
