@@ -3,10 +3,9 @@
 /// Build it with ``init(deviceToken:pushType:topic:payload:priority:expiration:collapseID:apnsID:)``, which
 /// checks every field against APNs' rules so a request that APNs would reject for its shape never leaves.
 ///
-/// An immutable class rather than a struct: a request is handed on several times (mapper → dispatcher →
-/// submission → connection pool), and each copy of a struct of strings and arrays costs an atomic retain and release
-/// per field; a class copy is one.
-public final class APNsRequest: Sendable {
+/// A value kept inside the push that carries it (``APNsPush/request``): made once by the mapper and moved into the
+/// push, never copied on the way, so it needs no allocation of its own.
+public struct APNsRequest: Sendable {
     public let deviceToken: DeviceToken
     public let pushType: APNsPushType
     /// The full `apns-topic`, suffix included (e.g. `com.example.app.voip`).
@@ -20,7 +19,7 @@ public final class APNsRequest: Sendable {
     /// The JSON payload bytes.
     public let payload: [UInt8]
     /// `:path` for this request: the device token's (``DeviceToken/path``), made when the token was read.
-    public let path: String
+    public var path: String { deviceToken.path }
 
     public static let maximumCollapseIDSize = 64
 
@@ -68,7 +67,6 @@ public final class APNsRequest: Sendable {
         self.collapseID = collapseID
         self.apnsID = apnsID
         self.payload = payload
-        self.path = deviceToken.path
     }
 
     /// True for `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in lowercase hex.
