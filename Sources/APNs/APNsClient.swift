@@ -28,6 +28,8 @@ public final class APNsClient: Sendable {
     private let productionPool: APNsConnectionPool?
     private let sandboxPool: APNsConnectionPool?
     private let isShutdown = Atomic<Bool>(false)
+    /// ``APNsClientConfiguration/requestTimeout`` in nanoseconds, converted once rather than per push.
+    private let requestTimeoutNanoseconds: UInt64
 
     /// The client's event loops, for the delayed work of the layers above (the worker's timers).
     public var timers: any JobScheduler { group }
@@ -119,6 +121,7 @@ public final class APNsClient: Sendable {
                 metrics: self.metrics, logger: logger)
         }
         self.pools = pools
+        requestTimeoutNanoseconds = UInt64(max(0, configuration.requestTimeout.nanoseconds))
         productionPool = pools[configuration.endpoint(for: .production)]
         sandboxPool = pools[configuration.endpoint(for: .sandbox)]
     }
@@ -161,7 +164,7 @@ public final class APNsClient: Sendable {
 
     /// `push` goes out now on this client (an ``APNsAppRouter`` admitted it on `route`): its deadline starts.
     func start(_ push: APNsPush, route: APNsAppRouter.Route?) {
-        push.start(route: route, timeout: configuration.requestTimeout)
+        push.start(route: route, timeoutNanoseconds: requestTimeoutNanoseconds)
     }
 
     /// Queues `pushes` on their environments' pools, runs of one pool together; after ``shutdown()`` (or for an

@@ -171,7 +171,7 @@ final class APNsConnectionPool: Sendable {
 
     // MARK: - Sending
 
-    /// Sends several started pushes (``APNsPush/start(route:timeout:)``): one lock to queue them all, one dispatch (and
+    /// Sends several started pushes (``APNsPush/start(route:timeoutNanoseconds:)``): one lock to queue them all, one dispatch (and
     /// so one hand-off per connection). While the pool is down (``State/isDown``) they are handed back at once, and a
     /// connect is tried when its back-off allows.
     func send(batch: [APNsPush]) {

@@ -38,12 +38,12 @@ open class APNsPush: HTTP2ClientStream, @unchecked Sendable {
     /// override it.
     open func answered(_ result: consuming APNsResult) {}
 
-    /// Sent now on `route`, to be answered within `timeout`.
-    func start(route: APNsAppRouter.Route?, timeout: Duration) {
+    /// Sent now on `route`, to be answered within `timeoutNanoseconds`.
+    func start(route: APNsAppRouter.Route?, timeoutNanoseconds: UInt64) {
         self.route = route
-        let now = HTTP2Deadline.now()
-        startNanoseconds = now.uptimeNanoseconds
-        deadline = now + timeout
+        startNanoseconds = HTTP2Deadline.now().uptimeNanoseconds
+        let (end, overflow) = startNanoseconds.addingReportingOverflow(timeoutNanoseconds)
+        deadline = HTTP2Deadline(uptimeNanoseconds: overflow ? .max : end)
     }
 
     /// Ends the push with `result`: the route's series, the push's answer, then the route's in-flight count.

@@ -33,21 +33,21 @@ public struct HTTP2HeaderWriter {
 
     /// A field whose value is `value` in decimal, written in place.
     public func add(_ name: StaticString, decimal value: Int64, indexing: Indexing = .allowed) {
-        let magnitude = value.magnitude
-        var digits = 1
-        var scale: UInt64 = 10
-        while digits < 20, magnitude >= scale {
-            digits += 1
-            scale = scale &* 10
-        }
-        let sign = value < 0 ? 1 : 0
-        add(name, valueCount: sign + digits, indexing: indexing) { buffer in
-            if sign == 1 { buffer[0] = UInt8(ascii: "-") }
-            var rest = magnitude
-            for index in stride(from: buffer.count - 1, through: sign, by: -1) {
-                buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
+        var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: an Int64's 19 digits and its sign
+        withUnsafeMutableBytes(of: &scratch) { scratch in
+            var magnitude = value.magnitude
+            var start = scratch.count
+            repeat {
+                start -= 1
+                scratch[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                scratch[start] = UInt8(ascii: "-")
             }
+            let digits = UnsafeRawBufferPointer(rebasing: scratch[start...])
+            add(name, valueCount: digits.count, indexing: indexing) { UnsafeMutableRawBufferPointer($0).copyMemory(from: digits) }
         }
     }
 
