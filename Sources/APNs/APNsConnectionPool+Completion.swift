@@ -26,7 +26,9 @@ extension APNsConnectionPool {
         let answer = try? result.map { response in
             APNsResult(response: response, requestedID: pending.request.apnsID)
         }.get()
-        let authenticatedNow = answer.map { $0.status != 403 && $0.apnsReason != .tooManyProviderTokenUpdates } ?? false
+        // Read in place: a copy of the answer retains each of its strings.
+        let reason = answer?.apnsReason
+        let authenticatedNow = answer != nil && answer?.status != 403 && reason != .tooManyProviderTokenUpdates
         let (closeNow, queued) = state.withLock { state in
             (state.open[connection.key].map { $0.usage.finishOne(answered: answer != nil, authenticated: authenticatedNow) } ?? false,
              !state.pending.isEmpty)
@@ -39,8 +41,7 @@ extension APNsConnectionPool {
 
         switch result {
         case .success:
-            guard let answer else { return }
-            let reason = answer.apnsReason
+            guard let answer = consume answer else { return }
             if reason == .expiredProviderToken, let tokens, let token, !pending.authRetried {
                 retire(connection, event: .replaced)
                 if tokens.invalidate(token) != .tooRecent {

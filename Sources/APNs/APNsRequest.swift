@@ -1,3 +1,5 @@
+import Telemetry
+
 /// One push: everything APNs needs for `POST /3/device/<token>`.
 ///
 /// Build it with ``init(deviceToken:pushType:topic:payload:priority:expiration:collapseID:apnsID:)``, which
@@ -80,12 +82,7 @@ public struct APNsRequest: Sendable {
     /// id twice (on the record's bytes when mapping, then in this initialiser).
     static func isCanonicalUUID(_ text: String, allowingUppercase: Bool) -> Bool {
         guard text.utf8.count == 36 else { return false }
-        // A native string is read in place; a mutable copy for `withUTF8` cost a retain and release.
-        if let canonical = text.utf8.withContiguousStorageIfAvailable({
-            isCanonicalUUID(utf8: $0, allowingUppercase: allowingUppercase)
-        }) { return canonical }
-        var bridged = text
-        return bridged.withUTF8 { isCanonicalUUID(utf8: $0, allowingUppercase: allowingUppercase) }
+        return text.withUTF8InPlace { isCanonicalUUID(utf8: $0, allowingUppercase: allowingUppercase) }
     }
 
     /// ``isCanonicalUUID(_:allowingUppercase:)`` over UTF-8 bytes.

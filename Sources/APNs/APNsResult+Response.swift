@@ -1,5 +1,6 @@
 internal import Foundation
 internal import HTTP2
+import Telemetry
 
 extension APNsResult {
     /// ``init(status:headers:body:)`` for a response as it arrived: the same result, read from the raw header bytes.
@@ -98,8 +99,7 @@ extension APNsResult {
     /// sent, so the bytes are compared as they are first.
     private static func equalsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) -> Bool {
         guard bytes.count == text.utf8.count else { return false }
-        var text = text
-        return text.withUTF8 { expected in
+        let compare = { (expected: UnsafeBufferPointer<UInt8>) -> Bool in
             guard let base = bytes.baseAddress, let wanted = expected.baseAddress else { return true }
             if memcmp(base, wanted, expected.count) == 0 { return true }
             for index in 0..<expected.count {
@@ -109,6 +109,7 @@ extension APNsResult {
             }
             return true
         }
+        return text.withUTF8InPlace(compare)
     }
 
     /// A push that got no response: ``APNsReason/timeout``, ``APNsReason/connectionLost`` or

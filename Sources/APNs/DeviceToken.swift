@@ -1,3 +1,5 @@
+import Telemetry
+
 /// An APNs device token: the device's bytes as hex, normalised to lowercase.
 ///
 /// Apple says not to assume a size; tokens are 32 bytes today. Any even number of hex digits between
@@ -14,8 +16,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
 
     /// Validates and lowercases `text`; throws ``APNsRequestError`` when it is not a plausible token.
     public init(_ text: String) throws(APNsRequestError) {
-        var text = text
-        let token = text.withUTF8 { utf8 in Result { () throws(APNsRequestError) in try DeviceToken(utf8: utf8) } }
+        let token = text.withUTF8InPlace { utf8 in Result { () throws(APNsRequestError) in try DeviceToken(utf8: utf8) } }
         self = try token.get()
     }
 

@@ -1,3 +1,5 @@
+import Telemetry
+
 /// Received header fields as raw bytes: for each field a 4-byte little-endian name length, a 4-byte value length,
 /// then the name and value bytes, in one byte array. Appending is a capacity check and two copies (no `String` is
 /// built); strings are made only when a field is read as one. A server request's block holds its pseudo-header
@@ -22,10 +24,8 @@ public struct HTTP2RawHeaderBlock: Sendable {
     var isEmpty: Bool { used == 0 }
 
     mutating func append(name: String, value: String) {
-        var name = name
-        var value = value
-        name.withUTF8 { name in
-            value.withUTF8 { value in
+        name.withUTF8InPlace { name in
+            value.withUTF8InPlace { value in
                 let empty = UInt8(0)
                 withUnsafePointer(to: empty) { placeholder in
                     append(name: name.baseAddress ?? placeholder, nameLength: name.count,
@@ -155,8 +155,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
     /// The value of the first field whose name bytes equal `name`'s UTF-8 (a pseudo-header's too, such as
     /// `":path"`).
     public func first(name: String) -> String? {
-        var name = name
-        return name.withUTF8 { wanted in
+        name.withUTF8InPlace { wanted in
             withFields { fields in
                 for (fieldName, value) in fields where fieldName.count == wanted.count && fieldName.elementsEqual(wanted) {
                     return String(decoding: value, as: UTF8.self)

@@ -1,4 +1,5 @@
 package import CNGHTTP2
+import Telemetry
 
 /// Builds `nghttp2_nv` arrays in a reusable scratch buffer (one per connection, loop-thread only), so submitting a
 /// response allocates nothing in steady state. The buffer grows as needed (the entries already built are moved
@@ -46,10 +47,7 @@ package final class NGHTTP2HeaderEncoder {
     }
 
     private func copy(_ string: String) -> (UnsafeMutablePointer<UInt8>, Int) {
-        // A native string is read in place; a mutable copy for `withUTF8` cost a retain and release per field.
-        if let copied = string.utf8.withContiguousStorageIfAvailable({ place($0) }) { return copied }
-        var bridged = string
-        return bridged.withUTF8 { place($0) }
+        string.withUTF8InPlace { place($0) }
     }
 
     private func place(_ utf8: UnsafeBufferPointer<UInt8>) -> (UnsafeMutablePointer<UInt8>, Int) {

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
+import Telemetry
 
 /// Builds the `nghttp2_nv` array of a client request in a reusable scratch buffer (one per connection, loop-thread
 /// only), so submitting a request allocates nothing in steady state. nghttp2 copies names and values on submit, so
@@ -180,14 +181,7 @@ final class NGHTTP2RequestEncoder {
             if utf8.count > 0 { start.update(from: utf8.baseAddress!, count: utf8.count) }
             return utf8.count
         }
-        // A native string is read in place; a mutable copy for `withUTF8` cost a retain and release per field.
-        let count: Int
-        if let placed = string.utf8.withContiguousStorageIfAvailable(place) {
-            count = placed
-        } else {
-            var bridged = string
-            count = bridged.withUTF8(place)
-        }
+        let count = string.withUTF8InPlace(place)
         used += count
         return (start, count)
     }

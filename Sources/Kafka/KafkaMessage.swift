@@ -1,5 +1,6 @@
 internal import CRdKafka
 import Glibc
+import Telemetry
 
 /// A message handed out by a ``KafkaConsumer``. Complete it with ``KafkaConsumer/complete(_:)`` once processed
 /// (from any thread), or hand it back with ``KafkaConsumer/hold(_:until:)`` when it is not due yet.
@@ -115,8 +116,7 @@ public struct KafkaMessage: Sendable {
     /// made for consecutive messages of one topic, consumed or reported).
     static func topicName(of raw: UnsafePointer<rd_kafka_message_t>, previous: String) -> String {
         guard let name = raw.pointee.rkt.flatMap({ rd_kafka_topic_name($0) }) else { return "" }
-        var previous = previous
-        let same = previous.withUTF8 { bytes in
+        let same = previous.withUTF8InPlace { bytes in
             strlen(name) == bytes.count && (bytes.isEmpty || memcmp(name, bytes.baseAddress!, bytes.count) == 0)
         }
         return same ? previous : String(cString: name)

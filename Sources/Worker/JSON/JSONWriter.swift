@@ -1,3 +1,5 @@
+import Telemetry
+
 /// A minimal, fast JSON writer into a byte buffer, for the fixed payload and record shapes.
 ///
 /// Strings are escaped per RFC 8259 (quote, backslash and control characters); everything else is written
@@ -82,12 +84,7 @@ package struct JSONWriter: ~Copyable {
 
     /// Appends `value` as a quoted, escaped JSON string.
     mutating func appendString(_ value: String) {
-        // Native strings read in place; a mutable copy for `withUTF8` cost a retain and release per string.
-        let appended: Void? = value.utf8.withContiguousStorageIfAvailable { appendEscaped($0) }
-        if appended == nil {
-            var copy = value
-            copy.withUTF8 { appendEscaped($0) }
-        }
+        value.withUTF8InPlace { appendEscaped($0) }
     }
 
     /// Appends the string `span` finds in `text` as a quoted JSON string: the bytes as they stand when it has no escape
