@@ -21,27 +21,15 @@ extension APNsConnectionPool {
         token: APNsProviderToken?,
         result: Result<HTTP2Response, HTTP2Error>
     ) {
-        // The answer, parsed once; its reason says whether the provider token passed (only 403s and the
-        // TooManyProviderTokenUpdates 429 are answers about the token).
-        let answer = try? result.map { response in
-            APNsResult(response: response, requestedID: pending.request.apnsID)
-        }.get()
-        // Read in place: a copy of the answer retains each of its strings.
-        let reason = answer?.apnsReason
-        let authenticatedNow = answer != nil && answer?.status != 403 && reason != .tooManyProviderTokenUpdates
-        let (closeNow, queued) = state.withLock { state in
-            (state.open[connection.key].map { $0.usage.finishOne(answered: answer != nil, authenticated: authenticatedNow) } ?? false,
-             !state.pending.isEmpty)
-        }
-        if closeNow { connection.connection.close() }
-        // A stream is free: the next queued push takes it in this loop turn, rather than at the next send or
-        // maintenance tick; the answers of one turn share one dispatch.
-        if queued { scheduleDispatch(on: connection.connection.loop) }
         let apnsID = pending.request.apnsID
-
         switch result {
-        case .success:
-            guard let answer = consume answer else { return }
+        case .success(let response):
+            // The answer, parsed once; its reason says whether the provider token passed (only 403s and the
+            // TooManyProviderTokenUpdates 429 are answers about the token).
+            let answer = APNsResult(response: response, requestedID: apnsID)
+            let reason = answer.apnsReason
+            streamEnded(on: connection, answered: true,
+                        authenticated: answer.status != 403 && reason != .tooManyProviderTokenUpdates)
             if reason == .expiredProviderToken, let tokens, let token, !pending.authRetried {
                 retire(connection, event: .replaced)
                 if tokens.invalidate(token) != .tooRecent {
@@ -62,6 +50,7 @@ extension APNsConnectionPool {
             if answer.needsNewConnection { retire(connection, event: .replaced) }
             finish(pending, answer)
         case .failure(let error):
+            streamEnded(on: connection, answered: false, authenticated: false)
             if error.isRetriable && pending.resends < configuration.maximumTransparentResends {
                 pending.resends += 1
                 requeue(pending, otherwise: .transportFailure(reason: .notProcessed, apnsID: apnsID))
@@ -81,5 +70,16 @@ extension APNsConnectionPool {
                 finish(pending, .transportFailure(reason: .connectionLost, apnsID: apnsID))
             }
         }
+    }
+
+    /// Accounts for the stream `connection` freed: its usage (which may retire it) and, when pushes wait, one dispatch
+    /// in this loop turn rather than at the next send or maintenance tick (the answers of one turn share it).
+    private func streamEnded(on connection: APNsPooledConnection, answered: Bool, authenticated: Bool) {
+        let (closeNow, queued) = state.withLock { state in
+            (state.open[connection.key].map { $0.usage.finishOne(answered: answered, authenticated: authenticated) } ?? false,
+             !state.pending.isEmpty)
+        }
+        if closeNow { connection.connection.close() }
+        if queued { scheduleDispatch(on: connection.connection.loop) }
     }
 }
