@@ -25,25 +25,29 @@ package final class NGHTTP2HeaderEncoder {
     }
 
     /// `count` bytes at the end of the scratch, growing it if needed.
+    @inline(__always)
     private func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {
-        if capacity - used < count {
-            let grown = max(used + count, capacity * 2)
-            let replacement = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-            replacement.update(from: bytes, count: used)
-            // Entries pointing into the scratch move with it; those pointing at static strings stay.
-            func moved(_ pointer: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-                pointer >= bytes && pointer <= bytes + used ? replacement + (pointer - bytes) : pointer
-            }
-            for index in entries.indices {
-                entries[index].name = moved(entries[index].name)
-                entries[index].value = moved(entries[index].value)
-            }
-            bytes.deallocate()
-            bytes = replacement
-            capacity = grown
-        }
+        if capacity - used < count { grow(by: count) }
         defer { used += count }
         return bytes + used
+    }
+
+    /// Makes room for `count` more bytes: a larger scratch, the bytes so far and the entries' pointers moved to it.
+    private func grow(by count: Int) {
+        let grown = max(used + count, capacity * 2)
+        let replacement = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        replacement.update(from: bytes, count: used)
+        // Entries pointing into the scratch move with it; those pointing at static strings stay.
+        func moved(_ pointer: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            pointer >= bytes && pointer <= bytes + used ? replacement + (pointer - bytes) : pointer
+        }
+        for index in entries.indices {
+            entries[index].name = moved(entries[index].name)
+            entries[index].value = moved(entries[index].value)
+        }
+        bytes.deallocate()
+        bytes = replacement
+        capacity = grown
     }
 
     private func copy(_ string: String) -> (UnsafeMutablePointer<UInt8>, Int) {

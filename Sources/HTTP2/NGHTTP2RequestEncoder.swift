@@ -52,10 +52,10 @@ final class NGHTTP2RequestEncoder {
         guard stream.writesHeaderFields else { return withFields(of: stream.http2Request, body) }
         let request = stream.http2Request
         streamFields.begin()
-        streamFields.add(":method", request.method, neverIndex: false)
-        streamFields.add(":scheme", request.scheme, neverIndex: false)
-        streamFields.add(":authority", request.authority, neverIndex: false)
-        streamFields.add(":path", request.path, neverIndex: request.neverIndexPath)
+        streamFields.add(":method" as StaticString, request.method, neverIndex: false)
+        streamFields.add(":scheme" as StaticString, request.scheme, neverIndex: false)
+        streamFields.add(":authority" as StaticString, request.authority, neverIndex: false)
+        streamFields.add(":path" as StaticString, request.path, neverIndex: request.neverIndexPath)
         stream.writeHeaderFields(HTTP2HeaderWriter(encoder: streamFields))
         return streamFields.withFields(body)
     }
