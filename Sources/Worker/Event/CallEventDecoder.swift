@@ -108,8 +108,21 @@ public struct CallEventDecoder: Sendable {
         scanner.skipWhitespace()
         if scanner.peek() == UInt8(ascii: "{") {
             fields.isObject = true
-            try scanner.forEachMember(depth: 1) { (scanner, key) throws(JSONSyntaxError) in
-                switch TopKey(key) {
+            // Keys are matched in the order docs/integration.md lists them first (one compare when the producer
+            // writes that order, as most do), then by scanning.
+            var expected: TopKey? = .eventID
+            var more = try scanner.openObject(depth: 1)
+            while more {
+                scanner.skipWhitespace()
+                let key: TopKey?
+                if let next = expected, scanner.consumeKey(next.quoted) {
+                    key = next
+                } else {
+                    key = TopKey(try scanner.readMemberKey())
+                }
+                try scanner.enterValue()
+                expected = key?.next
+                switch key {
                 case .eventID: fields.eventID = try readString(&scanner)
                 case .type: fields.type = try readChoice(&scanner, Self.eventType)
                 case .callID: fields.callID = try readString(&scanner)
@@ -158,6 +171,7 @@ public struct CallEventDecoder: Sendable {
                 case nil:
                     try scanner.skipValue(depth: 1)
                 }
+                more = try scanner.nextMember()
             }
         } else {
             try scanner.skipValue(depth: 0)
@@ -167,9 +181,33 @@ public struct CallEventDecoder: Sendable {
     }
 
     /// The event's top-level keys, matched on their bytes (length first).
-    private enum TopKey {
-        case eventID, type, callID, deviceToken, push, topic, environment, createdAt, ringTimeout, category, sound
-        case caller, alert, custom
+    private enum TopKey: Int {
+        // In docs/integration.md's order.
+        case eventID, type, callID, deviceToken, push, topic, environment, createdAt, ringTimeout, caller, alert
+        case category, sound, custom
+
+        /// The key as it stands in the JSON text, quotes included.
+        var quoted: StaticString {
+            switch self {
+            case .eventID: #""event_id""#
+            case .type: #""type""#
+            case .callID: #""call_id""#
+            case .deviceToken: #""device_token""#
+            case .push: #""push""#
+            case .topic: #""topic""#
+            case .environment: #""environment""#
+            case .createdAt: #""created_at""#
+            case .ringTimeout: #""ring_timeout_s""#
+            case .caller: #""caller""#
+            case .alert: #""alert""#
+            case .category: #""category""#
+            case .sound: #""sound""#
+            case .custom: #""custom""#
+            }
+        }
+
+        /// The key after this one in docs/integration.md's order.
+        var next: TopKey? { TopKey(rawValue: rawValue + 1) }
 
         init?(_ key: JSONKey) {
             let match: TopKey?

@@ -1,3 +1,4 @@
+import Glibc
 /// Why the scanner stopped: the bytes are not JSON (RFC 8259), or they nest deeper than allowed.
 struct JSONSyntaxError: Error, Sendable {
     enum Kind: Sendable { case syntax, tooDeep }
@@ -91,26 +92,60 @@ struct JSONScanner {
         depth: Int,
         _ body: (inout JSONScanner, JSONKey) throws(JSONSyntaxError) -> Void
     ) throws(JSONSyntaxError) {
+        guard try openObject(depth: depth) else { return }
+        repeat {
+            skipWhitespace()
+            let key = try readMemberKey()
+            try enterValue()
+            try body(&self, key)
+        } while try nextMember()
+    }
+
+    // A decoder that matches keys in place loops over the members itself with the steps below, as
+    // ``forEachMember(depth:_:)`` does: open, then per member (whitespace,) key, value, next.
+
+    /// Consumes an object's `{` (at `depth`); false when the object is `{}` (consumed whole).
+    mutating func openObject(depth: Int) throws(JSONSyntaxError) -> Bool {
         guard depth <= maximumDepth else { throw JSONSyntaxError(kind: .tooDeep, offset: index, message: "too deep") }
         try expect(UInt8(ascii: "{"), "expected {")
         skipWhitespace()
-        if peek() == UInt8(ascii: "}") {
-            index += 1
-            return
-        }
-        while true {
-            skipWhitespace()
-            guard peek() == UInt8(ascii: "\"") else { throw error("expected a key") }
-            let key = try readKey()
-            try expect(UInt8(ascii: ":"), "expected :")
-            skipWhitespace()
-            try body(&self, key)
-            skipWhitespace()
-            guard let next = peek() else { throw error("unterminated object") }
-            index += 1
-            if next == UInt8(ascii: "}") { return }
-            guard next == UInt8(ascii: ",") else { throw error("expected , or }") }
-        }
+        guard peek() == UInt8(ascii: "}") else { return true }
+        index += 1
+        return false
+    }
+
+    /// Reads a member's key at the current position (its opening quote).
+    mutating func readMemberKey() throws(JSONSyntaxError) -> JSONKey {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected a key") }
+        return try readKey()
+    }
+
+    /// Consumes `quotedKey` (a key with its quotes, ASCII without escapes) when the bytes at the current position are
+    /// exactly it: the key ``readMemberKey()`` would read, without scanning it.
+    @inline(__always)
+    mutating func consumeKey(_ quotedKey: StaticString) -> Bool {
+        let count = quotedKey.utf8CodeUnitCount
+        guard buffer.count - index >= count, let base = buffer.baseAddress,
+            memcmp(base + index, quotedKey.utf8Start, count) == 0
+        else { return false }
+        index += count
+        return true
+    }
+
+    /// After a key: consumes the `:` and the whitespace before the value.
+    mutating func enterValue() throws(JSONSyntaxError) {
+        try expect(UInt8(ascii: ":"), "expected :")
+        skipWhitespace()
+    }
+
+    /// After a member's value: consumes the `,` before the next member (true) or the object's `}` (false).
+    mutating func nextMember() throws(JSONSyntaxError) -> Bool {
+        skipWhitespace()
+        guard let next = peek() else { throw error("unterminated object") }
+        index += 1
+        if next == UInt8(ascii: "}") { return false }
+        guard next == UInt8(ascii: ",") else { throw error("expected , or }") }
+        return true
     }
 
     // MARK: - Values
