@@ -6,13 +6,4 @@ public enum APNsExpiration: Hashable, Sendable {
     case immediately
     /// Store and retry until this UNIX time in seconds.
     case at(secondsSinceEpoch: Int64)
-
-    /// The header value, or nil when the header is omitted.
-    var headerValue: String? {
-        switch self {
-        case .none: nil
-        case .immediately: "0"
-        case .at(let seconds): String(seconds)
-        }
-    }
 }

@@ -12,7 +12,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     private static let pathPrefix: StaticString = "/3/device/"
 
     /// Lowercase hex digits.
-    public var hex: String { String(path.utf8.dropFirst(Self.pathPrefix.utf8CodeUnitCount))! }
+    public var hex: String { String(path.dropFirst(Self.pathPrefix.utf8CodeUnitCount)) }
 
     /// Validates and lowercases `text`; throws ``APNsRequestError`` when it is not a plausible token.
     public init(_ text: String) throws(APNsRequestError) {

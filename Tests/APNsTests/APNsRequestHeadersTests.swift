@@ -31,6 +31,9 @@ import Testing
     func priorityHeaderIsTheNumber(raw: Int) throws {
         let priority = try #require(APNsPriority(rawValue: raw))
         #expect(priority.description == String(raw))
+        let request = try APNsRequest(deviceToken: DeviceToken(token), pushType: .alert, topic: "com.example.app",
+                                      payload: Array(#"{"aps":{}}"#.utf8), priority: priority)
+        #expect(request.http2Headers(authorization: nil).first(name: "apns-priority") == String(raw))
     }
 
     /// `:path` is the lowercased token after `/3/device/`, for the shortest and longest tokens accepted too.

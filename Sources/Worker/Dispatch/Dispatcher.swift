@@ -404,7 +404,7 @@ final class Dispatcher: Sendable {
 
     /// Whether the record's Kafka key is the event's call id, as the event contract requires: the key decides the
     /// partition, so the call's events (its hang-up after its incoming call) reach one worker in order.
-    /// (Over the bytes in place: `elementsEqual` on the key and `callID.utf8` is far slower.)
+    /// (Over the record's bytes in place: no `String` is made for the call id.)
     private static func isKeyed(_ record: KafkaMessage, by event: CallEvent) -> Bool {
         guard let key = record.key else { return false }
         return event.spans.callID.equals(key, in: event.text)

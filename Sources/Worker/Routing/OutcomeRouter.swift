@@ -209,15 +209,17 @@ struct OutcomeRouter: Sendable {
             writer.appendLiteral(#","apns_timestamp":"#)
             writer.appendIntOrNull(result.timestampMilliseconds)
             writer.appendLiteral(#","event_id":"#)
-            Self.appendEventID(of: event, to: &writer)
+            Self.append(\.eventID, of: event, to: &writer)
             writer.appendByte(UInt8(ascii: "}"))
         }
         return KafkaProducerRecord(topic: configuration.invalidatedTokensTopic, key: Array(token.utf8), value: value)
     }
 
-    /// The event's id as a JSON string, or `null` when the record held no event.
-    private static func appendEventID(of event: CallEvent?, to writer: inout JSONWriter) {
-        if let event { event.write(event.spans.eventID, to: &writer) } else { writer.appendLiteral("null") }
+    /// The event's text field that `field` picks as a JSON string, or `null` when the record held no event.
+    private static func append(
+        _ field: (CallEvent.Spans) -> JSONSpan, of event: CallEvent?, to writer: inout JSONWriter
+    ) {
+        if let event { event.write(field(event.spans), to: &writer) } else { writer.appendLiteral("null") }
     }
 
     /// `{event_id, call_id, outcome, apns_id, status, reason, latency_ms}`, key = the record's key.
@@ -231,9 +233,9 @@ struct OutcomeRouter: Sendable {
     ) -> KafkaProducerRecord {
         let value = JSONWriter.bytes(capacity: 512) { writer in
             writer.appendLiteral(#"{"event_id":"#)
-            Self.appendEventID(of: event, to: &writer)
+            Self.append(\.eventID, of: event, to: &writer)
             writer.appendLiteral(#","call_id":"#)
-            if let event { event.write(event.spans.callID, to: &writer) } else { writer.appendLiteral("null") }
+            Self.append(\.callID, of: event, to: &writer)
             writer.appendLiteral(#","outcome":"#)
             writer.appendString(outcome.rawValue)
             writer.appendLiteral(#","apns_id":"#)
