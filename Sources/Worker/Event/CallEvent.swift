@@ -102,38 +102,28 @@ public struct CallEvent: Sendable, Equatable {
         decoder: CallEventDecoder = CallEventDecoder()
     ) throws(EventDecodingError) {
         var writer = JSONWriter()
-        writer.appendLiteral(#"{"event_id":"#)
-        writer.appendString(eventID)
-        writer.appendLiteral(#","type":"#)
-        writer.appendString(type.rawValue)
-        writer.appendLiteral(#","call_id":"#)
-        writer.appendString(callID)
-        writer.appendLiteral(#","device_token":"#)
-        writer.appendString(deviceToken.hex)
-        writer.appendLiteral(#","push":"#)
-        writer.appendString(push.rawValue)
-        writer.appendLiteral(#","topic":"#)
-        writer.appendString(topic)
-        writer.appendLiteral(#","environment":"#)
-        writer.appendString(environment.rawValue)
+        let strings: [(StaticString, String)] = [
+            (#"{"event_id":"#, eventID), (#","type":"#, type.rawValue), (#","call_id":"#, callID),
+            (#","device_token":"#, deviceToken.hex), (#","push":"#, push.rawValue), (#","topic":"#, topic),
+            (#","environment":"#, environment.rawValue),
+        ]
+        for (key, value) in strings {
+            writer.appendLiteral(key)
+            writer.appendString(value)
+        }
         writer.appendLiteral(#","created_at":"#)
         writer.appendInt(createdAtMilliseconds)
         writer.appendLiteral(#","ring_timeout_s":"#)
         writer.appendInt(Int64(ringTimeoutSeconds))
-        writer.appendLiteral(#","caller":{"name":"#)
-        writer.appendStringOrNull(caller.name)
-        writer.appendLiteral(#","id":"#)
-        writer.appendStringOrNull(caller.id)
-        writer.appendLiteral(#"},"alert":{"title":"#)
-        writer.appendStringOrNull(alert.title)
-        writer.appendLiteral(#","subtitle":"#)
-        writer.appendStringOrNull(alert.subtitle)
-        writer.appendLiteral(#","body":"#)
-        writer.appendStringOrNull(alert.body)
-        writer.appendLiteral(#"},"category":"#)
-        writer.appendStringOrNull(category)
-        writer.appendLiteral(#","sound":"#)
-        writer.appendStringOrNull(sound)
+        let optionalStrings: [(StaticString, String?)] = [
+            (#","caller":{"name":"#, caller.name), (#","id":"#, caller.id), (#"},"alert":{"title":"#, alert.title),
+            (#","subtitle":"#, alert.subtitle), (#","body":"#, alert.body), (#"},"category":"#, category),
+            (#","sound":"#, sound),
+        ]
+        for (key, value) in optionalStrings {
+            writer.appendLiteral(key)
+            writer.appendStringOrNull(value)
+        }
         writer.appendLiteral(#","custom":"#)
         custom.write(to: &writer)
         writer.appendByte(UInt8(ascii: "}"))
