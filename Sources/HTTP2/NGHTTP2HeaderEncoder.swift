@@ -2,7 +2,7 @@ package import CNGHTTP2
 import Telemetry
 
 /// Builds `nghttp2_nv` arrays in a reusable scratch buffer (one per connection, loop-thread only), so submitting a
-/// response allocates nothing in steady state. The buffer grows as needed (the entries already built are moved
+/// response, or a request whose stream writes its own header fields, allocates nothing in steady state. The buffer grows as needed (the entries already built are moved
 /// with it). nghttp2 copies names and values on submit, so the scratch is reused at once.
 package final class NGHTTP2HeaderEncoder {
     private var bytes: UnsafeMutablePointer<UInt8>

@@ -1,4 +1,5 @@
 import Glibc
+
 /// Why the scanner stopped: the bytes are not JSON (RFC 8259), or they nest deeper than allowed.
 struct JSONSyntaxError: Error, Sendable {
     enum Kind: Sendable { case syntax, tooDeep }
