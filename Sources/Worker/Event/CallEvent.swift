@@ -3,11 +3,12 @@ public import APNs
 /// One call event from the `calls` topic (docs/integration.md, "Call event"), decoded and validated.
 ///
 /// The event keeps the record value it was decoded from and reads its text fields there (``JSONSpan``): decoding makes
-/// no `String` per field, copying the event retains three references, and the payload and receipt writers copy the
-/// fields' bytes straight from the record. The `String` accessors (``callID``, ``caller``, …) decode on each call.
+/// no `String` per field, copying the event retains a few references (the text, the token, the call key's strings, the
+/// custom members) rather than one per field, and the payload and receipt writers copy the fields' bytes straight from
+/// the record. The `String` accessors (``callID``, ``caller``, …) decode on each call.
 ///
 /// Build one with ``CallEventDecoder`` from the record value bytes, or from values with
-/// ``init(eventID:type:callID:deviceToken:push:topic:environment:createdAtMilliseconds:ringTimeoutSeconds:caller:alert:category:sound:custom:)``.
+/// ``init(eventID:type:callID:deviceToken:push:topic:environment:createdAtMilliseconds:ringTimeoutSeconds:caller:alert:category:sound:custom:decoder:)``.
 public struct CallEvent: Sendable, Equatable {
     /// Who is calling.
     public struct Caller: Sendable, Hashable {
