@@ -213,13 +213,13 @@ public final class APNsAppRouter: Sendable {
     private func answerUnknown(_ push: APNsPush) {
         metrics.unknownApp.increment()
         push.answered(APNsResult(disposition: .permanent, status: nil, reason: APNsReason.unknownApp.rawValue,
-                                 apnsID: push.request.apnsID))
+                                 id: push.request.id))
     }
 
     private func answerLimited(_ push: APNsPush, _ route: Route) {
         route.metrics.limited.increment()
         let result = APNsResult(disposition: .retryLater, status: nil, reason: APNsReason.appInFlightLimit.rawValue,
-                                apnsID: push.request.apnsID)
+                                id: push.request.id)
         route.metrics.record(result)
         push.answered(result)
     }

@@ -177,7 +177,7 @@ public final class APNsClient: Sendable {
         run.reserveCapacity(pushes.count)
         for push in pushes {
             guard !isShutdown, let pool = pool(for: push.environment) else {
-                let result = APNsResult.transportFailure(reason: .notProcessed, apnsID: push.request.apnsID)
+                let result = APNsResult.transportFailure(reason: .notProcessed, id: push.request.id)
                 metrics.recordAnswer(result, seconds: 0)
                 push.answer(result)
                 continue

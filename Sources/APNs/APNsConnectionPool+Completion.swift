@@ -21,12 +21,12 @@ extension APNsConnectionPool {
         token: APNsProviderToken?,
         result: Result<HTTP2Response, HTTP2Error>
     ) {
-        let apnsID = pending.request.apnsID
+        let id = pending.request.id
         switch result {
         case .success(let response):
             // The answer, parsed once; its reason says whether the provider token passed (only 403s and the
             // TooManyProviderTokenUpdates 429 are answers about the token).
-            let answer = APNsResult(response: response, requestedID: apnsID)
+            let answer = APNsResult(response: response)
             let reason = answer.apnsReason
             streamEnded(on: connection, answered: true,
                         authenticated: answer.status != 403 && reason != .tooManyProviderTokenUpdates)
@@ -53,21 +53,21 @@ extension APNsConnectionPool {
             streamEnded(on: connection, answered: false, authenticated: false)
             if error.isRetriable && pending.resends < configuration.maximumTransparentResends {
                 pending.resends += 1
-                requeue(pending, otherwise: .transportFailure(reason: .notProcessed, apnsID: apnsID))
+                requeue(pending, otherwise: .transportFailure(reason: .notProcessed, id: id))
                 return
             }
             switch error.code {
             case .timeout:
                 retire(connection, event: .replaced)
-                finish(pending, .transportFailure(reason: .timeout, apnsID: apnsID))
+                finish(pending, .transportFailure(reason: .timeout, id: id))
             case .notProcessed, .shutdown:
-                finish(pending, .transportFailure(reason: .notProcessed, apnsID: apnsID))
+                finish(pending, .transportFailure(reason: .notProcessed, id: id))
             case .streamReset where error.isRetriable:
-                finish(pending, .transportFailure(reason: .notProcessed, apnsID: apnsID))
+                finish(pending, .transportFailure(reason: .notProcessed, id: id))
             default:
                 logger.debug("APNs stream lost", metadata: ["error": error.description])
                 if connection.connection.isAcceptingRequests { retire(connection, event: .replaced) }
-                finish(pending, .transportFailure(reason: .connectionLost, apnsID: apnsID))
+                finish(pending, .transportFailure(reason: .connectionLost, id: id))
             }
         }
     }

@@ -95,7 +95,7 @@ extension APNsConnectionPool {
             }
             metrics.connectionEvent(endpoint: label, .failed)
             logger.info("APNs connect failed", metadata: ["error": error.description, "retry.in": "\(delay)"])
-            for pending in waiting { finish(pending, .transportFailure(reason: .connectFailed, apnsID: pending.request.apnsID)) }
+            for pending in waiting { finish(pending, .transportFailure(reason: .connectFailed, id: pending.request.id)) }
             // The maintenance timer retries once the backoff has passed (when pushes wait, or always after `start()`).
         }
     }

@@ -183,7 +183,7 @@ final class APNsConnectionPool: Sendable {
             return (nil, state.mayOpenConnection)
         }
         if let refusal {
-            for pending in batch { finish(pending, .transportFailure(reason: refusal, apnsID: pending.request.apnsID)) }
+            for pending in batch { finish(pending, .transportFailure(reason: refusal, id: pending.request.id)) }
         } else {
             dispatch()
         }
@@ -303,7 +303,7 @@ final class APNsConnectionPool: Sendable {
             }
             return (expired, tooOld, !state.pending.isEmpty, state.keepsOpen && state.mayOpenConnection)
         }
-        for pending in expired { finish(pending, .transportFailure(reason: .timeout, apnsID: pending.request.apnsID)) }
+        for pending in expired { finish(pending, .transportFailure(reason: .timeout, id: pending.request.id)) }
         for connection in tooOld { retire(connection, event: .replaced) }
         if hasPending {
             ensureConnections()
@@ -320,7 +320,7 @@ final class APNsConnectionPool: Sendable {
             return (state.pending.takeAll(), state.open.values.map(\.pooled))
         }
         for request in pending {
-            finish(request, .transportFailure(reason: .notProcessed, apnsID: request.request.apnsID))
+            finish(request, .transportFailure(reason: .notProcessed, id: request.request.id))
         }
         for connection in open { connection.connection.close() }
     }

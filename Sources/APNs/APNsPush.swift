@@ -70,7 +70,7 @@ open class APNsPush: HTTP2ClientStream, @unchecked Sendable {
     /// The HTTP/2 outcome of its stream (the connection's loop): back to the pool, which answers or re-sends it.
     override public final func completed(_ result: Result<HTTP2Response, HTTP2Error>) {
         guard let pool, let connection else {
-            answer(.transportFailure(reason: .notProcessed, apnsID: request.apnsID))
+            answer(.transportFailure(reason: .notProcessed, id: request.id))
             return
         }
         let token = token

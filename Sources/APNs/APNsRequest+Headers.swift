@@ -46,7 +46,9 @@ extension APNsRequest {
         case .at(let seconds): writer.add("apns-expiration", decimal: seconds)
         }
         if let collapseID { writer.add("apns-collapse-id", collapseID, neverIndex: true) }
-        if let apnsID { writer.add("apns-id", apnsID, neverIndex: true) }
+        if let id {
+            writer.add("apns-id", valueCount: APNsID.textCount, indexing: .never) { id.write(to: UnsafeMutableRawBufferPointer($0)) }
+        }
         writer.add("content-type", "application/json" as StaticString)
         writer.add("content-length", decimal: Int64(payload.count))
     }

@@ -16,8 +16,10 @@ public struct APNsRequest: Sendable {
     let expiration: APNsExpiration
     /// `apns-collapse-id`, at most 64 bytes.
     let collapseID: String?
-    /// `apns-id`, a lowercase canonical UUID; APNs makes one up when nil.
-    public let apnsID: String?
+    /// `apns-id`; APNs makes one up when nil.
+    public let id: APNsID?
+    /// ``id``'s text (lowercase).
+    public var apnsID: String? { id?.description }
     /// The JSON payload bytes.
     public let payload: [UInt8]
     /// `:path` for this request: the device token's (``DeviceToken/path``), made when the token was read.
@@ -33,7 +35,7 @@ public struct APNsRequest: Sendable {
         priority: APNsPriority = .immediate,
         expiration: APNsExpiration = .none,
         collapseID: String? = nil,
-        apnsID: String? = nil
+        apnsID: APNsID? = nil
     ) throws(APNsRequestError) {
         guard !topic.isEmpty else { throw APNsRequestError(.missingTopic, "apns-topic is empty") }
         if let suffix = pushType.topicSuffix, !suffix.isEmpty, !topic.hasSuffix(suffix) {
@@ -51,9 +53,6 @@ public struct APNsRequest: Sendable {
         if case .at(let seconds) = expiration, seconds < 0 {
             throw APNsRequestError(.badExpiration, "apns-expiration must not be negative")
         }
-        if let apnsID, !Self.isCanonicalUUID(apnsID) {
-            throw APNsRequestError(.badMessageID, "apns-id must be a lowercase canonical UUID")
-        }
         guard !payload.isEmpty else { throw APNsRequestError(.payloadEmpty, "payload is empty") }
         guard payload.count <= pushType.maximumPayloadSize else {
             throw APNsRequestError(
@@ -67,40 +66,7 @@ public struct APNsRequest: Sendable {
         self.priority = priority
         self.expiration = expiration
         self.collapseID = collapseID
-        self.apnsID = apnsID
+        self.id = apnsID
         self.payload = payload
-    }
-
-    /// True for `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in lowercase hex.
-    public static func isCanonicalUUID(_ text: String) -> Bool {
-        isCanonicalUUID(text, allowingUppercase: false)
-    }
-
-    /// True for `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in hex digits, lowercase only unless `allowingUppercase`.
-    /// Reads the contiguous UTF-8 in place (no copy for a native string): the dashes, then five 8-byte words with
-    /// ``HexDigits`` (bytes 0, 8, 16, 24 and 28 on, the dashes turned into `0` digits). The worker checks every event
-    /// id twice (on the record's bytes when mapping, then in this initialiser).
-    static func isCanonicalUUID(_ text: String, allowingUppercase: Bool) -> Bool {
-        guard text.utf8.count == 36 else { return false }
-        return text.withUTF8InPlace { isCanonicalUUID(utf8: $0, allowingUppercase: allowingUppercase) }
-    }
-
-    /// ``isCanonicalUUID(_:allowingUppercase:)`` over UTF-8 bytes.
-    package static func isCanonicalUUID(utf8 bytes: UnsafeBufferPointer<UInt8>, allowingUppercase: Bool) -> Bool {
-        guard bytes.count == 36 else { return false }
-        let dash = UInt8(ascii: "-")
-        guard bytes[8] == dash, bytes[13] == dash, bytes[18] == dash, bytes[23] == dash else { return false }
-        let raw = UnsafeRawPointer(bytes.baseAddress!)
-        func word(at offset: Int) -> UInt64 {
-            UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-        }
-        let dashToZero = UInt64(dash ^ UInt8(ascii: "0"))
-        var digits = HexDigits()
-        digits.add(word: word(at: 0))
-        digits.add(word: word(at: 8) ^ (dashToZero | dashToZero << 40))  // bytes 8 and 13
-        digits.add(word: word(at: 16) ^ (dashToZero << 16 | dashToZero << 56))  // bytes 18 and 23
-        digits.add(word: word(at: 24))
-        digits.add(word: word(at: 28))
-        return digits.allHex && (allowingUppercase || !digits.hasUppercase)
     }
 }

@@ -4,31 +4,24 @@ import Telemetry
 
 extension APNsResult {
     /// ``init(status:headers:body:)`` for a response as it arrived: the same result, read from the raw header bytes.
-    /// When the `apns-id` answered is `requestedID` (the usual echo, any case), that string is reused instead of
-    /// building a new one.
-    /// - Parameter requestedID: the request's `apns-id` (lowercase), if it sent one.
-    init(response: HTTP2Response, requestedID: String?) {
-        var apnsID: String?
+    init(response: HTTP2Response) {
+        var id: APNsID?
         var uniqueID: String?
         response.forEachHeaderField { name, value in
             guard name.count == 7 || name.count == 14 else { return }
             if Self.equalsIgnoringASCIICase(name, "apns-id") {
-                if let requestedID, Self.equalsIgnoringASCIICase(value, requestedID) {
-                    apnsID = requestedID
-                } else {
-                    apnsID = Self.lowercasedString(value)
-                }
+                id = APNsID(utf8: value)
             } else if Self.equalsIgnoringASCIICase(name, "apns-unique-id") {
                 uniqueID = Self.lowercasedString(value)
             }
         }
-        self.init(status: response.status, apnsID: apnsID, uniqueID: uniqueID, body: response.body)
+        self.init(status: response.status, id: id, uniqueID: uniqueID, body: response.body)
     }
 
     /// Builds the result for one APNs response.
     ///
     /// Reads `{"reason":…,"timestamp":…}` from `body` (anything unparseable is treated as no body), the `apns-id`
-    /// header (lowercased: APNs answers in uppercase) and `apns-unique-id`. The disposition comes from the reason
+    /// header (a UUID, its text lowercase) and `apns-unique-id` (lowercased). The disposition comes from the reason
     /// when it is a known one (``APNsReason/disposition``), else from the status
     /// (``APNsReason/disposition(forStatus:)``). A 200 is always delivered.
     /// - Parameters:
@@ -36,19 +29,19 @@ extension APNsResult {
     ///   - headers: response headers; names compared case-insensitively.
     ///   - body: the DATA bytes (empty on success).
     init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
-        var apnsID: String?
+        var id: APNsID?
         var uniqueID: String?
         for header in headers {
             switch header.name.lowercased() {
-            case "apns-id": apnsID = header.value.lowercased()
+            case "apns-id": id = APNsID(header.value)
             case "apns-unique-id": uniqueID = header.value.lowercased()
             default: break
             }
         }
-        self.init(status: status, apnsID: apnsID, uniqueID: uniqueID, body: body)
+        self.init(status: status, id: id, uniqueID: uniqueID, body: body)
     }
 
-    private init(status: Int, apnsID: String?, uniqueID: String?, body: [UInt8]) {
+    private init(status: Int, id: APNsID?, uniqueID: String?, body: [UInt8]) {
         let parsed = Self.parseErrorBody(body)
         let reason = parsed.reason.map(APNsReason.init(rawValue:))
         let disposition: APNsDisposition =
@@ -57,7 +50,7 @@ extension APNsResult {
             disposition: disposition,
             status: status,
             reason: parsed.reason,
-            apnsID: apnsID,
+            id: id,
             apnsUniqueID: uniqueID,
             timestampMilliseconds: parsed.timestamp
         )
@@ -95,8 +88,8 @@ extension APNsResult {
     }
 
     /// Whether `bytes` spell `text` (whose letters are lowercase ASCII) with ASCII letters in any case. Header names
-    /// arrive in lowercase (nghttp2 resets a stream whose answer has an uppercase name) and APNs echoes `apns-id` as
-    /// sent, so the bytes are compared as they are first.
+    /// arrive in lowercase (nghttp2 resets a stream whose answer has an uppercase name), so the bytes are compared as
+    /// they are first.
     private static func equalsIgnoringASCIICase(_ bytes: UnsafeBufferPointer<UInt8>, _ text: String) -> Bool {
         guard bytes.count == text.utf8.count else { return false }
         let compare = { (expected: UnsafeBufferPointer<UInt8>) -> Bool in
@@ -114,8 +107,8 @@ extension APNsResult {
 
     /// A push that got no response: ``APNsReason/timeout``, ``APNsReason/connectionLost`` or
     /// ``APNsReason/notProcessed``. Always ``APNsDisposition/retryLater``, with no status.
-    static func transportFailure(reason: APNsReason, apnsID: String? = nil) -> APNsResult {
-        APNsResult(disposition: .retryLater, status: nil, reason: reason.rawValue, apnsID: apnsID?.lowercased())
+    static func transportFailure(reason: APNsReason, id: APNsID? = nil) -> APNsResult {
+        APNsResult(disposition: .retryLater, status: nil, reason: reason.rawValue, id: id)
     }
 
     /// ``reason`` as an ``APNsReason``.

@@ -5,8 +5,10 @@ public struct APNsResult: Sendable, Hashable {
     public let status: Int?
     /// APNs' `reason` string, or a transport reason such as `Timeout` / `ConnectionLost` / `NotProcessed`.
     public let reason: String?
-    /// The `apns-id` APNs answered with (lowercased).
-    public let apnsID: String?
+    /// The `apns-id` APNs answered with (nil when it sent none, or none that is a UUID).
+    public let id: APNsID?
+    /// ``id``'s text (lowercase).
+    public var apnsID: String? { id?.description }
     /// `apns-unique-id` (development environment only).
     public let apnsUniqueID: String?
     /// For 410: when APNs learned the token was invalid, in milliseconds since the epoch.
@@ -16,14 +18,14 @@ public struct APNsResult: Sendable, Hashable {
         disposition: APNsDisposition,
         status: Int?,
         reason: String?,
-        apnsID: String? = nil,
+        id: APNsID? = nil,
         apnsUniqueID: String? = nil,
         timestampMilliseconds: Int64? = nil
     ) {
         self.disposition = disposition
         self.status = status
         self.reason = reason
-        self.apnsID = apnsID
+        self.id = id
         self.apnsUniqueID = apnsUniqueID
         self.timestampMilliseconds = timestampMilliseconds
     }

@@ -265,13 +265,13 @@ extension KafkaConsumer {
         let due = state.withLock { state -> [KafkaMessage] in
             guard state.phase == .running else { return [] }
             var result: [KafkaMessage] = []
-            for (partition, var entry) in state.partitions where !entry.revoked {
-                guard let first = entry.held.first, first.due <= now else { continue }
-                let count = entry.held.partitionPoint(where: { $0.due > now })
-                result.append(contentsOf: entry.held[..<count].map(\.message))
-                entry.held.removeFirst(count)
-                state.heldCount -= count
-                state.partitions[partition] = entry
+            var taken = 0
+            state.forEachPartition { _, entry in
+                guard !entry.revoked else { return }
+                taken += Self.takeDue(from: &entry.held, at: now, into: &result)
+            }
+            if taken > 0 {
+                state.heldCount -= taken
                 state.reconcileNeeded = true
             }
             return result
@@ -295,28 +295,20 @@ extension KafkaConsumer {
             var pausedCounts: [String: Int] = [:]
             var pressed = state.globallyPaused
             var peak = 0
-            for (partition, var entry) in state.partitions where !entry.revoked {
-                peak = max(peak, entry.tracker.inFlightCount)
-                if entry.pausedForBackPressure, entry.tracker.inFlightCount <= perLow {
-                    entry.pausedForBackPressure = false
+            let alwaysPaused = state.globallyPaused || state.commitsRefusedSince != nil
+            let globallyPaused = state.globallyPaused
+            state.forEachPartition { partition, entry in
+                guard !entry.revoked else { return }
+                let wanted = Self.reconcile(&entry, perLow: perLow, alwaysPaused: alwaysPaused,
+                                            globallyPaused: globallyPaused)
+                peak = max(peak, wanted.inFlight)
+                pressed = pressed || wanted.pressed
+                switch wanted.change {
+                case .pause: toPause.append(partition); metrics.pauses[wanted.reason]?.increment()
+                case .resume: toResume.append(partition)
+                case nil: break
                 }
-                pressed = pressed || entry.pausedForBackPressure
-                let reason = state.pauseReason(entry)
-                let wantPaused = entry.pausedForBackPressure || state.globallyPaused || state.commitsRefusedSince != nil
-                    || !entry.held.isEmpty
-                if wantPaused != entry.libraryPaused {
-                    if wantPaused {
-                        toPause.append(partition)
-                        metrics.pauses[reason]?.increment()
-                        entry.resumedAt = nil
-                    } else {
-                        toResume.append(partition)
-                        entry.resumedAt = .now
-                    }
-                    entry.libraryPaused = wantPaused
-                }
-                if wantPaused { pausedCounts[reason, default: 0] += 1 }
-                state.partitions[partition] = entry
+                if wanted.paused { pausedCounts[wanted.reason, default: 0] += 1 }
             }
             backPressured.store(pressed, ordering: .relaxed)
             state.peakPartitionInFlight = peak
@@ -330,6 +322,34 @@ extension KafkaConsumer {
             wakeFetcher(toResume, reason: .resumed)
         }
         for (reason, gauge) in metrics.paused { gauge.set(pausedCounts[reason] ?? 0) }
+    }
+
+    /// A partition's pause as ``reconcilePauses()`` wants it, changed in place: whether the partition is to be paused,
+    /// why, and whether librdkafka's pause must change.
+    private struct WantedPause {
+        enum Change { case pause, resume }
+        var paused: Bool
+        var reason: String
+        var change: Change?
+        var inFlight: Int
+        var pressed: Bool
+    }
+
+    private static func reconcile(
+        _ entry: inout PartitionState, perLow: Int, alwaysPaused: Bool, globallyPaused: Bool
+    ) -> WantedPause {
+        let inFlight = entry.tracker.inFlightCount
+        if entry.pausedForBackPressure, inFlight <= perLow { entry.pausedForBackPressure = false }
+        let reason = entry.pauseReason(globallyPaused: globallyPaused)
+        let paused = entry.pausedForBackPressure || alwaysPaused || !entry.held.isEmpty
+        var change: WantedPause.Change?
+        if paused != entry.libraryPaused {
+            change = paused ? .pause : .resume
+            entry.resumedAt = paused ? nil : .now
+            entry.libraryPaused = paused
+        }
+        return WantedPause(paused: paused, reason: reason, change: change, inFlight: inFlight,
+                           pressed: entry.pausedForBackPressure)
     }
 
     func setPaused(_ partitions: [KafkaTopicPartition], paused: Bool) {
@@ -356,15 +376,28 @@ extension KafkaConsumer {
 
     // MARK: - Offsets
 
+    /// Moves the held messages due at `now` from the front of `held` to `due`; returns how many.
+    private static func takeDue(from held: inout [HeldMessage], at now: ContinuousClock.Instant,
+                                into due: inout [KafkaMessage]) -> Int {
+        guard let first = held.first, first.due <= now else { return 0 }
+        let count = held.partitionPoint(where: { $0.due > now })
+        due.append(contentsOf: held[..<count].map(\.message))
+        held.removeFirst(count)
+        return count
+    }
+
     /// Stores the committable offset of every partition whose value moved (or only of `only`, when given).
     func storeOffsets(only: Set<KafkaTopicPartition>? = nil) {
         let changes = state.withLock { state -> [(KafkaTopicPartition, Int64)] in
             var changes: [(KafkaTopicPartition, Int64)] = []
-            for (partition, var entry) in state.partitions {
-                if let only { guard only.contains(partition) else { continue } } else if entry.revoked { continue }
-                guard let offset = entry.tracker.committableOffset, offset != entry.lastStored else { continue }
+            state.forEachPartition { partition, entry in
+                if let only {
+                    guard only.contains(partition) else { return }
+                } else if entry.revoked {
+                    return
+                }
+                guard let offset = entry.tracker.committableOffset, offset != entry.lastStored else { return }
                 entry.lastStored = offset
-                state.partitions[partition] = entry
                 changes.append((partition, offset))
             }
             return changes

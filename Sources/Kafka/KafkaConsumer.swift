@@ -198,19 +198,26 @@ public final class KafkaConsumer: Sendable {
     public func hold(_ message: KafkaMessage, until deadline: ContinuousClock.Instant) -> Bool {
         let partition = message.topicPartition
         return state.withLock { state in
-            guard var entry = state.partitions[partition], entry.generation == message.generation,
-                !entry.revoked
+            guard let index = state.partitions.index(forKey: partition),
+                Self.hold(message, until: deadline, in: &state.partitions.values[index])
             else { return false }
-            let index = entry.held.partitionPoint(where: { $0.due > deadline })
-            var released = message
-            released.releasedFromHold = true
-            entry.held.insert(HeldMessage(message: released, due: deadline), at: index)
             state.heldCount += 1
-            state.partitions[partition] = entry
             state.reconcileNeeded = true
             if let queue = consumerQueue.pointer { rd_kafka_queue_yield(queue) }
             return true
         }
+    }
+
+    /// Keeps `message` among `entry`'s held messages, in due order (in place: a copy of the entry would copy its
+    /// held messages and tracker); false when the partition is being revoked or was assigned again since.
+    private static func hold(_ message: KafkaMessage, until deadline: ContinuousClock.Instant,
+                             in entry: inout PartitionState) -> Bool {
+        guard entry.generation == message.generation, !entry.revoked else { return false }
+        let index = entry.held.partitionPoint(where: { $0.due > deadline })
+        var released = message
+        released.releasedFromHold = true
+        entry.held.insert(HeldMessage(message: released, due: deadline), at: index)
+        return true
     }
 
     /// Like ``hold(_:until:)`` with a deadline `delay` from now.
@@ -233,7 +240,7 @@ public final class KafkaConsumer: Sendable {
         state.withLock { state in
             var result: [KafkaTopicPartition: String] = [:]
             for (partition, entry) in state.partitions where entry.libraryPaused {
-                result[partition] = state.pauseReason(entry)
+                result[partition] = entry.pauseReason(globallyPaused: state.globallyPaused)
             }
             return result
         }
@@ -324,6 +331,13 @@ extension KafkaConsumer {
         /// `KafkaConsumer.wakeResumedPartitionsAgain(now:)`).
         var resumedAt: ContinuousClock.Instant?
 
+        /// Why the partition is (or would be) paused: a held message first, then the in-flight limits (its own, or
+        /// the consumer's when `globallyPaused`), then a rebalance.
+        func pauseReason(globallyPaused: Bool) -> String {
+            if !held.isEmpty { return "retry_due" }
+            return pausedForBackPressure || globallyPaused ? "backpressure" : "rebalance"
+        }
+
         /// While the partition waits for a held message, keeps `message` behind it, in order; false when nothing
         /// is held.
         mutating func holdBehindHeld(_ message: KafkaMessage) -> Bool {
@@ -378,6 +392,16 @@ extension KafkaConsumer {
         var closeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterID = 0
 
+        /// Visits every partition's entry in place. A `for (partition, var entry) in partitions` loop that writes the
+        /// entry back copies the whole dictionary (the loop still holds it), and so does one over `partitions.indices`.
+        mutating func forEachPartition(_ body: (KafkaTopicPartition, inout PartitionState) -> Void) {
+            var index = partitions.startIndex
+            while index != partitions.endIndex {
+                body(partitions.keys[index], &partitions.values[index])
+                partitions.formIndex(after: &index)
+            }
+        }
+
         /// The index of `message`'s partition in ``partitions``; `last` is the previous lookup of the same pass
         /// (while ``partitions`` does not change): a message of the partition looked up before, as consecutive
         /// messages mostly are, is found without hashing its topic.
@@ -390,11 +414,6 @@ extension KafkaConsumer {
             return index
         }
 
-        /// Why `entry` is (or would be) paused: a held message first, then the in-flight limits, then a rebalance.
-        func pauseReason(_ entry: PartitionState) -> String {
-            if !entry.held.isEmpty { return "retry_due" }
-            return entry.pausedForBackPressure || globallyPaused ? "backpressure" : "rebalance"
-        }
 
         /// Whether a completion may allow a back-pressure pause to lift.
         func backPressureMayLift(

@@ -141,7 +141,7 @@ struct SendCommand: Command {
         return try APNsRequest(
             deviceToken: token, pushType: pushType, topic: pushType.topic(forBundleID: topic), payload: Array(data),
             priority: priority, expiration: expiration, collapseID: options.string("collapse-id"),
-            apnsID: UUID().uuidString.lowercased()
+            apnsID: APNsID(UUID().uuidString)
         )
     }
 

@@ -36,7 +36,7 @@ import Testing
             metrics.recordAnswer(APNsResult(status: 400, headers: [], body: Array(#"{"reason":"Made-up-\#(index)"}"#.utf8)), seconds: 0.01)
         }
         metrics.recordAnswer(APNsResult(status: 400, headers: [], body: Array(#"{"reason":"BadTopic"}"#.utf8)), seconds: 0.01)
-        metrics.recordAnswer(APNsResult.transportFailure(reason: .timeout, apnsID: nil), seconds: 10)
+        metrics.recordAnswer(APNsResult.transportFailure(reason: .timeout, id: nil), seconds: 10)
         let series = registry.exposition().split(separator: "\n").filter { $0.hasPrefix("callpush_apns_requests_total{") }
         #expect(series.sorted() == [
             #"callpush_apns_requests_total{reason="BadTopic",status="400"} 1"#,

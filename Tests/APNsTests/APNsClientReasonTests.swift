@@ -16,7 +16,7 @@ import Testing
         let id = "6d1a6e0e-2e7c-4d3f-9a53-0b7d7f0d2c11"
         let request = try APNsRequest(
             deviceToken: DeviceToken(Fixture.deviceToken(7)), pushType: .alert, topic: Fixture.bundleID,
-            payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsID: id)
+            payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), apnsID: APNsID(id))
         let result = await fixture.send(request)
         #expect(result.disposition == .delivered)
         #expect(result.status == 200)

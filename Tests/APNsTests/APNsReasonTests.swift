@@ -83,11 +83,11 @@ import Testing
 
     @Test func transportFailuresRetryLater() {
         for reason in APNsReason.allTransportReasons {
-            let result = APNsResult.transportFailure(reason: reason, apnsID: "ABC")
+            let result = APNsResult.transportFailure(reason: reason, id: APNsID("8D7F0A52-3C1E-4B6A-9F00-123456789ABC"))
             #expect(result.disposition == .retryLater)
             #expect(result.status == nil)
             #expect(result.reason == reason.rawValue)
-            #expect(result.apnsID == "abc")
+            #expect(result.apnsID == "8d7f0a52-3c1e-4b6a-9f00-123456789abc")
         }
         #expect(APNsResult.transportFailure(reason: .connectionLost).needsNewConnection)
         #expect(!APNsResult.transportFailure(reason: .notProcessed).needsNewConnection)

@@ -8,7 +8,7 @@ import Testing
         let request = try APNsRequest(
             deviceToken: DeviceToken(token), pushType: .alert, topic: "com.example.app", payload: Array(#"{"aps":{}}"#.utf8),
             priority: .immediate, expiration: .at(secondsSinceEpoch: 1_764_489_630), collapseID: "c-42",
-            apnsID: "8d7f0a52-3c1e-4b6a-9f00-123456789abc"
+            apnsID: APNsID("8d7f0a52-3c1e-4b6a-9f00-123456789abc")
         )
         let fields = request.headerFields(authority: "api.push.apple.com", bearerToken: "h.c.s")
         let expected: [(String, String, Bool)] = [

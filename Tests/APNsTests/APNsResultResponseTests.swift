@@ -2,7 +2,7 @@
 @testable import HTTP2
 import Testing
 
-/// `APNsResult(response:requestedID:)` reads the answer's raw header bytes on the event loop; it must give what
+/// `APNsResult(response:)` reads the answer's raw header bytes on the event loop; it must give what
 /// `APNsResult(status:headers:body:)` (Foundation's `lowercased()`, names compared case-insensitively) gives.
 @Suite struct APNsResultResponseTests {
     static let requested = "1294465c-e2aa-4f25-9d3e-8bdb0e7d8a67"
@@ -30,12 +30,10 @@ import Testing
             HTTP2Response(status: 200, rawHeaders: block, body: [], streamID: 1),
             HTTP2Response(status: 200, headers: fields.map { HTTP2Header($0.0, $0.1) }),
         ] {
-            for requestedID in [Self.requested, nil] {
-                let result = APNsResult(response: response, requestedID: requestedID)
-                #expect(result.apnsID == reference.apnsID)
-                #expect(result.apnsUniqueID == reference.apnsUniqueID)
-                #expect(result.disposition == .delivered)
-            }
+            let result = APNsResult(response: response)
+            #expect(result.apnsID == reference.apnsID)
+            #expect(result.apnsUniqueID == reference.apnsUniqueID)
+            #expect(result.disposition == .delivered)
         }
     }
 }

@@ -29,25 +29,4 @@ import Testing
             #expect(throws: APNsRequestError.self) { try DeviceToken(bad) }
         }
     }
-
-    @Test(arguments: [false, true]) func canonicalUUIDsAtEveryPosition(allowingUppercase: Bool) {
-        let uuid = Array("8d7f0a52-3c1e-4b6a-9f00-123456789abc".utf8)
-        let dashes: Set = [8, 13, 18, 23]
-        #expect(APNsRequest.isCanonicalUUID(String(decoding: uuid, as: UTF8.self), allowingUppercase: allowingUppercase))
-        for position in uuid.indices {
-            for value in Array("-09afgAFG z".utf8) + [0, 0x7f, 0xff] {
-                var bytes = uuid
-                bytes[position] = value
-                let expected = dashes.contains(position)
-                    ? value == UInt8(ascii: "-")
-                    : (48...57).contains(value) || (97...102).contains(value) || (allowingUppercase && (65...70).contains(value))
-                let text = String(decoding: bytes, as: UTF8.self)
-                // A byte that is not UTF-8 becomes U+FFFD (3 bytes): no longer 36 bytes, never canonical.
-                #expect(APNsRequest.isCanonicalUUID(text, allowingUppercase: allowingUppercase) == (expected && text.utf8.count == 36),
-                        "byte \(value) at \(position)")
-            }
-        }
-        #expect(!APNsRequest.isCanonicalUUID("8d7f0a52-3c1e-4b6a-9f00-123456789ab"))
-        #expect(!APNsRequest.isCanonicalUUID("8d7f0a52-3c1e-4b6a-9f00-123456789abcd"))
-    }
 }

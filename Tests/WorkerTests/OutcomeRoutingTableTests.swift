@@ -44,7 +44,7 @@ import Testing
     }
 
     static func answer(_ disposition: APNsDisposition, _ status: Int?, _ reason: String?) -> Happening {
-        .answered(APNsResult(disposition: disposition, status: status, reason: reason, apnsID: Fixtures.uuid))
+        .answered(APNsResult(disposition: disposition, status: status, reason: reason, id: APNsID(Fixtures.uuid)))
     }
 
     static let serviceUnavailable = answer(.retryLater, 503, "ServiceUnavailable")

@@ -98,6 +98,16 @@ package struct JSONWriter: ~Copyable {
         appendByte(UInt8(ascii: "\""))
     }
 
+    /// Appends a quoted string of `count` bytes that `fill` writes in place (it must write all of them, and none that
+    /// needs escaping): text made on the spot, such as an id's, without a `String` for it.
+    mutating func appendQuoted(count: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) {
+        reserve(count + 2)
+        base[self.count] = UInt8(ascii: "\"")
+        fill(UnsafeMutableRawBufferPointer(start: base + self.count + 1, count: count))
+        base[self.count + 1 + count] = UInt8(ascii: "\"")
+        self.count += count + 2
+    }
+
     /// Appends `value` as ``appendString(_:)`` does, or `null` when it is nil.
     mutating func appendStringOrNull(_ value: String?) {
         if let value { appendString(value) } else { appendLiteral("null") }

@@ -80,28 +80,11 @@ public struct PushMapper: Sendable {
         }
     }
 
-    /// `eventID` lowercased when it is a canonical UUID (any case), else nil.
-    public static func apnsID(fromEventID eventID: String) -> String? {
-        guard eventID.utf8.count == 36 else { return nil }
-        if APNsRequest.isCanonicalUUID(eventID) { return eventID }  // lowercase already: no copy
-        let lowered = eventID.lowercased()
-        return APNsRequest.isCanonicalUUID(lowered) ? lowered : nil
-    }
-
-    /// ``apnsID(fromEventID:)`` for `event`'s id, checked on the record's bytes: no `String` is made for an id that is
-    /// not a UUID, and none but the one returned for one that is.
-    private static func apnsID(of event: CallEvent) -> String? {
+    /// `event`'s id as an `apns-id` when it is a canonical UUID (either case), else nil; read on the record's bytes.
+    private static func apnsID(of event: CallEvent) -> APNsID? {
         let span = event.spans.eventID
-        guard !span.isEscaped else { return apnsID(fromEventID: event.eventID) }
-        guard span.count == 36 else { return nil }
-        // true: a lowercase UUID; false: a UUID with uppercase digits; nil: no UUID.
-        let lowercase = event.text.withUnsafeBufferPointer { text -> Bool? in
-            let id = UnsafeBufferPointer(rebasing: text[span.range])
-            if APNsRequest.isCanonicalUUID(utf8: id, allowingUppercase: false) { return true }
-            return APNsRequest.isCanonicalUUID(utf8: id, allowingUppercase: true) ? false : nil
-        }
-        guard let lowercase else { return nil }
-        return lowercase ? event.eventID : event.eventID.lowercased()
+        guard !span.isEscaped else { return APNsID(event.eventID) }
+        return event.text.withUnsafeBufferPointer { text in APNsID(utf8: UnsafeBufferPointer(rebasing: text[span.range])) }
     }
 
     // MARK: - Payloads

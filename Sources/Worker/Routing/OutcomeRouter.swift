@@ -239,7 +239,11 @@ struct OutcomeRouter: Sendable {
             writer.appendLiteral(#","outcome":"#)
             writer.appendString(outcome.rawValue)
             writer.appendLiteral(#","apns_id":"#)
-            writer.appendStringOrNull(result?.apnsID)
+            if let id = result?.id {
+                writer.appendQuoted(count: APNsID.textCount) { id.write(to: $0) }
+            } else {
+                writer.appendLiteral("null")
+            }
             writer.appendLiteral(#","status":"#)
             writer.appendIntOrNull(result?.status.map(Int64.init))
             writer.appendLiteral(#","reason":"#)
