@@ -59,10 +59,16 @@ public final class APNsAppRouter: Sendable {
     }
 
     /// Where one app's pushes go. A push admitted on a route carries it to its answer (``APNsPush/route``):
-    /// ``admit()`` when it is sent, ``willAnswer(_:)`` and ``didAnswer()`` around its completion.
-    struct Route: Sendable {
+    /// ``admit()`` when it is sent, ``willAnswer(_:)`` and ``didAnswer()`` around its completion. A class: a push's
+    /// route is copied a few times on its way (one retain each, not one per field).
+    final class Route: Sendable {
         let slot: Slot
         let metrics: APNsAppRouterMetrics.App
+
+        init(slot: Slot, metrics: APNsAppRouterMetrics.App) {
+            self.slot = slot
+            self.metrics = metrics
+        }
 
         /// A push goes out on this route (its slot's in-flight count already raised under the router's lock).
         func admit() {

@@ -12,7 +12,6 @@ public struct APNsRequestError: Error, Hashable, Sendable, CustomStringConvertib
         public static let badPriority = Self(rawValue: "BadPriority")
         public static let badCollapseID = Self(rawValue: "BadCollapseId")
         static let badExpiration = Self(rawValue: "BadExpirationDate")
-        static let badMessageID = Self(rawValue: "BadMessageId")
         public static let payloadEmpty = Self(rawValue: "PayloadEmpty")
         public static let payloadTooLarge = Self(rawValue: "PayloadTooLarge")
 

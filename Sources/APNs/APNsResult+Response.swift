@@ -6,13 +6,13 @@ extension APNsResult {
     /// ``init(status:headers:body:)`` for a response as it arrived: the same result, read from the raw header bytes.
     init(response: HTTP2Response) {
         var id: APNsID?
-        var uniqueID: String?
+        var uniqueID: APNsID?
         response.forEachHeaderField { name, value in
             guard name.count == 7 || name.count == 14 else { return }
             if Self.equalsIgnoringASCIICase(name, "apns-id") {
                 id = APNsID(utf8: value)
             } else if Self.equalsIgnoringASCIICase(name, "apns-unique-id") {
-                uniqueID = Self.lowercasedString(value)
+                uniqueID = APNsID(utf8: value)
             }
         }
         self.init(status: response.status, id: id, uniqueID: uniqueID, body: response.body)
@@ -21,7 +21,7 @@ extension APNsResult {
     /// Builds the result for one APNs response.
     ///
     /// Reads `{"reason":…,"timestamp":…}` from `body` (anything unparseable is treated as no body), the `apns-id`
-    /// header (a UUID, its text lowercase) and `apns-unique-id` (lowercased). The disposition comes from the reason
+    /// and `apns-unique-id` headers (UUIDs, either case; anything else is read as none). The disposition comes from the reason
     /// when it is a known one (``APNsReason/disposition``), else from the status
     /// (``APNsReason/disposition(forStatus:)``). A 200 is always delivered.
     /// - Parameters:
@@ -30,18 +30,18 @@ extension APNsResult {
     ///   - body: the DATA bytes (empty on success).
     init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
         var id: APNsID?
-        var uniqueID: String?
+        var uniqueID: APNsID?
         for header in headers {
             switch header.name.lowercased() {
             case "apns-id": id = APNsID(header.value)
-            case "apns-unique-id": uniqueID = header.value.lowercased()
+            case "apns-unique-id": uniqueID = APNsID(header.value)
             default: break
             }
         }
         self.init(status: status, id: id, uniqueID: uniqueID, body: body)
     }
 
-    private init(status: Int, id: APNsID?, uniqueID: String?, body: [UInt8]) {
+    private init(status: Int, id: APNsID?, uniqueID: APNsID?, body: [UInt8]) {
         let parsed = Self.parseErrorBody(body)
         let reason = parsed.reason.map(APNsReason.init(rawValue:))
         let disposition: APNsDisposition =
@@ -51,40 +51,9 @@ extension APNsResult {
             status: status,
             reason: parsed.reason,
             id: id,
-            apnsUniqueID: uniqueID,
+            uniqueID: uniqueID,
             timestampMilliseconds: parsed.timestamp
         )
-    }
-
-    /// `String(decoding: bytes, as: UTF8.self).lowercased()`, built eight bytes at a time when the bytes are ASCII
-    /// (an `apns-unique-id` per answer, on the event loop).
-    private static func lowercasedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return "" }
-        var ascii = true
-        let lowered = String(unsafeUninitializedCapacity: bytes.count) { buffer in
-            let source = UnsafeRawPointer(base)
-            let target = UnsafeMutableRawPointer(buffer.baseAddress!)
-            var offset = 0
-            while offset < bytes.count {
-                // The last word overlaps the one before it when the count is not a multiple of eight: lowering a
-                // byte twice is harmless. Shorter than a word: one padded word.
-                let start = bytes.count >= 8 ? min(offset, bytes.count - 8) : 0
-                var word: UInt64 = 0
-                withUnsafeMutableBytes(of: &word) {
-                    $0.copyMemory(from: UnsafeRawBufferPointer(start: source + start, count: min(8, bytes.count)))
-                }
-                if word & ByteLanes.highBits != 0 { ascii = false }
-                // The high bit of each `A`–`Z` lane (lanes with the high bit set never count), moved to 0x20: +32.
-                let uppercase = ByteLanes.inRange(word & ~ByteLanes.highBits, UInt8(ascii: "A"), UInt8(ascii: "Z"))
-                word |= (uppercase & ~word) >> 2
-                withUnsafeBytes(of: word) {
-                    (target + start).copyMemory(from: $0.baseAddress!, byteCount: min(8, bytes.count))
-                }
-                offset = start + 8
-            }
-            return bytes.count
-        }
-        return ascii ? lowered : String(decoding: bytes, as: UTF8.self).lowercased()
     }
 
     /// Whether `bytes` spell `text` (whose letters are lowercase ASCII) with ASCII letters in any case. Header names

@@ -9,8 +9,10 @@ public struct APNsResult: Sendable, Hashable {
     public let id: APNsID?
     /// ``id``'s text (lowercase).
     public var apnsID: String? { id?.description }
-    /// `apns-unique-id` (development environment only).
-    public let apnsUniqueID: String?
+    /// `apns-unique-id` (development environment only; nil unless a UUID).
+    public let uniqueID: APNsID?
+    /// ``uniqueID``'s text (lowercase).
+    public var apnsUniqueID: String? { uniqueID?.description }
     /// For 410: when APNs learned the token was invalid, in milliseconds since the epoch.
     public let timestampMilliseconds: Int64?
 
@@ -19,14 +21,14 @@ public struct APNsResult: Sendable, Hashable {
         status: Int?,
         reason: String?,
         id: APNsID? = nil,
-        apnsUniqueID: String? = nil,
+        uniqueID: APNsID? = nil,
         timestampMilliseconds: Int64? = nil
     ) {
         self.disposition = disposition
         self.status = status
         self.reason = reason
         self.id = id
-        self.apnsUniqueID = apnsUniqueID
+        self.uniqueID = uniqueID
         self.timestampMilliseconds = timestampMilliseconds
     }
 }

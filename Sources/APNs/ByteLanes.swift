@@ -1,5 +1,5 @@
-/// Eight bytes at a time in a `UInt64`, one byte per lane: the range check ``HexDigits`` classifies hex digits with
-/// and the answer reader lowers ASCII letters with.
+/// Eight bytes at a time in a `UInt64`, one byte per lane: the range check ``HexDigits`` classifies hex digits with,
+/// and the constants ``APNsID`` reads and writes its digits with.
 package enum ByteLanes {
     /// `0x01` in every lane: `ones &* UInt64(b)` puts `b` in every lane.
     package static let ones: UInt64 = 0x0101_0101_0101_0101

@@ -7,8 +7,8 @@ import Testing
 @Suite struct APNsResultResponseTests {
     static let requested = "1294465c-e2aa-4f25-9d3e-8bdb0e7d8a67"
 
-    /// Answers' header fields: the echo as sent, uppercased, another id, unique ids of every length class (shorter
-    /// than a word, a multiple of eight, a tail), non-ASCII, uppercase names, no headers.
+    /// Answers' header fields: the echo as sent, uppercased, another id, values that are no UUID (shorter than a word,
+    /// a multiple of eight, a tail, non-ASCII), uppercase names, near-miss names, no headers.
     static let answers: [[(String, String)]] = [
         [("apns-id", requested), ("apns-unique-id", "a3b4c5d6-0000-1111-2222-333344445555")],
         [("apns-id", requested.uppercased()), ("apns-unique-id", "A3B4C5D6-0000-1111-2222-333344445555")],

@@ -81,8 +81,10 @@ struct OutcomeRouter: Sendable {
     ) -> Decision {
         guard configuration.emitReceipts else { return decision }
         var decision = decision
-        decision.records.append(receipt(record: record, event: event, outcome: decision.outcome, result: result,
-                                        reason: decision.reason, latencyMilliseconds: latencyMilliseconds))
+        let receipt = receipt(record: record, event: event, outcome: decision.outcome, result: result,
+                              reason: decision.reason, latencyMilliseconds: latencyMilliseconds)
+        // The usual decision has no other record: an array made for one costs less than growing an empty one.
+        if decision.records.isEmpty { decision.records = [receipt] } else { decision.records.append(receipt) }
         return decision
     }
 
