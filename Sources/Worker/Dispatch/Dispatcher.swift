@@ -251,16 +251,22 @@ final class Dispatcher: Sendable {
         metrics.inFlight.set(live)
         let mapper = self.mapper.withLock { $0 }
         let homeSettlement = settlement as? any HomeThreadSettlement
-        var consumedCounter: (topic: String, counter: Counter)?
+        // Per run of one topic (a batch's records come in runs): its consumed counter, and whether it is a retry tier.
+        var topicRun: (topic: String, counter: Counter, isCallsTopic: Bool)?
         var admissible: [Pending] = []
         admissible.reserveCapacity(batch.count)
         var stops = 0
         for (index, record) in batch.enumerated() {
-            if consumedCounter?.topic != record.topic {
-                consumedCounter = (record.topic, metrics.consumedCounter(topic: record.topic))
+            let run: (topic: String, counter: Counter, isCallsTopic: Bool)
+            if let topicRun, topicRun.topic == record.topic {
+                run = topicRun
+            } else {
+                run = (record.topic, metrics.consumedCounter(topic: record.topic), !retryTopics.contains(record.topic))
+                topicRun = run
             }
-            consumedCounter?.counter.increment()
-            guard let pending = prepare(record, settlement: settlement, homeSettlement: homeSettlement,
+            run.counter.increment()
+            guard let pending = prepare(record, isCallsTopic: run.isCallsTopic, settlement: settlement,
+                                        homeSettlement: homeSettlement,
                                         ticket: firstTicket + UInt64(index),
                                         handedOver: handedOver, now: wallNow, mapper: mapper)
             else { continue }
@@ -356,11 +362,10 @@ final class Dispatcher: Sendable {
     /// Decodes and maps a consumed record; dead-letters it (and returns nil) when it cannot be sent.
     /// `handedOver`: monotonic µs; `now`: wall-clock ms.
     private func prepare(
-        _ record: KafkaMessage, settlement: any RecordSettlement, homeSettlement: (any HomeThreadSettlement)?,
-        ticket: UInt64, handedOver: Int64, now: Int64, mapper: PushMapper
+        _ record: KafkaMessage, isCallsTopic: Bool, settlement: any RecordSettlement,
+        homeSettlement: (any HomeThreadSettlement)?, ticket: UInt64, handedOver: Int64, now: Int64, mapper: PushMapper
     ) -> Pending? {
         var record = record
-        let isCallsTopic = !retryTopics.contains(record.topic)
         if !record.headers.isEmpty, isCallsTopic { ignoreManagedHeaders(&record) }
         var event: CallEvent
         do {
