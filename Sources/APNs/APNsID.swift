@@ -63,8 +63,10 @@ public struct APNsID: Hashable, Sendable, CustomStringConvertible {
 
     /// Writes the lowercase text into the first ``textCount`` bytes of `target`.
     package func write(to target: UnsafeMutableRawBufferPointer) {
-        var words = (Self.digits(of: UInt32(truncatingIfNeeded: high >> 32)), Self.digits(of: UInt32(truncatingIfNeeded: high)),
-                     Self.digits(of: UInt32(truncatingIfNeeded: low >> 32)), Self.digits(of: UInt32(truncatingIfNeeded: low)))
+        func digits(_ word: UInt64, _ shift: UInt64) -> UInt64 {
+            Self.digits(of: UInt32(truncatingIfNeeded: word >> shift))
+        }
+        var words = (digits(high, 32), digits(high, 0), digits(low, 32), digits(low, 0))
         withUnsafeBytes(of: &words) { digits in
             Self.forEachRun { textStart, digitStart, count in
                 if textStart > 0 { target[textStart - 1] = UInt8(ascii: "-") }

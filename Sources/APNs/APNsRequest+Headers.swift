@@ -47,7 +47,9 @@ extension APNsRequest {
         }
         if let collapseID { writer.add("apns-collapse-id", collapseID, neverIndex: true) }
         if let id {
-            writer.add("apns-id", valueCount: APNsID.textCount, indexing: .never) { id.write(to: UnsafeMutableRawBufferPointer($0)) }
+            writer.add("apns-id", valueCount: APNsID.textCount, indexing: .never) {
+                id.write(to: UnsafeMutableRawBufferPointer($0))
+            }
         }
         writer.add("content-type", "application/json" as StaticString)
         writer.add("content-length", decimal: Int64(payload.count))

@@ -21,8 +21,8 @@ extension APNsResult {
     /// Builds the result for one APNs response.
     ///
     /// Reads `{"reason":…,"timestamp":…}` from `body` (anything unparseable is treated as no body), the `apns-id`
-    /// and `apns-unique-id` headers (UUIDs, either case; anything else is read as none). The disposition comes from the reason
-    /// when it is a known one (``APNsReason/disposition``), else from the status
+    /// and `apns-unique-id` headers (UUIDs, either case; anything else is read as none). The disposition comes from
+    /// the reason when it is a known one (``APNsReason/disposition``), else from the status
     /// (``APNsReason/disposition(forStatus:)``). A 200 is always delivered.
     /// - Parameters:
     ///   - status: `:status`.

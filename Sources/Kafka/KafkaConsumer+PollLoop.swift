@@ -304,8 +304,11 @@ extension KafkaConsumer {
                 peak = max(peak, wanted.inFlight)
                 pressed = pressed || wanted.pressed
                 switch wanted.change {
-                case .pause: toPause.append(partition); metrics.pauses[wanted.reason]?.increment()
-                case .resume: toResume.append(partition)
+                case .pause:
+                    toPause.append(partition)
+                    metrics.pauses[wanted.reason]?.increment()
+                case .resume:
+                    toResume.append(partition)
                 case nil: break
                 }
                 if wanted.paused { pausedCounts[wanted.reason, default: 0] += 1 }
@@ -324,8 +327,8 @@ extension KafkaConsumer {
         for (reason, gauge) in metrics.paused { gauge.set(pausedCounts[reason] ?? 0) }
     }
 
-    /// A partition's pause as ``reconcilePauses()`` wants it, changed in place: whether the partition is to be paused,
-    /// why, and whether librdkafka's pause must change.
+    /// What ``reconcile(_:perLow:alwaysPaused:globallyPaused:)`` decided for one partition: whether it is to be paused
+    /// and why, whether librdkafka's pause must change, its in-flight count, and whether back-pressure still holds it.
     private struct WantedPause {
         enum Change { case pause, resume }
         var paused: Bool
@@ -335,6 +338,8 @@ extension KafkaConsumer {
         var pressed: Bool
     }
 
+    /// Brings one partition's back-pressure flag and librdkafka pause in line with what it wants, in place.
+    /// `alwaysPaused`: every partition is to be paused (the consumer's limit, or commits refused).
     private static func reconcile(
         _ entry: inout PartitionState, perLow: Int, alwaysPaused: Bool, globallyPaused: Bool
     ) -> WantedPause {

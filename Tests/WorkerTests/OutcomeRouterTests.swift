@@ -20,7 +20,8 @@ import Testing
     func header(_ record: KafkaProducerRecord, _ name: String) -> String? { record.headers.last(named: name)?.text }
 
     func result(_ disposition: APNsDisposition, _ status: Int?, _ reason: String?, timestamp: Int64? = nil) -> APNsResult {
-        APNsResult(disposition: disposition, status: status, reason: reason, id: APNsID(Fixtures.uuid), timestampMilliseconds: timestamp)
+        APNsResult(disposition: disposition, status: status, reason: reason, id: APNsID(Fixtures.uuid),
+                   timestampMilliseconds: timestamp)
     }
 
     @Test func delivered() {

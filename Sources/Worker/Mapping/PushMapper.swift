@@ -84,7 +84,7 @@ public struct PushMapper: Sendable {
     private static func apnsID(of event: CallEvent) -> APNsID? {
         let span = event.spans.eventID
         guard !span.isEscaped else { return APNsID(event.eventID) }
-        return event.text.withUnsafeBufferPointer { text in APNsID(utf8: UnsafeBufferPointer(rebasing: text[span.range])) }
+        return event.text.withUnsafeBufferPointer { APNsID(utf8: UnsafeBufferPointer(rebasing: $0[span.range])) }
     }
 
     // MARK: - Payloads
