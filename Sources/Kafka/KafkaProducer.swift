@@ -60,8 +60,13 @@ public final class KafkaProducer: Sendable {
         }
     }
 
-    /// A produced record's id and where its report goes, from ``produce(_:reportTo:)`` to its report: librdkafka keeps
-    /// it as the record's opaque (one retain), so producing takes no lock and looks nothing up.
+    /// Where each produced record's report goes, by its id (the record's opaque, ``slotOpaque(_:)``): producing takes
+    /// no lock and makes no object. Sized for the records a worker has outstanding (about one receipt per event in
+    /// flight); a record whose slot is still taken gets a ``DeliveryTarget`` instead.
+    private let slots = KafkaDeliverySlots<PendingRecord>(capacity: 16_384)
+
+    /// A produced record's id and where its report goes, from ``produce(_:reportTo:)`` to its report, for a record that
+    /// found its slot taken: librdkafka keeps it as the record's opaque (one retain).
     private final class DeliveryTarget: Sendable {
         let id: UInt
         let pending: PendingRecord
@@ -144,9 +149,10 @@ public final class KafkaProducer: Sendable {
             throw fatal
         }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let target = Unmanaged.passRetained(DeliveryTarget(id: id, pending: pending))
-        if let error = enqueue(record, opaque: target.toOpaque()) {
-            target.release()
+        let target = slots.claim(id, for: pending)
+            ? nil : Unmanaged.passRetained(DeliveryTarget(id: id, pending: pending))
+        if let error = enqueue(record, opaque: target?.toOpaque() ?? Self.slotOpaque(id)) {
+            if let target { target.release() } else { _ = slots.take(id) }
             reported(1)
             if error.code == .queueFull { queueFullCounter.increment() }
             throw error
@@ -466,6 +472,20 @@ public final class KafkaProducer: Sendable {
         }
     }
 
+    /// A record's opaque when its report waits in its slot: the id shifted up, the low bit set (a ``DeliveryTarget``'s
+    /// address never has it).
+    private static func slotOpaque(_ id: UInt) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(bitPattern: id << 1 | 1)!
+    }
+
+    /// The id and report target of the record whose opaque is `opaque`, taken from its slot or its object.
+    private func takeTarget(_ opaque: UnsafeMutableRawPointer) -> (id: UInt, pending: PendingRecord) {
+        let bits = UInt(bitPattern: opaque)
+        if bits & 1 == 1 { return (bits >> 1, slots.take(bits >> 1)) }
+        let target = Unmanaged<DeliveryTarget>.fromOpaque(opaque).takeRetainedValue()
+        return (target.id, target.pending)
+    }
+
     /// Reports each record of one delivery-report event (librdkafka reports a produce request's records in one) to
     /// where it goes: its target comes back from the record's opaque, no lookup and no lock.
     private func deliver(_ event: OpaquePointer) {
@@ -474,7 +494,7 @@ public final class KafkaProducer: Sendable {
         var topic = ""
         while let message = rd_kafka_event_message_next(event) {
             guard let opaque = message.pointee._private else { continue }
-            let target = Unmanaged<DeliveryTarget>.fromOpaque(opaque).takeRetainedValue()
+            let target = takeTarget(opaque)
             count += 1
             guard message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
                 target.pending.report(.failure(KafkaError.rdKafka(message.pointee.err)))

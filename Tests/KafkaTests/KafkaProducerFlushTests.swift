@@ -32,6 +32,34 @@ import Testing
         await producer.close()
     }
 
+    /// More records outstanding than the producer has report slots (16 384): while the broker is down none is reported,
+    /// so the later ids find their slots taken and their reports an object of their own. Each completion still runs
+    /// exactly once, with its record's id.
+    @Test func recordsBeyondTheReportSlotsAreReportedOnceEach() async throws {
+        let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 2)
+        defer { cluster.close() }
+        _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [0]))
+        try ChildProcess.withNoneStarting { () throws(KafkaError) in try cluster.setBrokerDown(1) }
+        let records = 20_000
+        let completions = Mutex<[UInt: Int]>([:])
+        var ids: [UInt] = []
+        for index in 0..<records {
+            let record = KafkaProducerRecord(topic: topic, partition: Int32(index % 2), value: Array(String(index).utf8))
+            ids.append(try producer.produce(record) { result in
+                guard case .success(let report) = result else { return }
+                completions.withLock { $0[report.id, default: 0] += 1 }
+            })
+        }
+        #expect(producer.outstandingCount == records)
+        try cluster.setBrokerUp(1)
+        #expect(await producer.flush(timeout: .seconds(60)))
+        let seen = completions.withLock { $0 }
+        #expect(seen.count == records)
+        #expect(seen.values.allSatisfy { $0 == 1 })
+        #expect(Set(seen.keys) == Set(ids))
+        await producer.close()
+    }
+
     /// While records cannot be delivered `flush` gives up at its timeout; once they are, it returns `true`.
     @Test func flushTimesOutWhileTheBrokerIsDown() async throws {
         let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 1)
