@@ -13,74 +13,33 @@ import Testing
         defer { cluster.close() }
         #expect(await producer.flush(timeout: .seconds(1)), "nothing outstanding")
 
-        let records = 5000
-        let completions = Mutex<[UInt: Int]>([:])
-        var ids: [UInt] = []
-        for index in 0..<records {
-            let record = KafkaProducerRecord(topic: topic, partition: Int32(index % 4), value: Array(String(index).utf8))
-            ids.append(try producer.produce(record) { result in
-                guard case .success(let report) = result else { return }
-                completions.withLock { $0[report.id, default: 0] += 1 }
-            })
-        }
+        let records = ReportedRecords()
+        try records.produce(5000, partitions: 4, topic: topic, with: producer)
         #expect(await producer.flush(timeout: .seconds(30)))
-        let seen = completions.withLock { $0 }
-        #expect(seen.count == records)
-        #expect(seen.values.allSatisfy { $0 == 1 })
-        #expect(Set(seen.keys) == Set(ids))
+        records.expectEachReportedOnce()
         #expect(producer.outstandingCount == 0)
         await producer.close()
     }
 
-    /// More records outstanding than the producer has report slots (16 384): while the broker is down none is reported,
-    /// so the later ids find their slots taken and their reports an object of their own. Each completion still runs
-    /// exactly once, with its record's id.
-    @Test func recordsBeyondTheReportSlotsAreReportedOnceEach() async throws {
+    /// While records cannot be delivered `flush` gives up at its timeout; once they are, it returns `true`. More records
+    /// wait meanwhile than the producer has report slots (16 384), so the later ids find their slots taken and their
+    /// reports an object of their own: each completion still runs exactly once, with its record's id.
+    @Test func flushTimesOutWhileTheBrokerIsDown() async throws {
         let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 2)
         defer { cluster.close() }
         _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [0]))
         try ChildProcess.withNoneStarting { () throws(KafkaError) in try cluster.setBrokerDown(1) }
-        let records = 20_000
-        let completions = Mutex<[UInt: Int]>([:])
-        var ids: [UInt] = []
-        for index in 0..<records {
-            let record = KafkaProducerRecord(topic: topic, partition: Int32(index % 2), value: Array(String(index).utf8))
-            ids.append(try producer.produce(record) { result in
-                guard case .success(let report) = result else { return }
-                completions.withLock { $0[report.id, default: 0] += 1 }
-            })
-        }
-        #expect(producer.outstandingCount == records)
-        try cluster.setBrokerUp(1)
-        #expect(await producer.flush(timeout: .seconds(60)))
-        let seen = completions.withLock { $0 }
-        #expect(seen.count == records)
-        #expect(seen.values.allSatisfy { $0 == 1 })
-        #expect(Set(seen.keys) == Set(ids))
-        await producer.close()
-    }
-
-    /// While records cannot be delivered `flush` gives up at its timeout; once they are, it returns `true`.
-    @Test func flushTimesOutWhileTheBrokerIsDown() async throws {
-        let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 1)
-        defer { cluster.close() }
-        _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [0]))
-        try ChildProcess.withNoneStarting { () throws(KafkaError) in try cluster.setBrokerDown(1) }
-        let delivered = Tally()
-        for index in 0..<10 {
-            try producer.produce(KafkaProducerRecord(topic: topic, value: [UInt8(index)])) { result in
-                if case .success = result { delivered.add() }
-            }
-        }
+        let records = ReportedRecords()
+        try records.produce(20_000, partitions: 2, topic: topic, with: producer)
         let start = ContinuousClock.now
         #expect(await producer.flush(timeout: .milliseconds(300)) == false)
         // Well before the records' 20 s message timeout; not tighter: the flush's timer fires on time, but this task
         // resumes only when Swift Testing's 2-thread cooperative pool has a thread (6.4 s seen in a full parallel run).
         #expect(ContinuousClock.now - start < .seconds(15))
-        #expect(producer.outstandingCount == 10)
+        #expect(producer.outstandingCount == 20_000)
         try cluster.setBrokerUp(1)
         #expect(await producer.flush(timeout: .seconds(20)))
-        #expect(delivered.value == 10)
+        records.expectEachReportedOnce()
         await producer.close()
     }
 
@@ -127,5 +86,33 @@ import Testing
         #expect(seen.values.allSatisfy { $0 == 1 })
         #expect(seen.count == accepted.value)
         #expect(reportedAtClose == seen.count, "no report after close returned")
+    }
+}
+
+/// Records produced with a completion that counts each successful report by its id.
+private final class ReportedRecords: Sendable {
+    private let reports = Mutex<[UInt: Int]>([:])
+    private let ids = Mutex<[UInt]>([])
+
+    /// Produces `count` records round-robin over `partitions` partitions of `topic`.
+    func produce(_ count: Int, partitions: Int32, topic: String, with producer: KafkaProducer) throws(KafkaError) {
+        for index in 0..<count {
+            let record = KafkaProducerRecord(
+                topic: topic, partition: Int32(index) % partitions, value: Array(String(index).utf8))
+            let id = try producer.produce(record) { result in
+                guard case .success(let report) = result else { return }
+                self.reports.withLock { $0[report.id, default: 0] += 1 }
+            }
+            ids.withLock { $0.append(id) }
+        }
+    }
+
+    /// Every record produced was reported delivered exactly once, under its own id.
+    func expectEachReportedOnce() {
+        let seen = reports.withLock { $0 }
+        let produced = ids.withLock { $0 }
+        #expect(seen.count == produced.count)
+        #expect(seen.values.allSatisfy { $0 == 1 })
+        #expect(Set(seen.keys) == Set(produced))
     }
 }
