@@ -414,7 +414,6 @@ extension KafkaConsumer {
             return index
         }
 
-
         /// Whether a completion may allow a back-pressure pause to lift.
         func backPressureMayLift(
             pausedForBackPressure: Bool, inFlight: Int, limits: KafkaConsumerConfiguration.BackPressure

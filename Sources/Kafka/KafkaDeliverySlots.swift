@@ -13,13 +13,12 @@ final class KafkaDeliverySlots<Element>: @unchecked Sendable {
     private let elements: UnsafeMutablePointer<Element>
     /// Whether each slot holds an element.
     private let taken: UnsafeMutablePointer<Atomic<Bool>>
-    private let capacity: Int
+    private var capacity: Int { Int(mask) + 1 }
 
     /// `capacity` slots, rounded up to a power of two. Their memory is touched only as ids reach them.
     init(capacity: Int) {
         var size = 1
         while size < max(1, capacity) { size <<= 1 }
-        self.capacity = size
         mask = UInt(size - 1)
         elements = .allocate(capacity: size)
         taken = .allocate(capacity: size)

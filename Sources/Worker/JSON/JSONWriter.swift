@@ -92,10 +92,9 @@ package struct JSONWriter: ~Copyable {
     /// escaped as ``appendString(_:)`` does. Either way the bytes are the ones ``appendString(_:)`` writes.
     mutating func appendString(_ span: JSONSpan, of text: [UInt8]) {
         guard !span.isEscaped else { return appendString(span.string(in: text)) }
-        reserve(Int(span.count) + 2)
-        appendByte(UInt8(ascii: "\""))
-        text.withUnsafeBufferPointer { append(UnsafeBufferPointer(rebasing: $0[span.range])) }
-        appendByte(UInt8(ascii: "\""))
+        appendQuoted(count: Int(span.count)) { target in
+            text.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[span.range])) }
+        }
     }
 
     /// Appends a quoted string of `count` bytes that `fill` writes in place (it must write all of them, and none that
