@@ -60,13 +60,22 @@ public final class KafkaProducer: Sendable {
         }
     }
 
-    /// Where each produced record's report goes, by its id (the record's opaque, ``slotOpaque(_:)``): producing takes
-    /// no lock and makes no object. Sized for the records a worker has outstanding (about one receipt per event in
-    /// flight); a record whose slot is still taken gets a ``DeliveryTarget`` instead.
-    private let slots = KafkaDeliverySlots<PendingRecord>(capacity: 16_384)
+    /// Where each produced record's report goes, by its id (the record's opaque, ``slotOpaque(_:ring:)``): producing
+    /// takes no lock and makes no object. Sized for the records a worker has outstanding (about one receipt per event
+    /// in flight); a record whose slot is still taken goes to ``spareSlots``.
+    private let slots: KafkaDeliverySlots<PendingRecord>
+    /// Slots for the records whose slot in ``slots`` is still taken, by id: as many as librdkafka holds
+    /// (`queue.buffering.max.messages`, at most 2^20), made when the first record needs one — a burst produced
+    /// faster than it is reported, or a record outstanding while 16 384 later ones are reported. Untouched memory
+    /// until then: a worker that never keeps that many outstanding never makes it. A record whose slot is taken here
+    /// too gets a ``DeliveryTarget``.
+    /// (Retained by the producer once made; an atomic of its own, not `AtomicLazyReference`, whose `load` ran as
+    /// unspecialised generic code: about 600 instructions per record.)
+    private let spareSlots = Atomic<Unmanaged<KafkaDeliverySlots<PendingRecord>>?>(nil)
+    private let spareSlotCount: Int
 
     /// A produced record's id and where its report goes, from ``produce(_:reportTo:)`` to its report, for a record that
-    /// found its slot taken: librdkafka keeps it as the record's opaque (one retain).
+    /// found both its slots taken: librdkafka keeps it as the record's opaque (one retain).
     private final class DeliveryTarget: Sendable {
         let id: UInt
         let pending: PendingRecord
@@ -88,12 +97,24 @@ public final class KafkaProducer: Sendable {
     ///   - logger: librdkafka logs and errors go here (at info level and below).
     ///   - metrics: registry for `callpush_kafka_produce_queue_full_total`. Default: a private registry.
     /// - Throws: ``KafkaError`` for invalid configuration.
-    public init(
+    public convenience init(
         configuration: KafkaProducerConfiguration,
         logger: Logger,
         metrics: MetricsRegistry = MetricsRegistry()
     ) throws(KafkaError) {
+        try self.init(configuration: configuration, logger: logger, metrics: metrics, reportSlots: 16_384,
+                      spareReportSlots: min(max(configuration.queueBufferingMaxMessages, 1), 1 << 20))
+    }
+
+    /// The producer with `reportSlots` slots for its records' report targets and `spareReportSlots` more once a
+    /// record finds its slot taken (each rounded up to a power of two): small ones let a test reach every path.
+    package init(
+        configuration: KafkaProducerConfiguration, logger: Logger, metrics: MetricsRegistry, reportSlots: Int,
+        spareReportSlots: Int
+    ) throws(KafkaError) {
         self.configuration = configuration
+        slots = KafkaDeliverySlots(capacity: reportSlots)
+        spareSlotCount = spareReportSlots
         var logger = logger
         logger[metadataKey: KafkaLoggingKeys.clientID] = configuration.clientID
         self.logger = logger
@@ -114,6 +135,10 @@ public final class KafkaProducer: Sendable {
         rd_kafka_set_log_queue(handle.pointer, main)
         let thread = Thread { [self] in self.runPollLoop() }
         thread.start()
+    }
+
+    deinit {
+        spareSlots.load(ordering: .acquiring)?.release()
     }
 
     // MARK: - Producing
@@ -149,10 +174,9 @@ public final class KafkaProducer: Sendable {
             throw fatal
         }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let target = slots.claim(id, for: pending)
-            ? nil : Unmanaged.passRetained(DeliveryTarget(id: id, pending: pending))
-        if let error = enqueue(record, opaque: target?.toOpaque() ?? Self.slotOpaque(id)) {
-            if let target { target.release() } else { _ = slots.take(id) }
+        let opaque = keepTarget(id, pending)
+        if let error = enqueue(record, opaque: opaque) {
+            _ = takeTarget(opaque)
             reported(1)
             if error.code == .queueFull { queueFullCounter.increment() }
             throw error
@@ -472,18 +496,47 @@ public final class KafkaProducer: Sendable {
         }
     }
 
-    /// A record's opaque when its report waits in its slot: the id shifted up, the low bit set (a ``DeliveryTarget``'s
-    /// address never has it).
-    private static func slotOpaque(_ id: UInt) -> UnsafeMutableRawPointer {
-        UnsafeMutableRawPointer(bitPattern: id << 1 | 1)!
+    /// Which ring of slots holds a record's report target: the low two bits of its opaque (a ``DeliveryTarget``'s
+    /// address has neither set).
+    private enum Ring: UInt {
+        case first = 0b01
+        case spare = 0b11
     }
 
-    /// The id and report target of the record whose opaque is `opaque`, taken from its slot or its object.
+    /// A record's opaque when its report waits in a slot of `ring`: the id shifted up, the ring in the low two bits.
+    private static func slotOpaque(_ id: UInt, ring: Ring) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(bitPattern: id << 2 | ring.rawValue)!
+    }
+
+    /// ``spareSlots``, made by the first caller that needs them.
+    private var spare: KafkaDeliverySlots<PendingRecord> {
+        if let made = spareSlots.load(ordering: .acquiring) { return made.takeUnretainedValue() }
+        let made = Unmanaged.passRetained(KafkaDeliverySlots<PendingRecord>(capacity: spareSlotCount))
+        let (stored, existing) = spareSlots.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
+        guard !stored, let existing else { return made.takeUnretainedValue() }
+        made.release()
+        return existing.takeUnretainedValue()
+    }
+
+    /// Keeps the record `id`'s report target, in its slot or (both its slots taken) an object of its own; returns the
+    /// record's opaque, from which ``takeTarget(_:)`` takes it back.
+    private func keepTarget(_ id: UInt, _ pending: PendingRecord) -> UnsafeMutableRawPointer {
+        if slots.claim(id, for: pending) { return Self.slotOpaque(id, ring: .first) }
+        if spare.claim(id, for: pending) { return Self.slotOpaque(id, ring: .spare) }
+        return Unmanaged.passRetained(DeliveryTarget(id: id, pending: pending)).toOpaque()
+    }
+
+    /// The id and report target of the record whose opaque is `opaque` (``keepTarget(_:_:)``), taken from its slot or
+    /// its object.
     private func takeTarget(_ opaque: UnsafeMutableRawPointer) -> (id: UInt, pending: PendingRecord) {
         let bits = UInt(bitPattern: opaque)
-        if bits & 1 == 1 { return (bits >> 1, slots.take(bits >> 1)) }
-        let target = Unmanaged<DeliveryTarget>.fromOpaque(opaque).takeRetainedValue()
-        return (target.id, target.pending)
+        switch Ring(rawValue: bits & 0b11) {
+        case .first: return (bits >> 2, slots.take(bits >> 2))
+        case .spare: return (bits >> 2, spare.take(bits >> 2))
+        case nil:
+            let target = Unmanaged<DeliveryTarget>.fromOpaque(opaque).takeRetainedValue()
+            return (target.id, target.pending)
+        }
     }
 
     /// Reports each record of one delivery-report event (librdkafka reports a produce request's records in one) to

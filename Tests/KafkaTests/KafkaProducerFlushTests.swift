@@ -22,10 +22,11 @@ import Testing
     }
 
     /// While records cannot be delivered `flush` gives up at its timeout; once they are, it returns `true`. More records
-    /// wait meanwhile than the producer has report slots (16 384), so the later ids find their slots taken and their
-    /// reports an object of their own: each completion still runs exactly once, with its record's id.
+    /// wait meanwhile than the producer has report slots (made small here: 1 024 and 4 096 spare ones), so later ids
+    /// find their slot taken and take a spare one, and later ones find both taken and take an object of their own:
+    /// each completion still runs exactly once, with its record's id.
     @Test func flushTimesOutWhileTheBrokerIsDown() async throws {
-        let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 2)
+        let (cluster, topic, producer) = try KafkaTestSupport.producerCluster(partitions: 2, reportSlots: (1024, 4096))
         defer { cluster.close() }
         _ = try await producer.send(KafkaProducerRecord(topic: topic, value: [0]))
         try ChildProcess.withNoneStarting { () throws(KafkaError) in try cluster.setBrokerDown(1) }

@@ -19,13 +19,18 @@ enum KafkaTestSupport {
         return (cluster, topic, uniqueName("g"))
     }
 
-    /// A one-broker mock cluster with a new topic of `partitions` partitions and a producer of it; the caller closes
-    /// the cluster.
-    static func producerCluster(partitions: Int) throws -> (cluster: KafkaMockCluster, topic: String, producer: KafkaProducer) {
+    /// A one-broker mock cluster with a new topic of `partitions` partitions and a producer of it (with
+    /// `reportSlots` and spare ones instead of its default report slots); the caller closes the cluster.
+    static func producerCluster(partitions: Int, reportSlots: (first: Int, spare: Int)? = nil) throws
+        -> (cluster: KafkaMockCluster, topic: String, producer: KafkaProducer)
+    {
         let cluster = try KafkaMockCluster(brokers: 1)
         let topic = uniqueName("receipts")
         try cluster.createTopic(topic, partitions: partitions)
-        return (cluster, topic, try KafkaProducer(configuration: producerConfiguration(cluster), logger: logger))
+        let configuration = producerConfiguration(cluster)
+        guard let reportSlots else { return (cluster, topic, try KafkaProducer(configuration: configuration, logger: logger)) }
+        return (cluster, topic, try KafkaProducer(configuration: configuration, logger: logger, metrics: MetricsRegistry(),
+                                                  reportSlots: reportSlots.first, spareReportSlots: reportSlots.spare))
     }
 
     static func consumerConfiguration(_ cluster: KafkaMockCluster, group: String) -> KafkaConsumerConfiguration {
