@@ -171,7 +171,7 @@ public final class APNsAppRouter: Sendable {
             admissions.reserveCapacity(pushes.count)
             var last: (bundleID: String, route: Route?)?
             for push in pushes {
-                let bundleID = Self.bundleID(of: push.request)
+                let bundleID = Self.bundleID(of: push)
                 let route: Route?
                 if let last, last.bundleID == bundleID {
                     route = last.route
@@ -237,12 +237,14 @@ public final class APNsAppRouter: Sendable {
         }
     }
 
-    /// The bundle id of `request`: its `apns-topic` without its push type's suffix.
-    public static func bundleID(of request: APNsRequest) -> String {
-        guard let suffix = request.pushType.topicSuffix, !suffix.isEmpty, request.topic.hasSuffix(suffix) else {
-            return request.topic
+    /// The bundle id `push` is for: its `apns-topic` without its push type's suffix. (Its request's fields read one
+    /// by one: passing the request whole copied it, a retain and a release of each field, per push.)
+    static func bundleID(of push: APNsPush) -> String {
+        let topic = push.request.topic
+        guard let suffix = push.request.pushType.topicSuffix, !suffix.isEmpty, topic.hasSuffix(suffix) else {
+            return topic
         }
-        return String(request.topic.dropLast(suffix.count))
+        return String(topic.dropLast(suffix.count))
     }
 
     // MARK: - Reloading

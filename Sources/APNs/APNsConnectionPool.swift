@@ -245,7 +245,8 @@ final class APNsConnectionPool: Sendable {
     /// `token`: ``APNsPush/writeHeaderFields(_:)``), and what its answer needs (``APNsPush/completed(_:)`` brings it
     /// back to ``completed(_:on:token:result:)``).
     private func prepare(_ push: APNsPush, token: APNsProviderToken?, on connection: APNsPooledConnection) {
-        push.http2Request = HTTP2Request(path: push.request.path, authority: authority, body: push.request.payload)
+        // No `path`: the push writes its `:path` from its device token (``APNsPush/writePath(_:)``).
+        push.http2Request = HTTP2Request(path: "", authority: authority, body: push.request.payload)
         push.pool = self
         push.connection = connection
         push.token = token

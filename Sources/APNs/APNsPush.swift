@@ -67,6 +67,14 @@ open class APNsPush: HTTP2ClientStream, @unchecked Sendable {
         request.writeHeaderFields(writer, authorization: token?.authorizationValue)
     }
 
+    /// `:path` from the device token's digits (never indexed: unique per device), written straight into the encoder.
+    override public final func writePath(_ writer: HTTP2HeaderWriter) {
+        let token = request.deviceToken
+        writer.add(":path", valueCount: token.pathCount, indexing: .never) {
+            token.writePath(to: UnsafeMutableRawBufferPointer($0))
+        }
+    }
+
     /// The HTTP/2 outcome of its stream (the connection's loop): back to the pool, which answers or re-sends it.
     override public final func completed(_ result: Result<HTTP2Response, HTTP2Error>) {
         guard let pool, let connection else {

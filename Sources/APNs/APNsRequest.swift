@@ -22,7 +22,7 @@ public struct APNsRequest: Sendable {
     public var apnsID: String? { id?.description }
     /// The JSON payload bytes.
     public let payload: [UInt8]
-    /// `:path` for this request: the device token's (``DeviceToken/path``), made when the token was read.
+    /// `:path` for this request: the device token's (``DeviceToken/path``).
     public var path: String { deviceToken.path }
 
     public static let maximumCollapseIDSize = 64

@@ -4,15 +4,47 @@ import Telemetry
 ///
 /// Apple says not to assume a size; tokens are 32 bytes today. Any even number of hex digits between
 /// 16 and 200 is accepted (8–100 bytes); anything else is rejected with a reason.
+///
+/// The digits of a token of up to 64 (every token APNs issues today) are kept in the value itself, so reading one from
+/// an event allocates nothing and copying one retains nothing; a push writes its `:path` from them
+/// (``writePath(to:)``). A longer token keeps its digits in an array.
 public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
-    /// The request path the token is sent to, `/3/device/` and the lowercase hex digits: made once, when the token is
-    /// read, as the one `String` the token keeps (the path is what every push needs; ``hex`` is cut from it).
-    public let path: String
+    /// The lowercase digits of a token of up to ``inlineDigits``, zero past its end.
+    private var inline: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// The lowercase digits of a longer token; nil when they are in ``inline``.
+    private var long: [UInt8]?
+    /// The number of hex digits.
+    package let digitCount: Int
 
+    private static let inlineDigits = 64
     private static let pathPrefix: StaticString = "/3/device/"
 
     /// Lowercase hex digits.
-    public var hex: String { String(path.dropFirst(Self.pathPrefix.utf8CodeUnitCount)) }
+    public var hex: String { withDigits { String(decoding: $0, as: UTF8.self) } }
+
+    /// The request path the token is sent to: `/3/device/` and the lowercase hex digits.
+    public var path: String {
+        String(unsafeUninitializedCapacity: pathCount) { buffer in
+            writePath(to: UnsafeMutableRawBufferPointer(buffer))
+            return pathCount
+        }
+    }
+
+    /// The length of ``path`` in bytes.
+    package var pathCount: Int { Self.pathPrefix.utf8CodeUnitCount + digitCount }
+
+    /// Writes ``path`` into the first ``pathCount`` bytes of `target`.
+    package func writePath(to target: UnsafeMutableRawBufferPointer) {
+        let prefixCount = Self.pathPrefix.utf8CodeUnitCount
+        target.baseAddress!.copyMemory(from: Self.pathPrefix.utf8Start, byteCount: prefixCount)
+        withDigits { (target.baseAddress! + prefixCount).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    }
+
+    /// Calls `body` with the lowercase hex digits.
+    package func withDigits<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        if let long { return long.withUnsafeBytes(body) }
+        return withUnsafeBytes(of: inline) { body(UnsafeRawBufferPointer(rebasing: $0.prefix(digitCount))) }
+    }
 
     /// Validates and lowercases `text`; throws ``APNsRequestError`` when it is not a plausible token.
     public init(_ text: String) throws(APNsRequestError) {
@@ -34,17 +66,30 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
         guard digits.allHex else {
             throw APNsRequestError(.badDeviceToken, "device token contains a character that is not a hex digit")
         }
-        let prefix = UnsafeBufferPointer(start: Self.pathPrefix.utf8Start, count: Self.pathPrefix.utf8CodeUnitCount)
-        path = String(unsafeUninitializedCapacity: prefix.count + utf8.count) { buffer in
-            let afterPrefix = buffer.initialize(fromContentsOf: prefix)
-            let end = buffer[afterPrefix...].initialize(fromContentsOf: utf8)
-            if digits.hasUppercase {
-                for index in afterPrefix..<end where buffer[index] >= UInt8(ascii: "A") && buffer[index] <= UInt8(ascii: "F") {
-                    buffer[index] |= 0x20
-                }
-            }
-            return end
+        digitCount = utf8.count
+        // Setting 0x20 lowercases a hex letter and leaves a decimal digit as it is.
+        func lowercase(_ bytes: UnsafeMutableRawBufferPointer) {
+            guard digits.hasUppercase else { return }
+            for index in 0..<utf8.count { bytes[index] |= 0x20 }
         }
+        if utf8.count <= Self.inlineDigits {
+            withUnsafeMutableBytes(of: &inline) { bytes in
+                bytes.baseAddress!.copyMemory(from: utf8.baseAddress!, byteCount: utf8.count)
+                lowercase(bytes)
+            }
+        } else {
+            var bytes = Array(utf8)
+            bytes.withUnsafeMutableBytes(lowercase)
+            long = bytes
+        }
+    }
+
+    public static func == (lhs: DeviceToken, rhs: DeviceToken) -> Bool {
+        lhs.digitCount == rhs.digitCount && lhs.withDigits { left in rhs.withDigits { left.elementsEqual($0) } }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        withDigits { hasher.combine(bytes: $0) }
     }
 
     /// The token for logs: first and last 4 hex digits only.

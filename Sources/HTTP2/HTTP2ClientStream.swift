@@ -39,10 +39,16 @@ open class HTTP2ClientStream: @unchecked Sendable {
     /// ``http2Request``'s `headers`. Default false.
     open var writesHeaderFields: Bool { false }
 
-    /// Writes the header fields that follow the pseudo-headers (which come from ``http2Request``) when
-    /// ``writesHeaderFields`` is true: a subclass that keeps its fields' values writes them straight into the
-    /// connection's encoder, with no `HTTP2Header` array made per request (loop thread).
+    /// Writes the header fields that follow the pseudo-headers when ``writesHeaderFields`` is true: a subclass that
+    /// keeps its fields' values writes them straight into the connection's encoder, with no `HTTP2Header` array made
+    /// per request (loop thread).
     open func writeHeaderFields(_ writer: HTTP2HeaderWriter) {}
+
+    /// Writes `:path` when ``writesHeaderFields`` is true: ``http2Request``'s `path`, unless a subclass writes it from
+    /// what it keeps (no `String` per request). The other pseudo-headers come from ``http2Request``.
+    open func writePath(_ writer: HTTP2HeaderWriter) {
+        writer.add(":path", http2Request.path, neverIndex: http2Request.neverIndexPath)
+    }
 
     /// Clears what an earlier submission left (loop thread, before the stream goes on the wire again).
     func prepareForWire() {

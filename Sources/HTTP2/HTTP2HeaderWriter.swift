@@ -25,7 +25,6 @@ public struct HTTP2HeaderWriter {
         encoder.add(name, value, neverIndex: neverIndex)
     }
 
-    /// Adds `name` with a value of `count` bytes that `fill` writes (it must write all of them).
     /// A field whose name and value are both fixed text (neither is copied).
     public func add(_ name: StaticString, _ value: StaticString, neverIndex: Bool = false) {
         encoder.add(name, value, neverIndex: neverIndex)
@@ -51,6 +50,7 @@ public struct HTTP2HeaderWriter {
         }
     }
 
+    /// Adds `name` with a value of `count` bytes that `fill` writes (it must write all of them).
     public func add(_ name: StaticString, valueCount count: Int, indexing: Indexing = .allowed,
                     _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         encoder.add(name, valueCount: count, indexing: indexing, fill)

@@ -55,8 +55,9 @@ final class NGHTTP2RequestEncoder {
         streamFields.add(":method" as StaticString, request.method, neverIndex: false)
         streamFields.add(":scheme" as StaticString, request.scheme, neverIndex: false)
         streamFields.add(":authority" as StaticString, request.authority, neverIndex: false)
-        streamFields.add(":path" as StaticString, request.path, neverIndex: request.neverIndexPath)
-        stream.writeHeaderFields(HTTP2HeaderWriter(encoder: streamFields))
+        let writer = HTTP2HeaderWriter(encoder: streamFields)
+        stream.writePath(writer)
+        stream.writeHeaderFields(writer)
         return streamFields.withFields(body)
     }
 

@@ -64,12 +64,12 @@ final class ReadAheadGate<Item: ReadAheadItem>: Sendable {
     }
 
     private struct State {
-        var lanes: [Int32: Lane] = [:]
+        var lanes = LaneTable<Lane>()
         /// Held events per lane, apart from the lanes so appending never copies them.
-        var held: [Int32: [Item]] = [:]
+        var held = LaneTable<[Item]>()
         var heldTotal = 0
         /// Retry-tier records held for a history scan, per lane (beside ``held``: the limits do not count them).
-        var heldForHistory: [Int32: [HeldRetry]] = [:]
+        var heldForHistory = LaneTable<[HeldRetry]>()
         var nextEpoch: UInt64 = 1
     }
 
@@ -113,7 +113,7 @@ final class ReadAheadGate<Item: ReadAheadItem>: Sendable {
     func releaseAll() -> [Item] {
         state.withLock { state in
             var released: [Item] = []
-            for lane in state.lanes.keys.sorted() { released += Self.takeAll(lane, in: &state) }
+            for lane in state.lanes.lanes { released += Self.takeAll(lane, in: &state) }
             state.lanes.removeAll()
             return released
         }
@@ -132,7 +132,7 @@ final class ReadAheadGate<Item: ReadAheadItem>: Sendable {
             if let first = current.first { origin = max(origin, first.saturatingAdd(-configuration.historyReach)) }
             if let known = current.known, origin >= known { return Verdict(passes: true) }
             if current.first.map({ origin < $0 }) ?? true {
-                state.heldForHistory[lane, default: []].append(HeldRetry(item: item, origin: origin))
+                _ = state.heldForHistory.append(HeldRetry(item: item, origin: origin), toLane: lane)
                 let scan = current.active == nil ? Self.nextHistoryScan(lane, for: &current, in: state) : nil
                 state.lanes[lane] = current
                 return Verdict(passes: false, scan: scan)
@@ -169,9 +169,8 @@ final class ReadAheadGate<Item: ReadAheadItem>: Sendable {
             state.lanes[lane] = current
             return Verdict(passes: true, scan: scan)
         }
-        state.held[lane, default: []].append(item)
+        let count = state.held.append(item, toLane: lane)
         state.heldTotal += 1
-        let count = state.held[lane]!.count
         var timerEpoch: UInt64?
         if count == 1 {
             current.epoch = state.nextEpoch
@@ -184,7 +183,7 @@ final class ReadAheadGate<Item: ReadAheadItem>: Sendable {
         }
         if state.heldTotal >= configuration.maxHeld {
             var released: [Item] = []
-            for other in state.held.keys.sorted() where state.lanes[other]?.scanning != true {
+            for other in state.held.lanes where state.lanes[other]?.scanning != true {
                 released += Self.takeHeld(other, in: &state)
             }
             if !released.isEmpty {
@@ -264,7 +263,7 @@ final class ReadAheadGate<Item: ReadAheadItem>: Sendable {
                 break
             case .history:
                 if completed { current.known = scan.from }
-                let held = state.heldForHistory.removeValue(forKey: scan.lane) ?? []
+                let held = state.heldForHistory.removeValue(forLane: scan.lane) ?? []
                 let going = completed ? held.filter { $0.origin >= scan.from } : held
                 let staying = completed ? held.filter { $0.origin < scan.from } : []
                 verdict.released = going.map(\.item)
@@ -290,13 +289,13 @@ final class ReadAheadGate<Item: ReadAheadItem>: Sendable {
 
     /// Everything `lane` holds, for a history scan too (revoked, assigned again, shut down).
     private static func takeAll(_ lane: Int32, in state: inout State) -> [Item] {
-        let retries = state.heldForHistory.removeValue(forKey: lane) ?? []
+        let retries = state.heldForHistory.removeValue(forLane: lane) ?? []
         return takeHeld(lane, in: &state) + retries.map(\.item)
     }
 
     /// What `lane` holds for its read-ahead.
     private static func takeHeld(_ lane: Int32, in state: inout State) -> [Item] {
-        guard let held = state.held.removeValue(forKey: lane) else { return [] }
+        guard let held = state.held.removeValue(forLane: lane) else { return [] }
         state.lanes[lane]?.epoch = state.nextEpoch
         state.nextEpoch += 1
         state.heldTotal -= held.count

@@ -659,13 +659,12 @@ final class Dispatcher: Sendable {
     /// Produces every record of `decision` (the routing of `record`), then counts the outcome and calls `done`.
     private func finish(_ decision: OutcomeRouter.Decision, of record: KafkaMessage, done: Finisher) {
         guard !decision.records.isEmpty else {
-            metrics.record(outcome: decision.outcome, reason: decision.reason, retryTier: nil)
+            metrics.record(outcome: decision.outcome, reason: decision.reason, retryTier: decision.retryTier)
             done(decision.outcome)
             return
         }
         let delivery = Delivery(
-            source: record, decision: decision, retryTier: decision.records.first { retryTopics.contains($0.topic) }?.topic,
-            startMicroseconds: monotonic.uptimeMicroseconds(), dispatcher: self, done: done)
+            source: record, decision: decision, startMicroseconds: monotonic.uptimeMicroseconds(), dispatcher: self, done: done)
         for index in decision.records.indices { produce(delivery, tag: Delivery.tag(index: index, attempt: 0)) }
     }
 
@@ -675,7 +674,6 @@ final class Dispatcher: Sendable {
         /// The consumed record whose outcome this is.
         let source: KafkaMessage
         let decision: OutcomeRouter.Decision
-        let retryTier: String?
         /// When its records went to the producer (monotonic clock, µs): the start of its acknowledge stage.
         let startMicroseconds: Int64
         let dispatcher: Dispatcher
@@ -687,12 +685,11 @@ final class Dispatcher: Sendable {
         private let refused = Atomic<Bool>(false)
 
         init(
-            source: KafkaMessage, decision: OutcomeRouter.Decision, retryTier: String?, startMicroseconds: Int64,
-            dispatcher: Dispatcher, done: Finisher
+            source: KafkaMessage, decision: OutcomeRouter.Decision, startMicroseconds: Int64, dispatcher: Dispatcher,
+            done: Finisher
         ) {
             self.source = source
             self.decision = decision
-            self.retryTier = retryTier
             self.startMicroseconds = startMicroseconds
             self.dispatcher = dispatcher
             self.done = done
@@ -768,7 +765,7 @@ final class Dispatcher: Sendable {
         guard delivery.acknowledge() else { return }
         metrics.acknowledgeStage.observe(Double(max(0, monotonic.uptimeMicroseconds() - delivery.startMicroseconds)) / 1_000_000)
         let final = delivery.final
-        metrics.record(outcome: final.outcome, reason: final.reason, retryTier: delivery.retryTier)
+        metrics.record(outcome: final.outcome, reason: final.reason, retryTier: delivery.decision.retryTier)
         delivery.done(final.outcome)
     }
 

@@ -17,6 +17,8 @@ struct OutcomeRouter: Sendable {
         var records: [KafkaProducerRecord]
         /// A bounded label for metrics/logs: the DLQ reason, the error class of a retry, the drop reason.
         var reason: String?
+        /// The retry tier's topic one of ``records`` goes to, for a retry.
+        var retryTier: String? = nil
     }
 
     let configuration: Configuration
@@ -142,7 +144,7 @@ struct OutcomeRouter: Sendable {
             // reaches this partition number of the calls topic, whatever partitioner upstream used.
             let retry = KafkaProducerRecord(
                 topic: tier.topic, partition: record.partition, key: record.key, value: record.value, headers: headers)
-            return Decision(outcome: .retried, records: [retry], reason: errorClass.rawValue)
+            return Decision(outcome: .retried, records: [retry], reason: errorClass.rawValue, retryTier: tier.topic)
         }
     }
 
