@@ -21,7 +21,9 @@ final class APNsConnectionPool: Sendable {
     /// on every push); it never leaves the pool's lock.
     final class OpenConnection {
         let pooled: APNsPooledConnection
-        var usage: APNsConnectionUsage
+        /// Changed only under the pool's lock, never while another access to it is under way: without the runtime's
+        /// exclusivity check (about 60 instructions per access, three accesses per push).
+        @exclusivity(unchecked) var usage: APNsConnectionUsage
 
         init(pooled: APNsPooledConnection, usage: APNsConnectionUsage) {
             self.pooled = pooled

@@ -342,7 +342,9 @@ final class Dispatcher: Sendable {
 
     /// Pushes admitted while handling one consumed batch, sent together by ``flush(_:)``.
     private final class Outbox {
-        var pending: [Pending] = []
+        /// Used by the one thread handling the batch, never while another access to it is under way: without the
+        /// runtime's exclusivity check.
+        @exclusivity(unchecked) var pending: [Pending] = []
     }
 
     /// At most this many pushes wait in an ``Outbox``, and a batch passes the read-ahead and the call tracker in parts
