@@ -22,17 +22,12 @@ final class APNsConnectionPool: Sendable {
     final class OpenConnection {
         let pooled: APNsPooledConnection
         /// Changed only under the pool's lock, never while another access to it is under way: without the runtime's
-        /// exclusivity check (about 60 instructions per access, three accesses per push).
+        /// exclusivity check (about 60 instructions per access, on every push).
         @exclusivity(unchecked) var usage: APNsConnectionUsage
 
         init(pooled: APNsPooledConnection, usage: APNsConnectionUsage) {
             self.pooled = pooled
             self.usage = usage
-        }
-
-        /// Ready for new pushes and below its stream limit.
-        var hasFreeStream: Bool {
-            !usage.retiring && pooled.connection.state == .ready && usage.inFlight < usage.capacity(of: pooled)
         }
     }
 
@@ -80,13 +75,36 @@ final class APNsConnectionPool: Sendable {
         /// (``APNsReason/connectFailed``) until one opens.
         var isDown: Bool { open.isEmpty && lastConnectError != nil }
 
-        /// The least-loaded connection with a free stream, if any.
-        func leastLoaded() -> OpenConnection? {
-            var best: OpenConnection?
-            for case let open? in slots where open.hasFreeStream {
-                if best == nil || open.usage.inFlight < best!.usage.inFlight { best = open }
+        /// What each slot's connection can take while it takes new pushes (nil for a slot without one): read once
+        /// per dispatch, so choosing a connection push by push retains none.
+        func loads() -> [Load?] {
+            slots.map { open in
+                guard let open, !open.usage.retiring, open.pooled.connection.state == .ready else { return nil }
+                return Load(inFlight: open.usage.inFlight, capacity: open.usage.capacity(of: open.pooled))
             }
-            return best
+        }
+
+        /// Sets each connection's in-flight count to what `loads` (from ``loads()``) counted.
+        func store(_ loads: [Load?]) {
+            for (index, load) in zip(slots.indices, loads) {
+                if let load, let open = slots[index] { open.usage.inFlight = load.inFlight }
+            }
+        }
+    }
+
+    /// A connection's requests in flight and how many it may have.
+    struct Load {
+        var inFlight: Int
+        let capacity: Int
+
+        /// The slot of the least-loaded connection of `loads` with a free stream (the first of equals), if any.
+        static func leastLoaded(_ loads: [Load?]) -> Int? {
+            var best: (slot: Int, inFlight: Int)?
+            for (slot, load) in loads.enumerated() {
+                guard let load, load.inFlight < load.capacity else { continue }
+                if best.map({ load.inFlight < $0.inFlight }) ?? true { best = (slot, load.inFlight) }
+            }
+            return best?.slot
         }
     }
 
@@ -205,23 +223,27 @@ final class APNsConnectionPool: Sendable {
         let current = tokens?.current()
         let now = tokens?.clock.now().seconds ?? 0
         let assignments: Assignments = state.withLock { state in
-            guard !state.pending.isEmpty, var target = state.leastLoaded() else { return .none }
+            guard !state.pending.isEmpty else { return .none }
+            var loads = state.loads()
+            guard var slot = Load.leastLoaded(loads), let target = state.slots[slot],
+                  let first = state.pending.popFirst() else { return .none }
             let token = { (open: OpenConnection) in current.map { open.usage.token(for: $0, now: now, tokens: self.tokens) } }
-            guard let first = state.pending.popFirst() else { return .none }
-            target.usage.inFlight += 1
-            guard !state.pending.isEmpty, let next = state.leastLoaded() else {
+            loads[slot]?.inFlight += 1
+            guard !state.pending.isEmpty, let next = Load.leastLoaded(loads) else {
+                target.usage.inFlight += 1
                 return .one(target.pooled, token(target), first)
             }
             // More than one: gather a batch per connection (slot order).
             var batches: [[APNsPush]] = Array(repeating: [], count: state.slots.count)
-            batches[target.pooled.slot].append(first)
-            target = next
+            batches[slot].append(first)
+            slot = next
             while let request = state.pending.popFirst() {
-                target.usage.inFlight += 1
-                batches[target.pooled.slot].append(request)
-                guard !state.pending.isEmpty, let next = state.leastLoaded() else { break }
-                target = next
+                loads[slot]?.inFlight += 1
+                batches[slot].append(request)
+                guard !state.pending.isEmpty, let next = Load.leastLoaded(loads) else { break }
+                slot = next
             }
+            state.store(loads)
             var many: [(connection: APNsPooledConnection, token: APNsProviderToken?, batch: [APNsPush])] = []
             for case let open? in state.slots where !batches[open.pooled.slot].isEmpty {
                 many.append((open.pooled, token(open), batches[open.pooled.slot]))

@@ -38,6 +38,17 @@ import Testing
         #expect((4...8).contains(steps.count), "the event's path has \(steps.count) steps")
     }
 
+    /// Every property that skips the runtime's exclusivity check is one ARCHITECTURE.md names (`Type.property`).
+    @Test func exclusivityOptOutsAreNamed() throws {
+        let map = try String(contentsOf: PackageRoot.url.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
+        let optOut = try NSRegularExpression(pattern: #"@exclusivity\(unchecked\) var ([a-zA-Z0-9]+)"#)
+        let names = optOut.matches(in: Self.sources, range: NSRange(Self.sources.startIndex..., in: Self.sources)).map {
+            String(Self.sources[Range($0.range(at: 1), in: Self.sources)!])
+        }
+        #expect(!names.isEmpty)
+        for name in names { #expect(map.contains(".\(name)`"), "ARCHITECTURE.md does not name the opt-out `\(name)`") }
+    }
+
     /// The threads table names each thread as the code names it (`ThreadName.setCurrent`), and every thread the code
     /// names is in the table.
     @Test func threadNamesMatchTheCode() throws {
