@@ -248,7 +248,7 @@ public final class KafkaProducer: Sendable {
     ) -> KafkaError? {
         record.topic.withCString { topic in
             record.value.withUnsafeBytes { value in
-                (record.key ?? []).withUnsafeBytes { key in
+                withBytes(of: record.key) { key in
                     withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 6 + headers.count) { arguments in
                         var count = 0
                         arguments[count] = rd_kafka_vu_t(vtype: RD_KAFKA_VTYPE_TOPIC, u: .init(cstr: topic))
@@ -261,7 +261,7 @@ public final class KafkaProducer: Sendable {
                         count += 1
                         arguments[count] = rd_kafka_vu_t(vtype: RD_KAFKA_VTYPE_OPAQUE, u: .init(ptr: opaque))
                         count += 1
-                        if record.key != nil {
+                        if let key {
                             // An empty key is a non-null pointer of size 0 (a null pointer would mean "no key").
                             let start = UnsafeMutableRawPointer(mutating: key.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!)
                             arguments[count] = rd_kafka_vu_t(vtype: RD_KAFKA_VTYPE_KEY, u: .init(mem: .init(ptr: start, size: key.count)))
@@ -560,6 +560,13 @@ public final class KafkaProducer: Sendable {
         }
         if count > 0 { reported(count) }
     }
+}
+
+/// Calls `body` with `bytes`' bytes, nil when there are none (the key read once: each read of a record's optional key
+/// was a copy of its own).
+private func withBytes<Result>(of bytes: [UInt8]?, _ body: (UnsafeRawBufferPointer?) -> Result) -> Result {
+    guard let bytes else { return body(nil) }
+    return bytes.withUnsafeBytes { body($0) }
 }
 
 /// Calls `body` with the header values' bytes, all valid for the duration of the call.

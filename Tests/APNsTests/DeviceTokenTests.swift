@@ -6,7 +6,7 @@ import Testing
 @Suite struct DeviceTokenTests {
     /// `count` hex digits, mixed case, from a fixed pattern.
     static func digits(_ count: Int) -> String {
-        String("0123456789abcdefABCDEF".shuffledPattern(count: count))
+        "0123456789abcdefABCDEF".strided(count: count)
     }
 
     @Test func everyAcceptedLengthKeepsItsLowercaseDigitsAndPath() throws {
@@ -41,8 +41,8 @@ import Testing
 }
 
 private extension String {
-    /// `count` characters taken round-robin from this string's characters at a stride of 7.
-    func shuffledPattern(count: Int) -> String {
+    /// `count` characters taken from this string's characters at a stride of 7, round and round.
+    func strided(count: Int) -> String {
         let characters = Array(self)
         return String((0..<count).map { characters[($0 * 7) % characters.count] })
     }

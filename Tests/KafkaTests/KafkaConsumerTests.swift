@@ -7,6 +7,29 @@ import Testing
 @testable import Kafka
 
 @Suite(.timeLimit(.minutes(2))) struct KafkaConsumerTests {
+    /// No key, an empty key and a key come back as produced: a null key is not an empty one.
+    @Test func aMissingKeyAndAnEmptyKeyStayApart() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        defer { cluster.close() }
+        let topic = KafkaTestSupport.uniqueName("calls")
+        try cluster.createTopic(topic, partitions: 1)
+        let producer = try KafkaProducer(configuration: KafkaTestSupport.producerConfiguration(cluster),
+                                         logger: KafkaTestSupport.logger)
+        let keys: [[UInt8]?] = [nil, [], [1, 2]]
+        for (index, key) in keys.enumerated() {
+            _ = try await producer.send(KafkaProducerRecord(topic: topic, key: key, value: [UInt8(index)]))
+        }
+        await producer.close()
+        let delegate = RecordingDelegate.completingImmediately()
+        let consumer = try KafkaConsumer(
+            topics: [topic],
+            configuration: KafkaTestSupport.consumerConfiguration(cluster, group: KafkaTestSupport.uniqueName("g")),
+            delegate: delegate, logger: KafkaTestSupport.logger)
+        #expect(await Eventually.waitUntil(timeout: .seconds(20)) { delegate.receivedCount >= keys.count })
+        #expect(delegate.received.sorted { $0.offset < $1.offset }.map(\.key) == keys)
+        await consumer.close()
+    }
+
     @Test func producesAndConsumesWithHeadersAndMetrics() async throws {
         let cluster = try KafkaMockCluster(brokers: 1)
         defer { cluster.close() }
