@@ -290,15 +290,16 @@ import Testing
 
     @Test func aReloadWithARotatedKeyMidTrafficLosesNothingAndSendsNothingTwice() async throws {
         let keys = try Keys(["KEY0000001", "KEY0000009"])
-        let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1, "KEY0000009": Self.team1], latency: .seconds(1))
+        let server = try Self.mock(trusting: keys, teams: ["KEY0000001": Self.team1, "KEY0000009": Self.team1], latency: .seconds(3))
         let registry = MetricsRegistry()
         let before = Self.apps([("com.example.main", "KEY0000001", Self.team1)], keys: keys, server: server)
         let router = try APNsAppRouter(configuration: before, registry: registry)
         let harness = try PipelineHarness()
         let worker = try harness.makeWorker(sender: router, registry: registry)
         let count = 300
-        // The first half is on its way (answers take 1 s: the events are produced one by one, a few ms apart) when the
-        // rotated key is applied; the second half follows.
+        // The first half is on its way (answers take 3 s: the events are produced one by one, a few ms apart, and 20 are
+        // in flight even when a loaded machine produces fewer than 10 a second) when the rotated key is applied; the
+        // second half follows.
         try await harness.produce((0..<150).map { Self.event("a\($0)", topic: "com.example.main") })
         let inFlight = registry.gauge(APNsAppRouterMetrics.appInFlight, help: "", labels: ["bundle_id": "com.example.main"])
         _ = await Eventually.waitUntil(timeout: .seconds(30)) { inFlight.value >= 20 }
