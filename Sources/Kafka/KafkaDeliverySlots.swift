@@ -3,7 +3,8 @@ import Synchronization
 /// Where produced records' reports go, by record id: a ring of slots that producing threads fill and the producer's
 /// thread empties, so a record needs no object of its own — its id is librdkafka's per-message opaque. A slot is free
 /// again once its report was taken; a record whose slot is still taken (by the record a ring's length before it, not
-/// reported yet) gets none, and its producer falls back to an object of its own.
+/// reported yet) gets none, and its producer keeps its report target elsewhere (``KafkaProducer``: a spare ring, then
+/// an object of its own).
 ///
 /// - Important: thread-safe as used: any thread ``claim(_:for:)``s, the one reporting thread ``take(_:)``s, and a
 ///   record's claim happens before its take (librdkafka hands the record from the producing thread to its broker
@@ -15,7 +16,8 @@ final class KafkaDeliverySlots<Element>: @unchecked Sendable {
     private let taken: UnsafeMutablePointer<Atomic<Bool>>
     private var capacity: Int { Int(mask) + 1 }
 
-    /// `capacity` slots, rounded up to a power of two. Their memory is touched only as ids reach them.
+    /// `capacity` slots, rounded up to a power of two. Their flags (a byte each) are set at once; the elements' memory
+    /// is touched only as ids reach them.
     init(capacity: Int) {
         var size = 1
         while size < max(1, capacity) { size <<= 1 }
