@@ -166,4 +166,33 @@ import Testing
             #expect(body["callId"] as? String == event.callID)
         }
     }
+
+    /// The configured texts are written as JSON strings once, when the mapper is made: they read back as configured.
+    @Test func configuredTextsAgreeWithFoundationOnRandomStrings() throws {
+        var random = SplitMix64(seed: 7)
+        let pool: [Character] = ["a", "Z", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "é", "😀", " ", "\u{2028}"]
+        func text() -> String {
+            String((0..<Int.random(in: 0...12, using: &random)).map { _ in pool.randomElement(using: &random)! })
+        }
+        for _ in 0..<100 {
+            var configuration = MappingConfiguration()
+            let defaults = (title: text(), subtitle: text(), body: text(), titleLocKey: text(), locKey: text(),
+                            category: text(), level: text(), sound: text())
+            configuration.alerts[.incoming] = MappingConfiguration.AlertDefaults(
+                title: defaults.title, body: defaults.body, interruptionLevel: defaults.level, category: defaults.category)
+            configuration.alerts[.incoming]!.subtitle = defaults.subtitle
+            configuration.alerts[.incoming]!.titleLocKey = defaults.titleLocKey
+            configuration.alerts[.incoming]!.locKey = defaults.locKey
+            configuration.sound = defaults.sound
+            let body = payload(try PushMapper(configuration: configuration).map(Fixtures.event(caller: .init())))
+            let aps = try #require(body["aps"] as? NSDictionary)
+            #expect(aps["alert"] as? NSDictionary == [
+                "title": defaults.title, "subtitle": defaults.subtitle, "body": defaults.body,
+                "title-loc-key": defaults.titleLocKey, "loc-key": defaults.locKey,
+            ])
+            #expect(aps["category"] as? String == defaults.category)
+            #expect(aps["interruption-level"] as? String == defaults.level)
+            #expect(aps["sound"] as? String == defaults.sound)
+        }
+    }
 }

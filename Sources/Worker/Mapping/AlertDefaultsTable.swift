@@ -5,17 +5,42 @@
 /// Thread-safe: immutable.
 final class AlertDefaultsTable: Sendable {
     /// One event type's defaults; callers read its fields in place (`entry.defaults.title`), never copying the whole.
+    /// Its texts are also kept as the JSON strings a payload writes (quoted and escaped once, not per push).
     final class Entry: Sendable {
         let defaults: MappingConfiguration.AlertDefaults
+        let title: [UInt8]
+        let subtitle: [UInt8]?
+        let body: [UInt8]
+        let titleLocKey: [UInt8]?
+        let locKey: [UInt8]?
+        let category: [UInt8]?
+        let interruptionLevel: [UInt8]?
 
-        init(_ defaults: MappingConfiguration.AlertDefaults) { self.defaults = defaults }
+        init(_ defaults: MappingConfiguration.AlertDefaults) {
+            self.defaults = defaults
+            title = AlertDefaultsTable.json(defaults.title)
+            subtitle = defaults.subtitle.map(AlertDefaultsTable.json)
+            body = AlertDefaultsTable.json(defaults.body)
+            titleLocKey = defaults.titleLocKey.map(AlertDefaultsTable.json)
+            locKey = defaults.locKey.map(AlertDefaultsTable.json)
+            category = defaults.category.map(AlertDefaultsTable.json)
+            interruptionLevel = defaults.interruptionLevel.map(AlertDefaultsTable.json)
+        }
+    }
+
+    /// `text` as a quoted, escaped JSON string, as ``JSONWriter/appendString(_:)`` writes it.
+    static func json(_ text: String) -> [UInt8] {
+        JSONWriter.bytes(capacity: text.utf8.count * 6 + 2) { $0.appendString(text) }
     }
 
     /// Indexed like `CallEventType.allCases`.
     private let common: [Entry]
     private let apps: [String: [Entry]]
+    /// ``MappingConfiguration/sound`` as a JSON string.
+    let sound: [UInt8]?
 
     init(_ configuration: MappingConfiguration) {
+        sound = configuration.sound.map(Self.json)
         common = CallEventType.allCases.map { Entry(configuration.alertDefaults(for: $0)) }
         var apps: [String: [Entry]] = [:]
         for bundleID in configuration.appAlerts.keys {

@@ -111,16 +111,16 @@ public struct PushMapper: Sendable {
             if alert.defaults.titleFromCallerName, let callerName {
                 appendMember("title", callerName, of: event, &first, &writer)
             } else {
-                appendMember("title", alert.defaults.title, &first, &writer)
+                appendMember("title", alert.title, &first, &writer)
             }
-            if let subtitle = alert.defaults.subtitle { appendMember("subtitle", subtitle, &first, &writer) }
-            appendMember("body", alert.defaults.body, &first, &writer)
+            if let subtitle = alert.subtitle { appendMember("subtitle", subtitle, &first, &writer) }
+            appendMember("body", alert.body, &first, &writer)
             let locArgs = alert.defaults.callerNameAsLocArgs ? callerName : nil
-            if let key = alert.defaults.titleLocKey {
+            if let key = alert.titleLocKey {
                 appendMember("title-loc-key", key, &first, &writer)
                 if let locArgs { appendArrayMember("title-loc-args", locArgs, of: event, &writer) }
             }
-            if let key = alert.defaults.locKey {
+            if let key = alert.locKey {
                 appendMember("loc-key", key, &first, &writer)
                 if let locArgs { appendArrayMember("loc-args", locArgs, of: event, &writer) }
             }
@@ -133,20 +133,20 @@ public struct PushMapper: Sendable {
         if let category = spans.category {
             writer.appendLiteral(#","category":"#)
             event.write(category, to: &writer)
-        } else if let category = alert.defaults.category {
+        } else if let category = alert.category {
             writer.appendLiteral(#","category":"#)
-            writer.appendString(category)
+            writer.appendRaw(category)
         }
-        if let level = alert.defaults.interruptionLevel {
+        if let level = alert.interruptionLevel {
             writer.appendLiteral(#","interruption-level":"#)
-            writer.appendString(level)
+            writer.appendRaw(level)
         }
         if let sound = event.spans.sound {
             writer.appendLiteral(#","sound":"#)
             event.write(sound, to: &writer)
-        } else if let sound = configuration.sound {
+        } else if let sound = alerts.sound {
             writer.appendLiteral(#","sound":"#)
-            writer.appendString(sound)
+            writer.appendRaw(sound)
         }
         writer.appendByte(UInt8(ascii: "}"))
         appendCustom(event.custom, reserved: Self.reservedAlertKeys, to: &writer)
@@ -196,10 +196,11 @@ public struct PushMapper: Sendable {
         }
     }
 
+    /// A member whose value is a JSON string written before (``AlertDefaultsTable/json(_:)``).
     @inline(__always)
-    private func appendMember(_ key: StaticString, _ value: String, _ first: inout Bool, _ writer: inout JSONWriter) {
+    private func appendMember(_ key: StaticString, _ json: [UInt8], _ first: inout Bool, _ writer: inout JSONWriter) {
         appendKey(key, &first, &writer)
-        writer.appendString(value)
+        writer.appendRaw(json)
     }
 
     /// A member whose value is the event's text at `span`.
