@@ -30,7 +30,7 @@ final class AlertDefaultsTable: Sendable {
 
     /// `text` as a quoted, escaped JSON string, as ``JSONWriter/appendString(_:)`` writes it.
     static func json(_ text: String) -> [UInt8] {
-        JSONWriter.bytes(capacity: text.utf8.count * 6 + 2) { $0.appendString(text) }
+        JSONWriter.bytes(capacity: text.utf8.count + 2) { $0.appendString(text) }
     }
 
     /// Indexed like `CallEventType.allCases`.
