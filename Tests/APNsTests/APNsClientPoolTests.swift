@@ -45,7 +45,7 @@ import Testing
     /// longer with nothing open, and pushes queued behind it timed out.
     @Test func aConnectionThatAnsweredIsNoFailedConnectHoweverShortItsLife() async throws {
         let fixture = try Fixture(
-            connections: 1, requestTimeout: .seconds(4),
+            connections: 1, requestTimeout: .seconds(10),
             faults: APNsMockFaults(latency: .milliseconds(1), goAwayAfterStreams: 100), maximumTransparentResends: 1000,
             reconnectBackoff: (.seconds(1), .seconds(60)))
         defer { fixture.shutdown() }
