@@ -120,6 +120,25 @@ extension KafkaConsumer {
     /// it right after the resume, but that request can reach the broker thread before the main thread has applied
     /// the resume (the thread then looks once more when the request's answer arrives); this one comes when the
     /// resume has long been applied, so a missed first wake-up costs at most two intervals, not a second.
+    /// Wakes the fetcher of every partition still fetched after a rebalance callback, and once more one offset-store
+    /// interval later. librdkafka 2.0.2 pauses the whole assignment while a rebalance callback is pending (its
+    /// "incremental rebalance" pause, so that no message of a partition being taken away is delivered first) and
+    /// resumes it when the callback assigns or unassigns, like an application's resume: without waking the broker
+    /// threads. With cooperative rebalancing the partitions that stay then waited up to a second for their next fetch
+    /// after every group change (0.5 s stalls of every call on them, seen in the groups benchmark's scale-out).
+    func wakePartitionsAfterRebalance() {
+        let now = ContinuousClock.now
+        let fetched = state.withLock { state -> [KafkaTopicPartition] in
+            var fetched: [KafkaTopicPartition] = []
+            for index in state.partitions.indices where state.partitions.values[index].isFetching {
+                state.partitions.values[index].resumedAt = now
+                fetched.append(state.partitions.keys[index])
+            }
+            return fetched
+        }
+        wakeFetcher(fetched, reason: .rebalanced)
+    }
+
     private func wakeResumedPartitionsAgain(now: ContinuousClock.Instant) {
         let interval = configuration.offsetStoreInterval
         let due = state.withLock { state -> [KafkaTopicPartition] in

@@ -38,6 +38,7 @@ extension KafkaConsumer {
             revoke(owned, lost: true)
             unassign(owned)
         }
+        wakePartitionsAfterRebalance()
     }
 
     /// Reports, once, a cooperative rebalance whose second round has not reached this member in time (see

@@ -20,11 +20,12 @@ final class KafkaConsumerMetrics: Sendable {
     /// `callpush_kafka_assignment_wait_seconds`: how long the first record of each newly assigned partition had
     /// waited when this consumer read it.
     let assignmentWait: Histogram
-    /// Why the consumer woke librdkafka's fetcher: it drained a full local queue (``KafkaFetchWakeup``), or it
-    /// resumed partitions.
+    /// Why the consumer woke librdkafka's fetcher: it drained a full local queue (``KafkaFetchWakeup``), it resumed
+    /// partitions, or a rebalance callback returned (librdkafka paused the partitions that stay while it was pending).
     enum FetchWakeupReason: String, CaseIterable {
         case queueDrained = "queue_drained"
         case resumed
+        case rebalanced
     }
     /// `callpush_kafka_fetch_wakeups_total{reason}`.
     let fetchWakeups: [FetchWakeupReason: Counter]

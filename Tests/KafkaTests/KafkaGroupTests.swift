@@ -271,8 +271,16 @@ import Testing
         defer { cluster.close() }
         let companion = KafkaTestSupport.uniqueName("calls.retry")
         try cluster.createTopic(companion, partitions: Int(partitions))
-        let first = RecordingDelegate.completingImmediately()
+        // Member 1 notes when each message reaches it, and when it gives partitions up.
+        let deliveries = Mutex<[(at: ContinuousClock.Instant, partition: KafkaTopicPartition)]>([])
+        let first = RecordingDelegate { consumer, message in
+            deliveries.withLock { $0.append((.now, message.topicPartition)) }
+            consumer.complete(message)
+        }
+        let revokedAt = Mutex<ContinuousClock.Instant?>(nil)
+        first.onRevoke = { _ in revokedAt.withLock { $0 = $0 ?? .now } }
         let second = RecordingDelegate.completingImmediately()
+        let registry1 = MetricsRegistry()
         let registry2 = MetricsRegistry()
         func member(_ delegate: RecordingDelegate, metrics: MetricsRegistry = MetricsRegistry()) throws -> KafkaConsumer {
             try KafkaConsumer(topics: [topic], companionTopics: [companion],
@@ -283,7 +291,7 @@ import Testing
             let byTopic = Dictionary(grouping: owned, by: \.topic).mapValues { Set($0.map(\.partition)) }
             return byTopic[topic, default: []] == byTopic[companion, default: []]
         }
-        let consumer1 = try member(first)
+        let consumer1 = try member(first, metrics: registry1)
         #expect(await Eventually.waitUntil(timeout: .seconds(30)) { consumer1.assignment.count == 2 * Int(partitions) })
         #expect(try await KafkaTestSupport.produce(cluster, topic: companion, count: 400, partitions: partitions) == 0)
         #expect(await Eventually.waitUntil(timeout: .seconds(20)) { first.receivedCount >= 400 })
@@ -322,6 +330,19 @@ import Testing
             ExpositionSeries.value("callpush_kafka_assignment_wait_seconds_count", in: registry2.exposition()) == Double(partitions / 2)
         }
         #expect(observed, "\(ExpositionSeries.value("callpush_kafka_assignment_wait_seconds_count", in: registry2.exposition()) ?? -1)")
+        // The partitions member 1 kept go on at once: librdkafka paused its whole assignment while each rebalance
+        // callback was pending and resumed it without waking the broker threads, so without the consumer's wake-up
+        // their next fetch came up to a second later.
+        let wakeups = ExpositionSeries.value("callpush_kafka_fetch_wakeups_total{reason=\"rebalanced\"}", in: registry1.exposition())
+        #expect((wakeups ?? 0) >= 1, "\(wakeups ?? -1)")
+        let kept = Set(consumer1.assignment.filter { $0.topic == topic })
+        let revoke = try #require(revokedAt.withLock { $0 })
+        let firstAfter = deliveries.withLock { deliveries in
+            kept.map { partition in deliveries.first { $0.partition == partition && $0.at > revoke }?.at }
+        }
+        let waits = firstAfter.map { $0.map { $0 - revoke } }
+        #expect(!kept.isEmpty && waits.allSatisfy { $0 != nil && $0! < .milliseconds(400) },
+                "first delivery of each kept partition after the revoke: \(waits)")
         await consumer2.close()
         await consumer1.close()
     }
