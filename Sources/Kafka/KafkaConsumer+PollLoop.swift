@@ -106,20 +106,15 @@ extension KafkaConsumer {
     /// Wakes the broker threads of `partitions`' leaders: a ListOffsets request for their latest offsets, sent and
     /// not waited for. With a timeout of 0 `rd_kafka_offsets_for_times` enqueues the request on each leader's broker
     /// thread — which wakes it, so it re-checks its partitions and fetches again — and returns `_TIMED_OUT` at once;
-    /// librdkafka drops the reply when it comes. Used after the consumer drained a full queue (``KafkaFetchWakeup``)
-    /// and after it resumed partitions (``reconcilePauses()``).
+    /// librdkafka drops the reply when it comes. Used after the consumer drained a full queue (``KafkaFetchWakeup``),
+    /// after it resumed partitions (``reconcilePauses()``), and after a rebalance callback
+    /// (``wakePartitionsAfterRebalance()``).
     private func wakeFetcher(_ partitions: [KafkaTopicPartition], reason: KafkaConsumerMetrics.FetchWakeupReason) {
         guard !partitions.isEmpty else { return }
         handle.wakeFetchers(partitions)
         metrics.fetchWakeups[reason]?.increment()
     }
 
-    /// The second wake-up of resumed partitions, one offset-store interval or more after the resume. librdkafka
-    /// 2.0.2 applies a resume on its main thread and never wakes the partition's broker thread, which — when it had
-    /// nothing else to fetch — sleeps up to 1 s before it looks at the partition again. ``reconcilePauses()`` wakes
-    /// it right after the resume, but that request can reach the broker thread before the main thread has applied
-    /// the resume (the thread then looks once more when the request's answer arrives); this one comes when the
-    /// resume has long been applied, so a missed first wake-up costs at most two intervals, not a second.
     /// Wakes the fetcher of every partition still fetched after a rebalance callback, and once more one offset-store
     /// interval later. librdkafka 2.0.2 pauses the whole assignment while a rebalance callback is pending (its
     /// "incremental rebalance" pause, so that no message of a partition being taken away is delivered first) and
@@ -139,6 +134,12 @@ extension KafkaConsumer {
         wakeFetcher(fetched, reason: .rebalanced)
     }
 
+    /// The second wake-up of resumed partitions, one offset-store interval or more after the resume. librdkafka
+    /// 2.0.2 applies a resume on its main thread and never wakes the partition's broker thread, which — when it had
+    /// nothing else to fetch — sleeps up to 1 s before it looks at the partition again. ``reconcilePauses()`` wakes
+    /// it right after the resume, but that request can reach the broker thread before the main thread has applied
+    /// the resume (the thread then looks once more when the request's answer arrives); this one comes when the
+    /// resume has long been applied, so a missed first wake-up costs at most two intervals, not a second.
     private func wakeResumedPartitionsAgain(now: ContinuousClock.Instant) {
         let interval = configuration.offsetStoreInterval
         let due = state.withLock { state -> [KafkaTopicPartition] in
