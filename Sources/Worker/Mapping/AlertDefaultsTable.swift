@@ -4,10 +4,13 @@
 ///
 /// Thread-safe: immutable.
 final class AlertDefaultsTable: Sendable {
-    /// One event type's defaults; callers read its fields in place (`entry.defaults.title`), never copying the whole.
-    /// Its texts are also kept as the JSON strings a payload writes (quoted and escaped once, not per push).
+    /// One event type's defaults as a payload uses them: its choices, and its texts as the JSON strings a payload
+    /// writes (quoted and escaped once, not per push). Callers read its fields in place, never copying the whole.
     final class Entry: Sendable {
-        let defaults: MappingConfiguration.AlertDefaults
+        /// ``MappingConfiguration/AlertDefaults/titleFromCallerName``.
+        let titleFromCallerName: Bool
+        /// ``MappingConfiguration/AlertDefaults/callerNameAsLocArgs``.
+        let callerNameAsLocArgs: Bool
         let title: [UInt8]
         let subtitle: [UInt8]?
         let body: [UInt8]
@@ -17,7 +20,8 @@ final class AlertDefaultsTable: Sendable {
         let interruptionLevel: [UInt8]?
 
         init(_ defaults: MappingConfiguration.AlertDefaults) {
-            self.defaults = defaults
+            titleFromCallerName = defaults.titleFromCallerName
+            callerNameAsLocArgs = defaults.callerNameAsLocArgs
             title = AlertDefaultsTable.json(defaults.title)
             subtitle = defaults.subtitle.map(AlertDefaultsTable.json)
             body = AlertDefaultsTable.json(defaults.body)

@@ -108,14 +108,14 @@ public struct PushMapper: Sendable {
         var first = true
         if !spans.hasAlertText {
             let callerName = spans.callerName.flatMap { $0.isEmpty ? nil : $0 }
-            if alert.defaults.titleFromCallerName, let callerName {
+            if alert.titleFromCallerName, let callerName {
                 appendMember("title", callerName, of: event, &first, &writer)
             } else {
                 appendMember("title", alert.title, &first, &writer)
             }
             if let subtitle = alert.subtitle { appendMember("subtitle", subtitle, &first, &writer) }
             appendMember("body", alert.body, &first, &writer)
-            let locArgs = alert.defaults.callerNameAsLocArgs ? callerName : nil
+            let locArgs = alert.callerNameAsLocArgs ? callerName : nil
             if let key = alert.titleLocKey {
                 appendMember("title-loc-key", key, &first, &writer)
                 if let locArgs { appendArrayMember("title-loc-args", locArgs, of: event, &writer) }
