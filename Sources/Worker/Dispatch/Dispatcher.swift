@@ -15,134 +15,35 @@ import Telemetry
 /// (at-least-once). A record Kafka refuses for good (``KafkaError/refusesRecord``) is not
 /// produced again: its event ends as ``Outcome/abandoned``, so its partition's offset moves on.
 ///
+/// Its parts: the in-flight event (``Pending``, `Dispatcher+Pending.swift`), the read-ahead's scans and timeouts
+/// (`Dispatcher+ReadAhead.swift`), and the outcome's records to Kafka (`Dispatcher+Delivery.swift`).
+///
 /// - Important: thread-safe. `handle` may be called from the consumer thread while answers arrive on I/O threads.
 final class Dispatcher: Sendable {
-    /// An admitted event waiting for, or holding, its call's turn, and then its push and its HTTP/2 stream (an
-    /// ``APNsPush``): one object from admission to the offset store. A class: it passes through the read-ahead, the
-    /// call tracker, the APNs pool and the connection, and copying the record, event and request at every step (a
-    /// retain per string and array inside) would cost more than the rest of the hand-over.
-    ///
-    /// `@unchecked Sendable` restates its base class's (``APNsPush``: one owner at a time); its own fields are
-    /// constants and atomics.
-    final class Pending: APNsPush, InFlightLedgerItem, CallTrackerItem, ReadAheadItem, @unchecked Sendable {
-        let record: KafkaMessage
-        let event: CallEvent
-        /// ``CallEvent/callKey``: the call in the ``CallTracker``.
-        let callKey: CallKey
-        /// Its record was read from the calls topic, not a retry tier.
-        let isCallsTopic: Bool
-        /// For a retry-tier incoming call, the calls-topic offset it was first read from
-        /// (``Dispatcher/historyOrigin(of:ringDeadline:now:)``); nil for the rest. Read once, before the read-ahead's lock.
-        let origin: Int64?
-        /// How the record leaves: its outcome, or given back (shared by its batch).
-        let settlement: any RecordSettlement
-        /// `settlement` when it settles outcomes on the home thread (``releaseFinished()``).
-        let homeSettlement: (any HomeThreadSettlement)?
-        /// Its ``InFlightLedger`` ticket.
-        let ticket: UInt64
-        /// When the consumer handed it over (monotonic clock, µs): the start of its dispatch stage.
-        let handedOverMicroseconds: Int64
-        /// The dispatcher it belongs to: its completions need nothing else (one reference to capture).
-        let dispatcher: Dispatcher
-        private let lookedAheadFlag = Atomic<Bool>(false)
-        private let nextEnded = Atomic<Unmanaged<Pending>?>(nil)
-        private let endedFlag = Atomic<Bool>(false)
-        /// Done, its outcome waiting for the home thread to settle it.
-        private let doneFlag = Atomic<Bool>(false)
-
-        init(
-            record: KafkaMessage, isCallsTopic: Bool, origin: Int64?, event: CallEvent, request: APNsRequest,
-            settlement: any RecordSettlement, homeSettlement: (any HomeThreadSettlement)?, ticket: UInt64,
-            handedOverMicroseconds: Int64, dispatcher: Dispatcher
-        ) {
-            // The key before the event is stored: read after, the event would be copied into the object.
-            self.callKey = event.callKey
-            self.record = record
-            self.isCallsTopic = isCallsTopic
-            self.origin = origin
-            self.event = event
-            self.settlement = settlement
-            self.homeSettlement = homeSettlement
-            self.ticket = ticket
-            self.handedOverMicroseconds = handedOverMicroseconds
-            self.dispatcher = dispatcher
-            super.init(request, environment: event.environment)
-        }
-
-        var eventType: CallEventType { event.type }
-        var ringDeadlineMilliseconds: Int64 { event.ringDeadlineMilliseconds }
-        var lane: Int32 { record.partition }
-        var offset: Int64 { record.offset }
-        var highWatermark: Int64? { record.highWatermarkAtAssignment }
-        var isIncoming: Bool { event.type == .incoming }
-
-        /// APNs (or the transport) answered it (on the connection's loop, or on the sending thread when the client
-        /// refused it at once).
-        override func answered(_ result: consuming APNsResult) { dispatcher.answered(self, result) }
-
-        /// Held by the read-ahead, or its call's stop event came later in its batch: a cancellation is the
-        /// look-ahead's doing.
-        var lookedAhead: Bool { lookedAheadFlag.load(ordering: .relaxed) }
-
-        func markLookedAhead() { lookedAheadFlag.store(true, ordering: .relaxed) }
-
-        var ledgerNext: Unmanaged<Pending>? { nextEnded.load(ordering: .relaxed) }
-        func setLedgerNext(_ next: Unmanaged<Pending>?) { nextEnded.store(next, ordering: .relaxed) }
-        func markLedgerEnded() -> Bool { !endedFlag.exchange(true, ordering: .relaxed) }
-
-        /// The event's outcome is final and counted: it leaves (its offset may be stored), and is freed on the
-        /// consumer's thread, which made it — and settled there too when its settlement is a home-thread one.
-        func done(_ outcome: Outcome) {
-            if homeSettlement != nil {
-                doneFlag.store(true, ordering: .relaxed)
-            } else {
-                settlement.done(record, outcome)
-            }
-            dispatcher.leave(self, finished: true)
-        }
-
-        /// Done, and its settlement waits for the home thread (ordered by the ledger's list).
-        var awaitsHomeSettlement: Bool { doneFlag.load(ordering: .relaxed) }
-
-        /// Leaves without an outcome: the record stays unfinished for the partition's next owner.
-        func giveBack() {
-            dispatcher.leave(self, finished: false)
-            settlement.giveBack(record)
-        }
-
-        /// The answer of this event, the call's one in flight, is final: it leaves, and the call's next event goes.
-        func answerFinished(_ outcome: Outcome) {
-            done(outcome)
-            for release in dispatcher.tracker.complete(callKey) {
-                dispatcher.act(on: release.decision, release.item)
-            }
-        }
-    }
-
     let configuration: DispatcherConfiguration
-    private let decoder: CallEventDecoder
+    let decoder: CallEventDecoder
     /// Replaced by ``updateMapping(_:)`` (a configuration reload).
     private let mapper: Mutex<PushMapper>
     private let router: OutcomeRouter
-    private let tracker: CallTracker<Pending>
-    private let gate: ReadAheadGate<Pending>
+    let tracker: CallTracker<Pending>
+    let gate: ReadAheadGate<Pending>
     /// Reads newly assigned partitions' backlogs for stop events (nil: the read-ahead is bounded by its limits).
-    private let scanner: (any BacklogScanner)?
+    let scanner: (any BacklogScanner)?
     /// The events in flight, and the finished ones until the consumer's thread frees them (``releaseFinished()``).
     private let ledger = InFlightLedger<Pending>()
     private let sender: any PushSender
-    private let producer: any RecordProducer
+    let producer: any RecordProducer
     /// Runs the delayed work: the read-ahead's timeout and the back-off of a failed produce (the sender's event loops).
-    private let timers: any JobScheduler
-    private let metrics: WorkerMetrics
+    let timers: any JobScheduler
+    let metrics: WorkerMetrics
     private let clock: any WallClock
     /// Stage timings and in-flight ages (spans inside the process); ``clock`` is for event times.
-    private let monotonic: any MonotonicClock
-    private let logger: Logger
+    let monotonic: any MonotonicClock
+    let logger: Logger
     /// The retry tier topics, to tell a retry record among an outcome's records.
     /// (A few: a linear look costs less than hashing the topic of every event.)
     private let retryTopics: [String]
-    private let stopped = Atomic<Bool>(false)
+    let stopped = Atomic<Bool>(false)
     /// Events whose Kafka key is not their call id (``noteKeyMismatch(_:callID:)`` logs some).
     private let keyMismatches = DoublingLogSampler()
     /// Events created ahead of the worker's clock (``noteCreatedAhead(_:event:skew:)`` logs some).
@@ -323,7 +224,7 @@ final class Dispatcher: Sendable {
     }
 
     /// Who hears that an event's outcome is final: no closure is made per event for the usual ones.
-    private enum Finisher: Sendable {
+    enum Finisher: Sendable {
         /// A tracked event that was not sent (expired, cancelled): it leaves.
         case left(Pending)
         /// The answer of a tracked event's push: it leaves, and its call's next event goes.
@@ -341,7 +242,7 @@ final class Dispatcher: Sendable {
     }
 
     /// Pushes admitted while handling one consumed batch, sent together by ``flush(_:)``.
-    private final class Outbox {
+    final class Outbox {
         /// Used by the one thread handling the batch, never while another access to it is under way: without the
         /// runtime's exclusivity check.
         @exclusivity(unchecked) var pending: [Pending] = []
@@ -461,7 +362,7 @@ final class Dispatcher: Sendable {
 
     /// `pending` leaves: `finished` when it reached its outcome (its processing time is observed), else given back.
     /// The ledger keeps it until the consumer's thread frees it.
-    private func leave(_ pending: Pending, finished: Bool) {
+    func leave(_ pending: Pending, finished: Bool) {
         guard let (live, first) = ledger.end(pending) else { return }
         if finished { observeProcessing(since: pending.handedOverMicroseconds) }
         metrics.inFlight.set(live)
@@ -486,126 +387,12 @@ final class Dispatcher: Sendable {
         return HeaderCodec.integer(HeaderCodec.originalOffset, in: record.headers)
     }
 
-    /// Scans a part of a calls partition the read-ahead asked for: each stop event in it marks its call ended in the
-    /// tracker; once the scan is complete the read-ahead lets the events it held for it go, and they (and every later
-    /// one) meet those marks. A backlog scan covers what the partition held at assignment, however long; a history
-    /// scan what lies before it, for retry records whose hang-up the partition's previous owner may have sent.
-    private func scan(_ scan: ReadAheadScan) {
-        guard let scanner else { return }
-        let started = ContinuousClock.now
-        let tally = ScanTally()
-        let topic = configuration.callsTopic
-        scanner.scan(topic: topic, partition: scan.lane, from: scan.from, to: scan.to) { [weak self] value in
-            guard let self else { return false }
-            entries.note(.scanRecord)
-            guard gate.isScanning(scan) else { return false }
-            tally.records.add(1, ordering: .relaxed)
-            if StopTypeProbe.mayStopRinging(value), let event = try? decoder.decode(value), event.type.stopsRinging {
-                tracker.markEnded(event.callKey)
-                tally.endedCalls.add(1, ordering: .relaxed)
-            }
-            return true
-        } finished: { [weak self] outcome in
-            guard let self else { return }
-            entries.note(.scanEnd)
-            let verdict = gate.scanFinished(scan, completed: outcome.result == .completed)
-            let seconds = (ContinuousClock.now - started).inSeconds
-            let records = tally.records.load(ordering: .relaxed), endedCalls = tally.endedCalls.load(ordering: .relaxed)
-            metrics.readAheadScans[scan.kind]?[outcome.result]?.increment()
-            metrics.readAheadScanDuration[scan.kind]?.observe(seconds)
-            metrics.readAheadScanEndedCalls.increment(by: endedCalls)
-            var metadata: Logger.Metadata = [
-                "kafka.topic": topic, "kafka.partition": String(scan.lane),
-                "kafka.offsets": "\(scan.from)..<\(scan.to.map(String.init) ?? "high watermark")",
-                "read_ahead.scan": scan.kind.rawValue, "read_ahead.scanned": String(records),
-                "read_ahead.ended_calls": String(endedCalls), "read_ahead.held": String(verdict.released.count),
-                "read_ahead.ms": String(Int(seconds * 1000)),
-            ]
-            switch outcome.result {
-            case .completed: logger.info("\(scan.kind.rawValue) scanned for hang-ups", metadata: metadata)
-            case .stopped: logger.debug("\(scan.kind.rawValue) scan stopped: read through or revoked first", metadata: metadata)
-            case .failed:
-                metadata["error"] = outcome.failure ?? "unknown"
-                logger.warning(scan.kind == .backlog
-                    ? "backlog scan failed; the read-ahead is bounded by its limits"
-                    : "history scan failed; its retry records go without it", metadata: metadata)
-            }
-            admitReleased(verdict)
-            if let next = verdict.scan { self.scan(next) }
-        }
-    }
-
-    /// What one scan read.
-    private final class ScanTally: Sendable {
-        let records = Atomic<Int>(0)
-        let endedCalls = Atomic<Int>(0)
-    }
-
-    /// Admits what a verdict of the read-ahead released.
-    private func admitReleased(_ verdict: ReadAheadGate<Pending>.Verdict) {
-        for pending in released(by: verdict) { admit(pending) }
-    }
-
-    /// Admits events the read-ahead held.
-    private func admitReleased(_ released: [Pending]) {
-        for pending in released {
-            pending.markLookedAhead()
-            admit(pending)
-        }
-    }
-
-    /// The events a verdict of the read-ahead let go, counted by reason when they go early, and marked: a cancellation
-    /// of one of them is the look-ahead's doing.
-    private func released(by verdict: ReadAheadGate<Pending>.Verdict) -> [Pending] {
-        if let reason = verdict.releasedEarly { metrics.readAheadReleasedEarly[reason]?.increment(by: verdict.released.count) }
-        for pending in verdict.released { pending.markLookedAhead() }
-        return verdict.released
-    }
-
-    private func scheduleExpiry(lane: Int32, epoch: UInt64, after delay: Duration? = nil) {
-        let wait = delay ?? gate.configuration.timeout
-        // Weak: a worker shut down meanwhile has nothing left to release, and must not be kept alive until then.
-        timers.execute(after: wait) { [weak self] in
-            guard let self else { return }
-            entries.note(.timer)
-            switch gate.expire(lane: lane, epoch: epoch) {
-            case .nothing: break
-            case .later(let remaining): scheduleExpiry(lane: lane, epoch: epoch, after: remaining)
-            case .released(let held):
-                metrics.readAheadReleasedEarly[.timeout]?.increment(by: held.count)
-                admitReleased(held)
-            }
-        }
-    }
-
-    /// The calls topic's partitions `lanes` were assigned to this worker: their backlog is read ahead.
-    func assigned(lanes: [Int32]) {
-        entries.note(.rebalance)
-        giveBack(gate.assign(lanes: lanes))
-    }
-
-    /// `lanes` were revoked: events the read-ahead held are given back unprocessed, so the partition's next owner
-    /// reads ahead through them itself (sending them now could ring a call whose hang-up this worker has not read).
-    func revoked(lanes: [Int32]) {
-        entries.note(.rebalance)
-        giveBack(gate.revoke(lanes: lanes))
-    }
-
-    /// Gives back every event the read-ahead holds and stops reading ahead (the start of a graceful shutdown).
-    func giveBackHeld() {
-        giveBack(gate.releaseAll())
-    }
-
-    private func giveBack(_ held: [Pending]) {
-        for pending in held { pending.giveBack() }
-    }
-
-    private func admit(_ pending: Pending) {
+    func admit(_ pending: Pending) {
         act(on: tracker.admit(pending), pending, outbox: nil)
     }
 
     /// Acts on the tracker's admission of `pending`: the waiting events it cancelled end, then its decision.
-    private func act(on admission: CallTracker<Pending>.Admission, _ pending: Pending, outbox: Outbox?) {
+    func act(on admission: CallTracker<Pending>.Admission, _ pending: Pending, outbox: Outbox?) {
         for waiting in admission.cancelledWaiting {
             drop(waiting, .cancelled, reason: CancelReason.queued)
         }
@@ -613,7 +400,7 @@ final class Dispatcher: Sendable {
     }
 
     /// Acts on the tracker's decision; a push to send goes into `outbox` when there is one, else out at once.
-    private func act(on decision: CallTracker<Pending>.Decision, _ pending: Pending, outbox: Outbox? = nil) {
+    func act(on decision: CallTracker<Pending>.Decision, _ pending: Pending, outbox: Outbox? = nil) {
         switch decision {
         case .sendNow:
             if let outbox { outbox.pending.append(pending) } else { send(pending) }
@@ -638,7 +425,7 @@ final class Dispatcher: Sendable {
     }
 
     /// APNs (or the transport) answered `pending`: route it, and once its outcome is final let its call's next event go.
-    private func answered(_ pending: Pending, _ result: consuming APNsResult) {
+    func answered(_ pending: Pending, _ result: consuming APNsResult) {
         entries.note(.answer)
         let now = clock.now().milliseconds
         let latency = max(0, now - pending.event.createdAtMilliseconds)
@@ -658,120 +445,7 @@ final class Dispatcher: Sendable {
                of: pending.record, done: .left(pending))
     }
 
-    /// Produces every record of `decision` (the routing of `record`), then counts the outcome and calls `done`.
-    private func finish(_ decision: OutcomeRouter.Decision, of record: KafkaMessage, done: Finisher) {
-        guard !decision.records.isEmpty else {
-            metrics.record(outcome: decision.outcome, reason: decision.reason, retryTier: decision.retryTier)
-            done(decision.outcome)
-            return
-        }
-        let delivery = Delivery(
-            source: record, decision: decision, startMicroseconds: monotonic.uptimeMicroseconds(), dispatcher: self, done: done)
-        for index in decision.records.indices { produce(delivery, tag: Delivery.tag(index: index, attempt: 0)) }
-    }
-
-    /// One outcome waiting for the delivery reports of its records: the producer reports each to it, by the tag
-    /// ``tag(index:attempt:)`` gave the record (no closure per record).
-    private final class Delivery: KafkaDeliveryHandler {
-        /// The consumed record whose outcome this is.
-        let source: KafkaMessage
-        let decision: OutcomeRouter.Decision
-        /// When its records went to the producer (monotonic clock, µs): the start of its acknowledge stage.
-        let startMicroseconds: Int64
-        let dispatcher: Dispatcher
-        let done: Finisher
-        private let remaining: Atomic<Int>
-        /// The first refusal among its records (``KafkaError/name``), if Kafka refused one for good.
-        private let refusal = Mutex<String?>(nil)
-        /// Whether ``refusal`` holds one: the usual outcome (none refused) is read without the lock.
-        private let refused = Atomic<Bool>(false)
-
-        init(
-            source: KafkaMessage, decision: OutcomeRouter.Decision, startMicroseconds: Int64, dispatcher: Dispatcher,
-            done: Finisher
-        ) {
-            self.source = source
-            self.decision = decision
-            self.startMicroseconds = startMicroseconds
-            self.dispatcher = dispatcher
-            self.done = done
-            remaining = Atomic(decision.records.count)
-        }
-
-        /// The tag of the record at `index` of ``decision``'s records, produced for the `attempt`-th time (from 0).
-        static func tag(index: Int, attempt: Int) -> Int { attempt << 8 | index }
-
-        /// The record's index and attempt that ``tag(index:attempt:)`` made `tag` of.
-        static func record(of tag: Int) -> (index: Int, attempt: Int) { (tag & 0xFF, tag >> 8) }
-
-        func delivered(_ result: Result<KafkaDeliveryReport, KafkaError>, tag: Int) {
-            let record = Self.record(of: tag)
-            dispatcher.delivered(self, index: record.index, attempt: record.attempt, result)
-        }
-
-        /// Counts one acknowledged (or refused) record; true for the last one.
-        func acknowledge() -> Bool { remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 }
-
-        /// Notes that Kafka refused one of its records for good: the event ends as ``Outcome/abandoned``.
-        func refuse(_ code: String) {
-            refusal.withLock { $0 = $0 ?? code }
-            refused.store(true, ordering: .releasing)
-        }
-
-        /// The outcome once every record is acknowledged or refused (``acknowledge()`` ordered every refusal before),
-        /// and its reason.
-        var final: (outcome: Outcome, reason: String?) {
-            guard refused.load(ordering: .acquiring) else { return (decision.outcome, decision.reason) }
-            return refusal.withLock { $0 }.map { (.abandoned, $0) } ?? (decision.outcome, decision.reason)
-        }
-    }
-
-    /// Produces one of `delivery`'s records (its `tag` says which, and which attempt).
-    private func produce(_ delivery: Delivery, tag: Int) {
-        producer.produce(delivery.decision.records[Delivery.record(of: tag).index], reportingTo: delivery, tag: tag)
-    }
-
-    /// The delivery report of `delivery`'s record `index`: acknowledged; refused for good (the event ends as
-    /// ``Outcome/abandoned``); or failed, and produced again after a back-off that doubles with each `attempt`, until
-    /// acknowledged, refused or stopped. The last acknowledgement counts the outcome and calls `done`.
-    private func delivered(_ delivery: Delivery, index: Int, attempt: Int, _ result: Result<KafkaDeliveryReport, KafkaError>) {
-        entries.note(.delivery)
-        switch result {
-        case .success:
-            acknowledged(delivery)
-        case .failure(let error) where error.refusesRecord:
-            let record = delivery.decision.records[index]
-            metrics.refusedRecords(topic: record.topic).increment()
-            logger.error("record refused by Kafka; its event is abandoned", metadata: Self.coordinates(delivery.source, [
-                "output.topic": record.topic, "output.bytes": String(record.value.count + record.headers.byteCount),
-                "error": "\(error.name): \(error.reason)",
-            ]))
-            delivery.refuse(error.name)
-            acknowledged(delivery)
-        case .failure(let error):
-            let topic = delivery.decision.records[index].topic
-            metrics.produceFailures(topic: topic).increment()
-            guard !stopped.load(ordering: .relaxed) else { return }
-            logger.warning("produce failed; retrying", metadata: ["kafka.topic": topic, "error": "\(error)"])
-            var delay = configuration.produceRetryInitial
-            for _ in 0..<min(attempt, 32) { delay = min(delay * 2, configuration.produceRetryMaximum) }
-            timers.execute(after: delay) { [self] in
-                entries.note(.timer)
-                produce(delivery, tag: Delivery.tag(index: index, attempt: attempt + 1))
-            }
-        }
-    }
-
-    /// One of `delivery`'s records is acknowledged or refused; after the last, its outcome is counted and final.
-    private func acknowledged(_ delivery: Delivery) {
-        guard delivery.acknowledge() else { return }
-        metrics.acknowledgeStage.observe(Double(max(0, monotonic.uptimeMicroseconds() - delivery.startMicroseconds)) / 1_000_000)
-        let final = delivery.final
-        metrics.record(outcome: final.outcome, reason: final.reason, retryTier: delivery.decision.retryTier)
-        delivery.done(final.outcome)
-    }
-
-    private static func coordinates(_ record: KafkaMessage, _ extra: Logger.Metadata) -> Logger.Metadata {
+    static func coordinates(_ record: KafkaMessage, _ extra: Logger.Metadata) -> Logger.Metadata {
         var metadata = extra
         metadata["kafka.topic"] = record.topic
         metadata["kafka.partition"] = String(record.partition)
