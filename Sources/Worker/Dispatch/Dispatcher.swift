@@ -392,7 +392,7 @@ final class Dispatcher: Sendable {
     }
 
     /// Acts on the tracker's admission of `pending`: the waiting events it cancelled end, then its decision.
-    func act(on admission: CallTracker<Pending>.Admission, _ pending: Pending, outbox: Outbox?) {
+    private func act(on admission: CallTracker<Pending>.Admission, _ pending: Pending, outbox: Outbox?) {
         for waiting in admission.cancelledWaiting {
             drop(waiting, .cancelled, reason: CancelReason.queued)
         }
