@@ -116,7 +116,9 @@ import Testing
     }
 
     @Test func shutdownAnswersQueuedAndInFlightPushes() async throws {
-        let fixture = try Fixture(faults: APNsMockFaults(stallProbability: 1))
+        // A request timeout beyond the wait below: the stalled pushes must still be in flight or queued when the test
+        // looks for them on a loaded machine, not already timed out.
+        let fixture = try Fixture(requestTimeout: .seconds(30), faults: APNsMockFaults(stallProbability: 1))
         defer { fixture.server.stop() }
         let requests = try (0..<50).map { try Fixture.alert(token: Fixture.deviceToken($0 + 1)) }
         let task = Task { try await fixture.sendAll(requests, timeout: .seconds(5)) }
