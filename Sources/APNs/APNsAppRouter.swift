@@ -3,7 +3,7 @@ import HTTP2
 internal import Crypto
 import Dispatch
 import Synchronization
-public import Telemetry
+package import Telemetry
 internal import Foundation
 
 /// Sends each push with its app's credentials: one ``APNsClient`` per distinct credential (a `.p8` key serves every
@@ -21,7 +21,7 @@ internal import Foundation
 /// A push is sent by exactly one client, so a reload neither loses nor repeats one.
 ///
 /// - Important: thread-safe. Completions run on an event-loop thread (or the caller's, for immediate answers).
-public final class APNsAppRouter: Sendable {
+package final class APNsAppRouter: Sendable {
     /// One credential's client and its in-flight count.
     final class Slot: Sendable {
         let label: String
@@ -101,12 +101,12 @@ public final class APNsAppRouter: Sendable {
         func route(for bundleID: String) -> Route? { byBundleID[bundleID] ?? catchAll }
     }
 
-    public let metrics: APNsAppRouterMetrics
+    package let metrics: APNsAppRouterMetrics
     private let registry: MetricsRegistry
     private let group: EventLoopGroup
 
     /// The clients' event loops, for the delayed work of the layers above (the worker's timers).
-    public var timers: any JobScheduler { group }
+    package var timers: any JobScheduler { group }
     private let logger: Logger
     private let table = Mutex(Table())
     private let isShutdown = Atomic<Bool>(false)
@@ -120,7 +120,7 @@ public final class APNsAppRouter: Sendable {
     ///     `credential` unless a single app serves every bundle id).
     ///   - logger: one line per reload; keys and tokens are never logged.
     /// - Throws: ``APNsClientError`` (`configuration` for invalid apps, `credentials` for unreadable files).
-    public init(
+    package init(
         configuration: APNsAppsConfiguration,
         registry: MetricsRegistry = MetricsRegistry(),
         logger: Logger = .disabled
@@ -146,13 +146,13 @@ public final class APNsAppRouter: Sendable {
     // MARK: - Connecting and sending
 
     /// ``APNsClient/connect(_:)`` for every credential's client now, and for those each later ``apply(_:)`` makes.
-    public func connect(_ environments: [APNsEnvironment] = APNsEnvironment.allCases) {
+    package func connect(_ environments: [APNsEnvironment] = APNsEnvironment.allCases) {
         connectedEnvironments.withLock { $0 = environments }
         for slot in table.withLock({ $0.slots }) { slot.client.connect(environments) }
     }
 
     /// Sends `request` with its app's credentials; `completion` runs exactly once.
-    public func send(
+    package func send(
         _ request: APNsRequest,
         environment: APNsEnvironment = .production,
         completion: @escaping @Sendable (APNsResult) -> Void
@@ -163,7 +163,7 @@ public final class APNsAppRouter: Sendable {
     /// Sends several pushes, each with its app's credentials: one lock to route them all, and one hand-off per
     /// credential's client. A push for no configured app is answered `UnknownApp` (permanent), one over its app's
     /// in-flight limit `AppInFlightLimit` (retry later), at once.
-    public func send(_ pushes: [APNsPush]) {
+    package func send(_ pushes: [APNsPush]) {
         guard !pushes.isEmpty else { return }
         enum Admission { case unknown, limited(Route), admitted(Route) }
         let admissions = table.withLock { table -> [Admission] in
@@ -253,7 +253,7 @@ public final class APNsAppRouter: Sendable {
     /// new pushes to the new clients; each old client is shut down once its in-flight pushes are answered.
     /// - Throws: ``APNsClientError`` when the configuration is invalid or a file cannot be loaded; the configuration
     ///   in force stays.
-    public func apply(_ configuration: APNsAppsConfiguration) throws(APNsClientError) {
+    package func apply(_ configuration: APNsAppsConfiguration) throws(APNsClientError) {
         guard !isShutdown.load(ordering: .relaxed) else { return }
         let next: Table
         do {
@@ -281,7 +281,7 @@ public final class APNsAppRouter: Sendable {
     }
 
     /// The configuration in force.
-    public var configuration: APNsAppsConfiguration? { table.withLock { $0.configuration } }
+    package var configuration: APNsAppsConfiguration? { table.withLock { $0.configuration } }
 
     /// The client serving `bundleID` now (for status and tests).
     func client(for bundleID: String) -> APNsClient? { table.withLock { $0.route(for: bundleID)?.slot.client } }
@@ -349,7 +349,7 @@ public final class APNsAppRouter: Sendable {
 
     /// Answers queued pushes with `NotProcessed`, closes every connection and stops the event loops. Must not run
     /// on an event-loop thread. Idempotent.
-    public func shutdown() {
+    package func shutdown() {
         if isShutdown.exchange(true, ordering: .acquiringAndReleasing) { return }
         let slots = table.withLock { table -> [Slot] in
             defer { table = Table() }

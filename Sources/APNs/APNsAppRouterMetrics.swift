@@ -1,4 +1,4 @@
-public import Telemetry
+package import Telemetry
 import Synchronization
 
 /// The router's Prometheus series: per app (label `bundle_id`, bounded by the configured apps; `any` for the app
@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// A credential's series (these and its client's `callpush_apns_*{credential}` ones) are removed once a reload has
 /// removed the credential and its last client is gone.
-public final class APNsAppRouterMetrics: Sendable {
+package final class APNsAppRouterMetrics: Sendable {
     static let appRequests = "callpush_apns_app_requests_total"
     static let appInFlight = "callpush_apns_app_requests_in_flight"
     static let appInFlightLimited = "callpush_apns_app_in_flight_limited_total"
@@ -48,7 +48,7 @@ public final class APNsAppRouterMetrics: Sendable {
         func record(_ result: APNsResult) { answers[result.disposition].increment() }
     }
 
-    public let registry: MetricsRegistry
+    package let registry: MetricsRegistry
     let unknownApp: Counter
     private let apps = Mutex<[String: App]>([:])
     /// Clients (in force or retiring) per credential label: a reload may make a new client of a label whose old
@@ -110,7 +110,7 @@ public final class APNsAppRouterMetrics: Sendable {
 
     /// `callpush_apns_config_reloads_total{result}`: `ok` or `failed`.
     @discardableResult
-    public func reloadCounter(_ result: String) -> Counter {
+    package func reloadCounter(_ result: String) -> Counter {
         registry.counter(Self.configReloads, help: "APNs apps configurations applied (ok) or refused (failed).",
                          labels: ["result": result])
     }

@@ -1,8 +1,8 @@
 /// The apps one ``APNsAppRouter`` serves, and the client settings every app's connections share.
-public struct APNsAppsConfiguration: Sendable {
+package struct APNsAppsConfiguration: Sendable {
     /// The apps; bundle ids are unique, and an app without a bundle id (serving every bundle id) is the only app.
     /// Default: none; required.
-    public var apps: [APNsAppConfiguration]
+    package var apps: [APNsAppConfiguration]
     /// Endpoints, timers and pool size of every credential's client; its `credentials` are replaced by each
     /// credential's own.
     /// Default: none; required.
@@ -13,7 +13,7 @@ public struct APNsAppsConfiguration: Sendable {
     /// Default: 5000 (half of `callpush run`'s default `worker.max-in-flight`).
     var maximumInFlightPerCredential: Int?
 
-    public init(apps: [APNsAppConfiguration], client: APNsClientConfiguration, maximumInFlightPerCredential: Int? = 5000) {
+    package init(apps: [APNsAppConfiguration], client: APNsClientConfiguration, maximumInFlightPerCredential: Int? = 5000) {
         self.apps = apps
         self.client = client
         self.maximumInFlightPerCredential = maximumInFlightPerCredential
@@ -21,7 +21,7 @@ public struct APNsAppsConfiguration: Sendable {
 
     /// One line per problem: no apps, a repeated bundle id, a catch-all app beside others, a key id or team id
     /// that is not 10 characters, one key id with two different keys or teams.
-    public var problems: [String] {
+    package var problems: [String] {
         var problems: [String] = []
         if apps.isEmpty { problems.append("no APNs apps configured") }
         var seen: Set<String> = []

@@ -1,17 +1,17 @@
-public import Crypto
+package import Crypto
 internal import Foundation
 
 /// Certificate-based authentication (mutual TLS).
-public struct APNsCertificateCredentials: Sendable, Hashable {
+package struct APNsCertificateCredentials: Sendable, Hashable {
     enum Source: Sendable, Hashable {
         case pemFiles(certificatePath: String, privateKeyPath: String)
         case pkcs12(path: String, password: String)
     }
 
     /// The PEM a TLS layer loads: leaf certificate, its key, and any intermediates.
-    public struct PEM: Sendable, Hashable {
-        public let certificatePEM: String
-        public let privateKeyPEM: String
+    package struct PEM: Sendable, Hashable {
+        package let certificatePEM: String
+        package let privateKeyPEM: String
         let chainPEM: String
     }
 
@@ -21,7 +21,7 @@ public struct APNsCertificateCredentials: Sendable, Hashable {
 
     /// Reads the files (converting a `.p12` in memory) and returns PEM text.
     /// - Throws: ``CryptoError`` (`fileUnreadable`, `invalidPKCS12`).
-    public func loadPEM() throws(CryptoError) -> PEM {
+    package func loadPEM() throws(CryptoError) -> PEM {
         switch source {
         case .pemFiles(let certificatePath, let privateKeyPath):
             let certificate = try Self.readText(certificatePath)

@@ -1,8 +1,8 @@
-public import Runtime
+package import Runtime
 internal import TLS
 internal import HTTP2
 import Synchronization
-public import Telemetry
+package import Telemetry
 internal import Crypto
 internal import Foundation
 
@@ -15,9 +15,9 @@ internal import Foundation
 /// answer re-mints the shared provider token and re-sends the push once with it.
 ///
 /// - Important: thread-safe. Completions run on an event-loop thread: keep them short.
-public final class APNsClient: Sendable {
-    public let configuration: APNsClientConfiguration
-    public let metrics: APNsClientMetrics
+package final class APNsClient: Sendable {
+    package let configuration: APNsClientConfiguration
+    package let metrics: APNsClientMetrics
     /// The shared provider-token cache (token auth), for inspection.
     let tokenCache: APNsTokenCache?
     let group: EventLoopGroup
@@ -32,7 +32,7 @@ public final class APNsClient: Sendable {
     private let requestTimeoutNanoseconds: UInt64
 
     /// The client's event loops, for the delayed work of the layers above (the worker's timers).
-    public var timers: any JobScheduler { group }
+    package var timers: any JobScheduler { group }
 
     /// - Parameters:
     ///   - configuration: endpoints, credentials, pool size, timers.
@@ -43,7 +43,7 @@ public final class APNsClient: Sendable {
     ///   - metricLabels: labels added to every `callpush_apns_*` series of this client (e.g. `credential`, when
     ///     several clients share `metrics`). Default: none.
     /// - Throws: ``APNsClientError`` when the credentials cannot be loaded or TLS cannot be set up.
-    public init(
+    package init(
         configuration: APNsClientConfiguration,
         metrics: MetricsRegistry = MetricsRegistry(),
         group: EventLoopGroup? = nil,
@@ -136,7 +136,7 @@ public final class APNsClient: Sendable {
     /// each pool's first push, and keeps them open from then on: the first push after a start or a scale-out then
     /// does not wait for TCP and TLS handshakes. Failed connects are retried after the reconnect backoff and counted
     /// (`callpush_apns_connection_events_total{event="failed"}`).
-    public func connect(_ environments: [APNsEnvironment] = APNsEnvironment.allCases) {
+    package func connect(_ environments: [APNsEnvironment] = APNsEnvironment.allCases) {
         guard !isShutdown.load(ordering: .relaxed) else { return }
         var started: [ObjectIdentifier] = []
         for case let pool? in environments.map(pool(for:)) where !started.contains(ObjectIdentifier(pool)) {
@@ -147,7 +147,7 @@ public final class APNsClient: Sendable {
 
     /// Sends `request` to the endpoint for `environment`. `completion` runs exactly once, possibly on an event-loop
     /// thread, with APNs' answer or a transport failure.
-    public func send(
+    package func send(
         _ request: APNsRequest,
         environment: APNsEnvironment = .production,
         completion: @escaping @Sendable (APNsResult) -> Void
@@ -157,7 +157,7 @@ public final class APNsClient: Sendable {
 
     /// Sends several pushes, each as ``send(_:environment:completion:)`` does, with one hand-off per pool (and so
     /// per connection) instead of one per push. Pushes to one pool keep their order.
-    public func send(_ pushes: [APNsPush]) {
+    package func send(_ pushes: [APNsPush]) {
         for push in pushes { start(push, route: nil) }
         send(started: pushes)
     }
@@ -193,7 +193,7 @@ public final class APNsClient: Sendable {
     }
 
     /// Async form of ``send(_:environment:completion:)``.
-    public func send(_ request: APNsRequest, environment: APNsEnvironment = .production) async -> APNsResult {
+    package func send(_ request: APNsRequest, environment: APNsEnvironment = .production) async -> APNsResult {
         await withCheckedContinuation { continuation in
             send(request, environment: environment) { continuation.resume(returning: $0) }
         }
@@ -202,7 +202,7 @@ public final class APNsClient: Sendable {
     // MARK: - Observation
 
     /// Per endpoint: open connections, requests on the wire, queued requests, and each slot's stream limit.
-    public func poolStatus(for environment: APNsEnvironment) -> APNsPoolStatus {
+    package func poolStatus(for environment: APNsEnvironment) -> APNsPoolStatus {
         let endpoint = configuration.endpoint(for: environment)
         guard let pool = pools[endpoint] else {
             return APNsPoolStatus(
@@ -219,7 +219,7 @@ public final class APNsClient: Sendable {
     /// Answers queued pushes with `NotProcessed`, closes every connection (in-flight pushes end with
     /// `ConnectionLost`), and stops the event loops the client created. Must not run on an event-loop thread.
     /// Idempotent.
-    public func shutdown() {
+    package func shutdown() {
         if isShutdown.exchange(true, ordering: .acquiringAndReleasing) { return }
         for pool in pools.values { pool.shutdown() }
         if ownsGroup { group.shutdown() }

@@ -1,10 +1,10 @@
-public import Telemetry
+package import Telemetry
 
 /// Settings of an ``APNsClient``: where to connect, how to authenticate, how many connections, and the timers.
-public struct APNsClientConfiguration: Sendable {
+package struct APNsClientConfiguration: Sendable {
     /// How the client authenticates (provider token or TLS client certificate).
     /// Default: none; required.
-    public var credentials: APNsCredentials
+    package var credentials: APNsCredentials
     /// Endpoint for pushes whose environment is `.production`.
     /// Default: ``APNsEndpoint/production`` (`api.push.apple.com:443`).
     var productionEndpoint: APNsEndpoint
@@ -18,7 +18,7 @@ public struct APNsClientConfiguration: Sendable {
     /// address (IPv4 and IPv6) the endpoint's host resolves to, as Apple advises; the host is resolved again for
     /// every new connection, and a connection whose address refuses falls back to the next one.
     /// Default: 2.
-    public var connectionsPerPool: Int
+    package var connectionsPerPool: Int
     /// What to connect to instead of resolving the endpoint's host: names or IP literals (each resolved with
     /// `getaddrinfo`), asked again before every new connection. The host still names the server for SNI,
     /// certificate verification and `:authority`. For tests and for pinned egress addresses.
@@ -27,16 +27,16 @@ public struct APNsClientConfiguration: Sendable {
     /// Time from `send` to an answer, including waiting for a connection or a free stream and transparent resends.
     /// Past it the push is answered with `Timeout` (retry later).
     /// Default: 10 s.
-    public var requestTimeout: Duration
+    package var requestTimeout: Duration
     /// Send a PING after this long without receiving anything on a connection; `nil` disables.
     /// Default: 60 s.
-    public var pingInterval: Duration?
+    package var pingInterval: Duration?
     /// A PING not acknowledged within this closes the connection (its streams end with `ConnectionLost`).
     /// Default: 5 s.
     var pingTimeout: Duration
     /// TCP connect + TLS handshake + first SETTINGS.
     /// Default: 10 s.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// First delay after a failed connect; doubles after each further failure.
     /// Default: 1 s.
     var reconnectBackoffInitial: Duration
@@ -49,7 +49,7 @@ public struct APNsClientConfiguration: Sendable {
     var maximumConnectionAge: Duration?
     /// Event-loop threads (each connection lives on one; connections are spread over them in turn).
     /// Default: 1 (`callpush run` uses 2: see `apns.event-loops`).
-    public var eventLoops: Int
+    package var eventLoops: Int
     /// Local cap on concurrent streams per connection (the effective limit is `min(this, server's SETTINGS)`).
     /// Default: 1000.
     var maxConcurrentStreamsPerConnection: Int
@@ -77,7 +77,7 @@ public struct APNsClientConfiguration: Sendable {
     /// Default: 1.
     var firstStreamID: Int32 = 1
 
-    public init(
+    package init(
         credentials: APNsCredentials,
         productionEndpoint: APNsEndpoint = .production,
         sandboxEndpoint: APNsEndpoint = .sandbox,
@@ -122,7 +122,7 @@ public struct APNsClientConfiguration: Sendable {
     }
 
     /// The endpoint a push for `environment` goes to.
-    public func endpoint(for environment: APNsEnvironment) -> APNsEndpoint {
+    package func endpoint(for environment: APNsEnvironment) -> APNsEndpoint {
         if let customEndpoint { return customEndpoint }
         return environment == .production ? productionEndpoint : sandboxEndpoint
     }

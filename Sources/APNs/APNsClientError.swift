@@ -1,22 +1,22 @@
 /// Why an ``APNsClient`` could not be created. Push outcomes are never errors: they are ``APNsResult``s.
-public struct APNsClientError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+package struct APNsClientError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable { case credentials, transport, configuration }
         private let value: Value
         private init(_ value: Value) { self.value = value }
 
         /// The key, certificate or PKCS12 archive could not be loaded.
-        public static let credentials = Code(.credentials)
+        package static let credentials = Code(.credentials)
         /// Event loops or the TLS context could not be set up.
         static let transport = Code(.transport)
         /// The apps configuration is invalid (a repeated bundle id, a malformed key id, …).
-        public static let configuration = Code(.configuration)
+        package static let configuration = Code(.configuration)
 
-        public var description: String { value.rawValue }
+        package var description: String { value.rawValue }
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
     let file: String
     let line: Int
 
@@ -28,11 +28,11 @@ public struct APNsClientError: Error, Sendable, CustomStringConvertible, CustomD
     }
 
     /// Configuration errors are not retriable.
-    public var isRetriable: Bool { false }
+    package var isRetriable: Bool { false }
 
     /// `APNs.<code>: reason`, for people: no source location (``debugDescription`` has it).
-    public var description: String { "APNs.\(code): \(reason)" }
+    package var description: String { "APNs.\(code): \(reason)" }
 
     /// ``description`` and where the error was created, for debug logs.
-    public var debugDescription: String { description + " [\(file):\(line)]" }
+    package var debugDescription: String { description + " [\(file):\(line)]" }
 }

@@ -1,4 +1,4 @@
-public import Telemetry
+package import Telemetry
 import Synchronization
 
 /// The APNs client's Prometheus series (names fixed; labels bounded: status, reason, endpoint, connection slot,
@@ -12,9 +12,9 @@ import Synchronization
 /// - `callpush_apns_stream_limit{endpoint,connection}`: the effective stream limit of each pool slot.
 /// - `callpush_apns_jwt_refreshes_total`: provider tokens minted.
 /// - `callpush_apns_connection_events_total{endpoint,event}`: `opened`, `goaway`, `failed`, `replaced`.
-public final class APNsClientMetrics: Sendable {
+package final class APNsClientMetrics: Sendable {
     static let requestsTotal = "callpush_apns_requests_total"
-    public static let requestDuration = "callpush_apns_request_duration_seconds"
+    package static let requestDuration = "callpush_apns_request_duration_seconds"
     static let connections = "callpush_apns_connections"
     static let streamsInFlight = "callpush_apns_streams_in_flight"
     static let streamLimit = "callpush_apns_stream_limit"
@@ -26,7 +26,7 @@ public final class APNsClientMetrics: Sendable {
         case opened, goaway, failed, replaced
     }
 
-    public let registry: MetricsRegistry
+    package let registry: MetricsRegistry
     /// Labels added to every series of this client, e.g. `credential` when several clients share a registry
     /// (``APNsAppRouter``). Default: none.
     let constantLabels: [String: String]

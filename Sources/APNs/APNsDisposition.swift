@@ -1,5 +1,5 @@
 /// What a sender must do with an APNs answer: the classes every outcome falls into.
-public enum APNsDisposition: String, Hashable, Sendable, CaseIterable {
+package enum APNsDisposition: String, Hashable, Sendable, CaseIterable {
     /// 200: APNs accepted the push.
     case delivered
     /// The device token is dead for this topic (410 Unregistered/ExpiredToken, 400 BadDeviceToken,

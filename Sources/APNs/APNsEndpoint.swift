@@ -1,10 +1,10 @@
 /// Where pushes go: Apple's production or sandbox (development) service, or any APNs-compatible server such as
 /// the mock.
-public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
+package struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// Host name to connect to, used for SNI, certificate verification and `:authority`.
-    public let host: String
+    package let host: String
     /// TCP port. Default: 443 (Apple also listens on 2197).
-    public let port: Int
+    package let port: Int
     /// A PEM CA bundle to trust instead of the system store (e.g. the mock's self-signed certificate).
     /// Default: nil (system trust store, which must hold "USERTrust RSA Certification Authority" for Apple).
     let caFile: String?
@@ -16,12 +16,12 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `api.push.apple.com:443`: tokens from TestFlight, Ad Hoc and App Store builds.
-    public static let production = Self(host: "api.push.apple.com")
+    package static let production = Self(host: "api.push.apple.com")
     /// `api.sandbox.push.apple.com:443`: tokens from development builds run from Xcode.
-    public static let sandbox = Self(host: "api.sandbox.push.apple.com")
+    package static let sandbox = Self(host: "api.sandbox.push.apple.com")
 
     /// Any APNs-compatible server.
-    public static func custom(host: String, port: Int, caFile: String? = nil) -> Self {
+    package static func custom(host: String, port: Int, caFile: String? = nil) -> Self {
         Self(host: host, port: port, caFile: caFile)
     }
 
@@ -33,5 +33,5 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The `:authority` pseudo-header: the host, with `:port` unless it is 443.
     var authority: String { port == 443 ? host : "\(host):\(port)" }
 
-    public var description: String { "\(host):\(port)" }
+    package var description: String { "\(host):\(port)" }
 }

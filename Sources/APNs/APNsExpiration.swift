@@ -1,5 +1,5 @@
 /// The `apns-expiration` header.
-public enum APNsExpiration: Hashable, Sendable {
+package enum APNsExpiration: Hashable, Sendable {
     /// No header: APNs applies its own storage policy.
     case none
     /// `0`: one delivery attempt, not stored.

@@ -5,14 +5,14 @@ import Telemetry
 ///
 /// Read and written eight hex digits at a time (``ByteLanes``): the 32 digits are the text without its dashes, four
 /// words of eight, and each word is four of the 16 bytes.
-public struct APNsID: Hashable, Sendable, CustomStringConvertible {
+package struct APNsID: Hashable, Sendable, CustomStringConvertible {
     /// Bytes 0–7, the first the most significant.
     private let high: UInt64
     /// Bytes 8–15.
     private let low: UInt64
 
     /// The length of the text: 32 hex digits and 4 dashes.
-    public static let textCount = 36
+    package static let textCount = 36
 
     /// The text's five runs of digits (8-4-4-4-12): where each starts in the text and among the 32 digits, and its
     /// length.
@@ -26,7 +26,7 @@ public struct APNsID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Reads a canonical UUID with hex digits in either case; nil for anything else.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         guard let id = text.withUTF8InPlace({ APNsID(utf8: $0) }) else { return nil }
         self = id
     }
@@ -54,7 +54,7 @@ public struct APNsID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The lowercase text.
-    public var description: String {
+    package var description: String {
         String(unsafeUninitializedCapacity: Self.textCount) { buffer in
             write(to: UnsafeMutableRawBufferPointer(buffer))
             return Self.textCount

@@ -2,7 +2,7 @@
 ///
 /// A value with its fields in one shared object: pools copy the token into every push they submit, and a copy is then
 /// one reference instead of four strings.
-public struct APNsProviderToken: Hashable, Sendable, CustomStringConvertible {
+package struct APNsProviderToken: Hashable, Sendable, CustomStringConvertible {
     private final class Storage: Sendable {
         let jwt: String
         let keyID: String
@@ -24,13 +24,13 @@ public struct APNsProviderToken: Hashable, Sendable, CustomStringConvertible {
     /// The compact JWT.
     var jwt: String { storage.jwt }
     /// The 10-character key ID (`kid`).
-    public var keyID: String { storage.keyID }
+    package var keyID: String { storage.keyID }
     /// The 10-character team ID (`iss`).
-    public var teamID: String { storage.teamID }
+    package var teamID: String { storage.teamID }
     /// `iat`: seconds since the epoch.
     var issuedAt: Int64 { storage.issuedAt }
     /// The `authorization` header value: `bearer <jwt>` (built once: every push on a connection carries it).
-    public var authorizationValue: String { storage.authorizationValue }
+    package var authorizationValue: String { storage.authorizationValue }
 
     init(jwt: String, keyID: String, teamID: String, issuedAt: Int64) {
         storage = Storage(jwt: jwt, keyID: keyID, teamID: teamID, issuedAt: issuedAt)
@@ -40,14 +40,14 @@ public struct APNsProviderToken: Hashable, Sendable, CustomStringConvertible {
     func age(at now: Double) -> Double { now - Double(issuedAt) }
 
     /// Never prints the signature: the token is a credential for up to an hour.
-    public var description: String { "APNsProviderToken(kid: \(keyID), iss: \(teamID), iat: \(issuedAt))" }
+    package var description: String { "APNsProviderToken(kid: \(keyID), iss: \(teamID), iat: \(issuedAt))" }
 
-    public static func == (lhs: APNsProviderToken, rhs: APNsProviderToken) -> Bool {
+    package static func == (lhs: APNsProviderToken, rhs: APNsProviderToken) -> Bool {
         lhs.storage === rhs.storage
             || (lhs.issuedAt == rhs.issuedAt && lhs.jwt == rhs.jwt && lhs.keyID == rhs.keyID && lhs.teamID == rhs.teamID)
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(jwt)
         hasher.combine(keyID)
         hasher.combine(teamID)

@@ -13,8 +13,8 @@ import Runtime
 ///   then the pool again on that loop when the answer comes (a re-send queues it under the pool's lock again). Each
 ///   hand-over goes through a lock or a loop's queue, which order the fields below.
 open class APNsPush: HTTP2ClientStream, @unchecked Sendable {
-    public let request: APNsRequest
-    public let environment: APNsEnvironment
+    package let request: APNsRequest
+    package let environment: APNsEnvironment
     /// The route of the app it was admitted for (when an ``APNsAppRouter`` sent it).
     var route: APNsAppRouter.Route?
     /// When it was sent (monotonic ns).

@@ -1,30 +1,30 @@
 /// The `apns-push-type` header value, with the topic suffix and payload limit each type implies.
-public struct APNsPushType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
+package struct APNsPushType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: String
 
-    public init(rawValue: String) { self.rawValue = rawValue }
+    package init(rawValue: String) { self.rawValue = rawValue }
 
-    public static let alert = Self(rawValue: "alert")
-    public static let background = Self(rawValue: "background")
-    public static let voip = Self(rawValue: "voip")
+    package static let alert = Self(rawValue: "alert")
+    package static let background = Self(rawValue: "background")
+    package static let voip = Self(rawValue: "voip")
     static let location = Self(rawValue: "location")
     static let complication = Self(rawValue: "complication")
     static let fileprovider = Self(rawValue: "fileprovider")
-    public static let mdm = Self(rawValue: "mdm")
+    package static let mdm = Self(rawValue: "mdm")
     static let liveactivity = Self(rawValue: "liveactivity")
     static let pushtotalk = Self(rawValue: "pushtotalk")
     static let widgets = Self(rawValue: "widgets")
     static let controls = Self(rawValue: "controls")
 
     /// Every push type APNs documents.
-    public static let all: [Self] = [
+    package static let all: [Self] = [
         .alert, .background, .voip, .location, .complication, .fileprovider, .mdm, .liveactivity, .pushtotalk,
         .widgets, .controls,
     ]
 
     /// The suffix APNs expects on the bundle id in `apns-topic` (empty for alert/background; nil for mdm,
     /// whose topic comes from the certificate).
-    public var topicSuffix: String? {
+    package var topicSuffix: String? {
         // Alert first: a push type is a string, and the switch compares it with each case in turn (it ran three
         // times per event, nine comparisons each, for the worker's alerts).
         if self == .alert { return "" }
@@ -43,16 +43,16 @@ public struct APNsPushType: RawRepresentable, Hashable, Sendable, CustomStringCo
     }
 
     /// `bundleID` with this type's suffix (unchanged if it already ends with it).
-    public func topic(forBundleID bundleID: String) -> String {
+    package func topic(forBundleID bundleID: String) -> String {
         guard let suffix = topicSuffix, !suffix.isEmpty, !bundleID.hasSuffix(suffix) else { return bundleID }
         return bundleID + suffix
     }
 
     /// The largest payload APNs accepts for this type, in bytes: 5120 for VoIP, 4096 for everything else.
-    public var maximumPayloadSize: Int { self == .voip ? 5120 : 4096 }
+    package var maximumPayloadSize: Int { self == .voip ? 5120 : 4096 }
 
     /// Whether `priority` is allowed for this type (background: 5 only; liveactivity: 5 or 10).
-    public func allows(_ priority: APNsPriority) -> Bool {
+    package func allows(_ priority: APNsPriority) -> Bool {
         switch self {
         case .background: priority == .conservePower
         case .liveactivity, .location: priority == .immediate || priority == .conservePower
@@ -60,5 +60,5 @@ public struct APNsPushType: RawRepresentable, Hashable, Sendable, CustomStringCo
         }
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

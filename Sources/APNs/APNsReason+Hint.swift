@@ -1,9 +1,9 @@
 extension APNsReason {
     /// A plain-language explanation and what to do, for `callpush send` and logs.
-    public var hint: String { hint(request: nil, endpoint: nil) }
+    package var hint: String { hint(request: nil, endpoint: nil) }
 
     /// ``hint`` with specifics from the request that got the answer (payload overshoot, topic, environment).
-    public func hint(request: APNsRequest?, endpoint: APNsEndpoint?) -> String {
+    package func hint(request: APNsRequest?, endpoint: APNsEndpoint?) -> String {
         let environment = endpoint.map { $0.isProduction ? "production" : ($0.isSandbox ? "sandbox" : "a custom server") }
         switch self {
         case .badDeviceToken:

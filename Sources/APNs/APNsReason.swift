@@ -1,48 +1,48 @@
 /// An APNs `reason` string (from the error body or GOAWAY debug data), or a transport reason callpush uses when no
 /// response arrived. Unknown strings are kept as they are and classified by status code.
-public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: String
+package struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: String
 
-    public init(rawValue: String) { self.rawValue = rawValue }
+    package init(rawValue: String) { self.rawValue = rawValue }
     init(_ rawValue: String) { self.rawValue = rawValue }
 
     // MARK: - 400
-    public static let badCollapseId = Self("BadCollapseId")
-    public static let badDeviceToken = Self("BadDeviceToken")
-    public static let badExpirationDate = Self("BadExpirationDate")
-    public static let badMessageId = Self("BadMessageId")
-    public static let badPriority = Self("BadPriority")
-    public static let badTopic = Self("BadTopic")
-    public static let deviceTokenNotForTopic = Self("DeviceTokenNotForTopic")
-    public static let duplicateHeaders = Self("DuplicateHeaders")
+    package static let badCollapseId = Self("BadCollapseId")
+    package static let badDeviceToken = Self("BadDeviceToken")
+    package static let badExpirationDate = Self("BadExpirationDate")
+    package static let badMessageId = Self("BadMessageId")
+    package static let badPriority = Self("BadPriority")
+    package static let badTopic = Self("BadTopic")
+    package static let deviceTokenNotForTopic = Self("DeviceTokenNotForTopic")
+    package static let duplicateHeaders = Self("DuplicateHeaders")
     static let idleTimeout = Self("IdleTimeout")
-    public static let invalidPushType = Self("InvalidPushType")
-    public static let missingDeviceToken = Self("MissingDeviceToken")
-    public static let missingTopic = Self("MissingTopic")
-    public static let payloadEmpty = Self("PayloadEmpty")
-    public static let topicDisallowed = Self("TopicDisallowed")
+    package static let invalidPushType = Self("InvalidPushType")
+    package static let missingDeviceToken = Self("MissingDeviceToken")
+    package static let missingTopic = Self("MissingTopic")
+    package static let payloadEmpty = Self("PayloadEmpty")
+    package static let topicDisallowed = Self("TopicDisallowed")
     // MARK: - 403
-    public static let badCertificate = Self("BadCertificate")
+    package static let badCertificate = Self("BadCertificate")
     static let badCertificateEnvironment = Self("BadCertificateEnvironment")
-    public static let expiredProviderToken = Self("ExpiredProviderToken")
+    package static let expiredProviderToken = Self("ExpiredProviderToken")
     static let forbidden = Self("Forbidden")
-    public static let invalidProviderToken = Self("InvalidProviderToken")
-    public static let missingProviderToken = Self("MissingProviderToken")
-    public static let unrelatedKeyIdInToken = Self("UnrelatedKeyIdInToken")
+    package static let invalidProviderToken = Self("InvalidProviderToken")
+    package static let missingProviderToken = Self("MissingProviderToken")
+    package static let unrelatedKeyIdInToken = Self("UnrelatedKeyIdInToken")
     static let badEnvironmentKeyIdInToken = Self("BadEnvironmentKeyIdInToken")
     /// Not in Apple's table but observed from APNs (APNSwift PR #229).
     static let badEnvironmentKeyInToken = Self("BadEnvironmentKeyInToken")
     // MARK: - 404, 405, 410, 413, 429, 5xx
-    public static let badPath = Self("BadPath")
-    public static let methodNotAllowed = Self("MethodNotAllowed")
+    package static let badPath = Self("BadPath")
+    package static let methodNotAllowed = Self("MethodNotAllowed")
     static let expiredToken = Self("ExpiredToken")
-    public static let unregistered = Self("Unregistered")
-    public static let payloadTooLarge = Self("PayloadTooLarge")
-    public static let tooManyProviderTokenUpdates = Self("TooManyProviderTokenUpdates")
-    public static let tooManyRequests = Self("TooManyRequests")
-    public static let internalServerError = Self("InternalServerError")
-    public static let serviceUnavailable = Self("ServiceUnavailable")
-    public static let shutdown = Self("Shutdown")
+    package static let unregistered = Self("Unregistered")
+    package static let payloadTooLarge = Self("PayloadTooLarge")
+    package static let tooManyProviderTokenUpdates = Self("TooManyProviderTokenUpdates")
+    package static let tooManyRequests = Self("TooManyRequests")
+    package static let internalServerError = Self("InternalServerError")
+    package static let serviceUnavailable = Self("ServiceUnavailable")
+    package static let shutdown = Self("Shutdown")
 
     // MARK: - Broadcast / channel management only (A-BERR)
     static let featureNotEnabled = Self("FeatureNotEnabled")
@@ -57,21 +57,21 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     // MARK: - Transport (callpush's own; APNs never sends these)
     /// The deadline passed before a response arrived. Delivery is unknown.
-    public static let timeout = Self("Timeout")
+    package static let timeout = Self("Timeout")
     /// The connection broke while the stream was open. Delivery is unknown.
-    public static let connectionLost = Self("ConnectionLost")
+    package static let connectionLost = Self("ConnectionLost")
     /// Not sent: every connection of its pool is down and the last connect failed, so it is handed back at once
     /// (retry later) instead of waiting out the request timeout beside the pushes of apps whose APNs is reachable.
-    public static let connectFailed = Self("ConnectFailed")
+    package static let connectFailed = Self("ConnectFailed")
     /// APNs did not process the stream (above GOAWAY's last stream id, or REFUSED_STREAM): safe to resend.
-    public static let notProcessed = Self("NotProcessed")
+    package static let notProcessed = Self("NotProcessed")
 
     // MARK: - Routing (callpush's own, from ``APNsAppRouter``; nothing was sent)
     /// No configured app serves the request's bundle id: permanent (the worker dead-letters it as `unknown_app`).
-    public static let unknownApp = Self("UnknownApp")
+    package static let unknownApp = Self("UnknownApp")
     /// The app's credential already has its bound of pushes in flight: retry later (its trouble must not fill the
     /// worker's in-flight window).
-    public static let appInFlightLimit = Self("AppInFlightLimit")
+    package static let appInFlightLimit = Self("AppInFlightLimit")
 
     /// Every reason APNs documents or has been seen sending for device pushes (docs/apns.md has the table).
     static let allDevicePushReasons: [Self] = [
@@ -100,7 +100,7 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// This reason as a metric label: itself when it is one APNs documents or callpush uses, else `other` (a peer
     /// may send any text; the label set stays bounded).
-    public var metricLabel: String {
+    package var metricLabel: String {
         isKnown || self == .unknownApp || self == .appInFlightLimit ? rawValue : "other"
     }
 
@@ -145,7 +145,7 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
 
     /// The disposition for this reason, or nil when the reason alone does not decide it (unknown strings, and
     /// reasons whose meaning depends on nothing but the status).
-    public var disposition: APNsDisposition? {
+    package var disposition: APNsDisposition? {
         switch self {
         case .unregistered, .expiredToken, .badDeviceToken, .deviceTokenNotForTopic:
             .tokenInvalid
@@ -168,7 +168,7 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The disposition for a status code alone (used for unknown or missing reasons): 200 delivered, 410 token
     /// invalid, 403 fix credentials, 429 and 5xx retry later, other 4xx permanent; anything else (1xx, 3xx, odd codes)
     /// retry later, since it says nothing about the push.
-    public static func disposition(forStatus status: Int) -> APNsDisposition {
+    package static func disposition(forStatus status: Int) -> APNsDisposition {
         switch status {
         case 200: .delivered
         case 410: .tokenInvalid
@@ -179,5 +179,5 @@ public struct APNsReason: RawRepresentable, Hashable, Sendable, CustomStringConv
         }
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

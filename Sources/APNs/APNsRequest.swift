@@ -8,26 +8,26 @@ import Telemetry
 /// A value kept inside the push that carries it (``APNsPush/request``): made once by the mapper and moved into the
 /// push, never copied on the way, so it needs no allocation of its own.
 public struct APNsRequest: Sendable {
-    public let deviceToken: DeviceToken
-    public let pushType: APNsPushType
+    package let deviceToken: DeviceToken
+    package let pushType: APNsPushType
     /// The full `apns-topic`, suffix included (e.g. `com.example.app.voip`).
-    public let topic: String
+    package let topic: String
     let priority: APNsPriority
     let expiration: APNsExpiration
     /// `apns-collapse-id`, at most 64 bytes.
     let collapseID: String?
     /// `apns-id`; APNs makes one up when nil.
-    public let id: APNsID?
+    package let id: APNsID?
     /// ``id``'s text (lowercase).
-    public var apnsID: String? { id?.description }
+    package var apnsID: String? { id?.description }
     /// The JSON payload bytes.
-    public let payload: [UInt8]
+    package let payload: [UInt8]
     /// `:path` for this request: the device token's (``DeviceToken/path``).
-    public var path: String { deviceToken.path }
+    package var path: String { deviceToken.path }
 
-    public static let maximumCollapseIDSize = 64
+    package static let maximumCollapseIDSize = 64
 
-    public init(
+    package init(
         deviceToken: DeviceToken,
         pushType: APNsPushType,
         topic: String,

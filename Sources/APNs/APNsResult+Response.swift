@@ -81,7 +81,7 @@ extension APNsResult {
     }
 
     /// ``reason`` as an ``APNsReason``.
-    public var apnsReason: APNsReason? { reason.map(APNsReason.init(rawValue:)) }
+    package var apnsReason: APNsReason? { reason.map(APNsReason.init(rawValue:)) }
 
     /// See ``APNsReason/needsTokenRefresh``.
     var needsTokenRefresh: Bool { apnsReason?.needsTokenRefresh ?? false }

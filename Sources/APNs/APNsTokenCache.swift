@@ -1,4 +1,4 @@
-public import Crypto
+package import Crypto
 internal import Telemetry
 import Synchronization
 
@@ -11,8 +11,8 @@ import Synchronization
 /// not even when asked to by ``invalidate(ifMatches:)``.
 ///
 /// - Important: thread-safe. Minting happens under the lock, so concurrent callers get one new token, not many.
-public final class APNsTokenCache: Sendable {
-    public struct Configuration: Sendable, Hashable {
+package final class APNsTokenCache: Sendable {
+    package struct Configuration: Sendable, Hashable {
         /// Age at which the next token is minted. Clamped to `minimumAge...maximumAge - 60 s`.
         /// Default: 50 minutes.
         var refreshAfter: Duration
@@ -21,7 +21,7 @@ public final class APNsTokenCache: Sendable {
         /// APNs' hard limit on a token's age. Default: 60 minutes.
         var maximumAge: Duration
 
-        public init(
+        package init(
             refreshAfter: Duration = .seconds(3000),
             minimumAge: Duration = .seconds(1200),
             maximumAge: Duration = .seconds(3600)
@@ -44,7 +44,7 @@ public final class APNsTokenCache: Sendable {
     }
 
     let signer: JWTSigner
-    public let configuration: Configuration
+    package let configuration: Configuration
     private let clock: any WallClock
     private let state = Mutex(State())
 
@@ -56,7 +56,7 @@ public final class APNsTokenCache: Sendable {
 
     /// The token to send now, minted if there is none, it is due for refresh, or it was invalidated.
     /// - Throws: ``CryptoError`` when signing fails (the previous token, if any, stays current).
-    public func token() throws(CryptoError) -> APNsProviderToken {
+    package func token() throws(CryptoError) -> APNsProviderToken {
         try tokenAndMintCount().token
     }
 

@@ -1,17 +1,17 @@
 internal import Crypto
 
 /// Token-based authentication: a P-256 `.p8` key, its 10-character key ID and the 10-character team ID.
-public struct APNsTokenCredentials: Sendable, Hashable {
-    public enum KeySource: Sendable, Hashable {
+package struct APNsTokenCredentials: Sendable, Hashable {
+    package enum KeySource: Sendable, Hashable {
         /// A `.p8` file path.
         case file(String)
         /// The PEM text itself.
         case pem(String)
     }
 
-    public let key: KeySource
-    public let keyID: String
-    public let teamID: String
+    package let key: KeySource
+    package let keyID: String
+    package let teamID: String
 
     init(key: KeySource, keyID: String, teamID: String) {
         self.key = key

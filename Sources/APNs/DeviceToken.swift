@@ -8,7 +8,7 @@ import Telemetry
 /// The digits of a token of up to 64 (every token APNs issues today) are kept in the value itself, so reading one from
 /// an event allocates nothing and copying one retains nothing; a push writes its `:path` from them
 /// (``writePath(to:)``). A longer token keeps its digits in an array.
-public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
+package struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// The lowercase digits of a token of up to ``inlineDigits``, zero past its end.
     private var inline: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     /// The lowercase digits of a longer token; nil when they are in ``inline``.
@@ -20,10 +20,10 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     private static let pathPrefix: StaticString = "/3/device/"
 
     /// Lowercase hex digits.
-    public var hex: String { withDigits { String(decoding: $0, as: UTF8.self) } }
+    package var hex: String { withDigits { String(decoding: $0, as: UTF8.self) } }
 
     /// The request path the token is sent to: `/3/device/` and the lowercase hex digits.
-    public var path: String {
+    package var path: String {
         String(unsafeUninitializedCapacity: pathCount) { buffer in
             writePath(to: UnsafeMutableRawBufferPointer(buffer))
             return pathCount
@@ -47,7 +47,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Validates and lowercases `text`; throws ``APNsRequestError`` when it is not a plausible token.
-    public init(_ text: String) throws(APNsRequestError) {
+    package init(_ text: String) throws(APNsRequestError) {
         let token = text.withUTF8InPlace { utf8 in Result { () throws(APNsRequestError) in try DeviceToken(utf8: utf8) } }
         self = try token.get()
     }
@@ -84,25 +84,25 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public static func == (lhs: DeviceToken, rhs: DeviceToken) -> Bool {
+    package static func == (lhs: DeviceToken, rhs: DeviceToken) -> Bool {
         lhs.digitCount == rhs.digitCount && lhs.withDigits { left in rhs.withDigits { left.elementsEqual($0) } }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         withDigits { hasher.combine(bytes: $0) }
     }
 
     /// The token for logs: first and last 4 hex digits only.
-    public var masked: String { "\(hex.prefix(4))…\(hex.suffix(4))" }
+    package var masked: String { "\(hex.prefix(4))…\(hex.suffix(4))" }
 
     /// Logs and error texts show the masked token; use ``hex`` for the request path.
-    public var description: String { masked }
+    package var description: String { masked }
 
-    public static let minimumHexDigits = 16
-    public static let maximumHexDigits = 200
+    package static let minimumHexDigits = 16
+    package static let maximumHexDigits = 200
 
     /// An ASCII hex digit, either case.
-    public static func isHexDigit(_ byte: UInt8) -> Bool {
+    package static func isHexDigit(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
             UInt8(ascii: "A")...UInt8(ascii: "F"):

@@ -1,5 +1,5 @@
-public import Crypto
-public import Telemetry
+package import Crypto
+package import Telemetry
 
 /// Mints APNs provider tokens with one `.p8` key.
 ///
@@ -7,12 +7,12 @@ public import Telemetry
 /// in seconds, no `exp`), the signature raw 64-byte r‖s, each part base64url without padding.
 ///
 /// - Important: immutable and safe to share between threads.
-public struct JWTSigner: Sendable {
+package struct JWTSigner: Sendable {
     let privateKey: ES256PrivateKey
-    public let keyID: String
-    public let teamID: String
+    package let keyID: String
+    package let teamID: String
 
-    public init(privateKey: ES256PrivateKey, keyID: String, teamID: String) {
+    package init(privateKey: ES256PrivateKey, keyID: String, teamID: String) {
         self.privateKey = privateKey
         self.keyID = keyID
         self.teamID = teamID
@@ -20,7 +20,7 @@ public struct JWTSigner: Sendable {
 
     /// A token issued at `issuedAt` (seconds since the epoch).
     /// - Throws: ``CryptoError`` when OpenSSL cannot sign.
-    public func makeToken(issuedAt: Int64) throws(CryptoError) -> APNsProviderToken {
+    package func makeToken(issuedAt: Int64) throws(CryptoError) -> APNsProviderToken {
         let header = #"{"alg":"ES256","kid":"# + Self.jsonString(keyID) + "}"
         let claims = #"{"iss":"# + Self.jsonString(teamID) + #","iat":"# + String(issuedAt) + "}"
         let signingInput = Base64URL.encode(header) + "." + Base64URL.encode(claims)
@@ -34,7 +34,7 @@ public struct JWTSigner: Sendable {
     }
 
     /// A token issued now by `clock`.
-    public func makeToken(clock: any WallClock = SystemWallClock()) throws(CryptoError) -> APNsProviderToken {
+    package func makeToken(clock: any WallClock = SystemWallClock()) throws(CryptoError) -> APNsProviderToken {
         try makeToken(issuedAt: clock.now().wholeSeconds)
     }
 

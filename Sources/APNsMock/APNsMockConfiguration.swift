@@ -1,10 +1,10 @@
 internal import APNs
-public import Crypto
-public import Telemetry
+package import Crypto
+package import Telemetry
 
 /// What the mock APNs server accepts: how clients authenticate, which topics exist, and the time rules.
-public struct APNsMockConfiguration: Sendable {
-    public enum Authentication: Sendable {
+package struct APNsMockConfiguration: Sendable {
+    package enum Authentication: Sendable {
         /// Token auth: `authorization: bearer <ES256 JWT>` signed by one of `keys` (by `kid`), with `iss == teamID`
         /// (or the key's own team in ``APNsMockConfiguration/keyTeams``).
         case providerToken(keys: [String: ES256PublicKey], teamID: String)
@@ -26,14 +26,14 @@ public struct APNsMockConfiguration: Sendable {
 
     /// Default: `.certificate` (for tests that use certificate credentials; token tests pass keys; the
     /// `mock-apns` command picks ``Authentication/unverifiedProviderToken`` when given no key and no client CA).
-    public var authentication: Authentication
+    package var authentication: Authentication
     /// The team of each key (by `kid`) that belongs to another team than the `teamID` of
     /// ``Authentication/providerToken(keys:teamID:)``: several teams' apps on one server.
     /// Default: empty (every key belongs to that `teamID`).
-    public var keyTeams: [String: String] = [:]
+    package var keyTeams: [String: String] = [:]
     /// Bundle IDs that may be pushed to (topics are these plus a push type's suffix). Empty means any bundle ID.
     /// Default: empty.
-    public var allowedBundleIDs: Set<String>
+    package var allowedBundleIDs: Set<String>
     /// Certificate apps: each registered client certificate (by SHA-256 fingerprint) and the bundle IDs it may push
     /// to (one app's, as an APNs certificate covers one app). A connection whose TLS handshake verified a client
     /// certificate is checked as certificate auth whatever ``authentication`` says (`authorization` is ignored): a
@@ -41,7 +41,7 @@ public struct APNsMockConfiguration: Sendable {
     /// With token ``authentication`` and an optional client CA on the server, token apps and certificate apps
     /// share one server (`mock-apns --apps` with both kinds).
     /// Default: empty (any verified certificate may push to ``allowedBundleIDs``).
-    public var clientCertificates: [CertificateFingerprint: Set<String>] = [:]
+    package var clientCertificates: [CertificateFingerprint: Set<String>] = [:]
     /// A token whose `iat` is older than this gets `403 ExpiredProviderToken`. Default: 1 hour.
     var maximumTokenAge: Duration
     /// A token whose `iat` is further than this in the future gets `403 InvalidProviderToken`. Default: 5 minutes.
@@ -62,7 +62,7 @@ public struct APNsMockConfiguration: Sendable {
     /// client would not refuse. Default: nil (Apple's limits).
     var maximumPayloadBytes: Int?
 
-    public init(
+    package init(
         authentication: Authentication = .certificate,
         allowedBundleIDs: Set<String> = [],
         maximumTokenAge: Duration = .seconds(3600),

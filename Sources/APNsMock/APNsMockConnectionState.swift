@@ -21,14 +21,14 @@ final class APNsMockConnectionState: Sendable {
     }
 
     /// An identifier for logs and the recorder.
-    public let id: Int
+    package let id: Int
     let state = Mutex(State())
     /// Streams handled so far (counted without the lock).
     let streams = Atomic<Int>(0)
 
     /// The fingerprint of the client certificate the connection's TLS handshake verified against the server's
     /// client CA; nil when it presented none. A connection with one is checked as certificate auth.
-    public let clientCertificate: CertificateFingerprint?
+    package let clientCertificate: CertificateFingerprint?
 
     init(id: Int = 0) {
         self.id = id
@@ -36,7 +36,7 @@ final class APNsMockConnectionState: Sendable {
     }
 
     /// A connection whose TLS handshake verified the client certificate `clientCertificate` (nil: none presented).
-    public init(id: Int = 0, clientCertificate: CertificateFingerprint?) {
+    package init(id: Int = 0, clientCertificate: CertificateFingerprint?) {
         self.id = id
         self.clientCertificate = clientCertificate
     }

@@ -16,7 +16,7 @@ struct APNsMockDecision: Sendable {
 
     var action: Action
     /// Latency to add before acting. Default: zero.
-    public var delay: Duration
+    package var delay: Duration
     /// Send GOAWAY after this stream (the "GOAWAY after N streams" fault). Default: false.
     var sendGoAwayAfter: Bool
     /// GOAWAY debug data: JSON `{"reason":"Shutdown"}` as Apple describes.

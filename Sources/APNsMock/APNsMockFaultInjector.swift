@@ -1,9 +1,9 @@
 import Synchronization
 
 /// The current fault plan plus its random generator; changeable while the server runs. Thread-safe.
-public final class APNsMockFaultInjector: Sendable {
+package final class APNsMockFaultInjector: Sendable {
     /// What the injector decided for one stream that passed validation.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         case none
         case badDeviceToken
         case unregistered(timestampMilliseconds: Int64?)
@@ -32,13 +32,13 @@ public final class APNsMockFaultInjector: Sendable {
     }
 
     /// The current plan.
-    public var faults: APNsMockFaults {
+    package var faults: APNsMockFaults {
         get { state.withLock { $0.faults } }
         set { update { $0 = newValue } }
     }
 
     /// Changes the plan in place.
-    public func update(_ body: (inout APNsMockFaults) -> Void) {
+    package func update(_ body: (inout APNsMockFaults) -> Void) {
         state.withLock { state in
             body(&state.faults)
             quiet.store(state.faults == .none, ordering: .relaxed)

@@ -1,28 +1,28 @@
 /// A fault plan for the mock APNs server. All probabilities are per stream, in 0...1, and are drawn from the
 /// injector's seeded generator, so a fixed seed gives the same faults in the same order.
-public struct APNsMockFaults: Sendable, Hashable {
+package struct APNsMockFaults: Sendable, Hashable {
     /// Tokens (lowercase hex) answered with `410 Unregistered` and a timestamp. Default: empty.
-    public var unregisteredTokens: Set<String>
+    package var unregisteredTokens: Set<String>
     /// The 410 timestamp in ms since the epoch. Default: nil (the clock's now).
     var unregisteredTimestampMilliseconds: Int64?
     /// Tokens (lowercase hex) answered with `400 BadDeviceToken`. Default: empty.
-    public var badTokens: Set<String>
+    package var badTokens: Set<String>
     /// Chance of `429 TooManyRequests`. Default: 0.
-    public var tooManyRequestsProbability: Double
+    package var tooManyRequestsProbability: Double
     /// Chance of `500 InternalServerError`. Default: 0.
-    public var internalServerErrorProbability: Double
+    package var internalServerErrorProbability: Double
     /// Chance of `503 ServiceUnavailable`. Default: 0.
-    public var serviceUnavailableProbability: Double
+    package var serviceUnavailableProbability: Double
     /// Latency added to every answer: uniform in `latency ... latency + latencyJitter`. Default: zero.
-    public var latency: Duration
+    package var latency: Duration
     /// Default: zero.
-    public var latencyJitter: Duration
+    package var latencyJitter: Duration
     /// Send GOAWAY after this many streams on a connection. Default: nil (never).
-    public var goAwayAfterStreams: Int?
+    package var goAwayAfterStreams: Int?
     /// Chance of closing the connection without answering. Default: 0.
-    public var dropConnectionProbability: Double
+    package var dropConnectionProbability: Double
     /// Chance of never answering a stream. Default: 0.
-    public var stallProbability: Double
+    package var stallProbability: Double
 
     init(
         unregisteredTokens: Set<String> = [],
@@ -51,5 +51,5 @@ public struct APNsMockFaults: Sendable, Hashable {
     }
 
     /// No faults.
-    public static let none = Self()
+    package static let none = Self()
 }

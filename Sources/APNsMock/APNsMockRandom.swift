@@ -1,10 +1,10 @@
 /// SplitMix64: a small, fast, seedable generator so fault sequences are reproducible.
-public struct APNsMockRandom: RandomNumberGenerator, Sendable {
+package struct APNsMockRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= Self.increment
         return Self.mix(state)
     }

@@ -1,30 +1,30 @@
-public import Crypto
-public import HTTP2
+package import Crypto
+package import HTTP2
 import Synchronization
 
 /// Everything the mock received and how it answered; for tests and the demo summary. Thread-safe. Keeps the most
 /// recent ``capacity`` requests; the counts cover all of them.
-public final class APNsMockRecorder: Sendable {
+package final class APNsMockRecorder: Sendable {
     /// One handled stream.
-    public struct Entry: Sendable {
+    package struct Entry: Sendable {
         let connectionID: Int
         /// The client certificate the connection's TLS handshake verified (certificate auth); nil when it
         /// presented none.
-        public let clientCertificate: CertificateFingerprint?
+        package let clientCertificate: CertificateFingerprint?
         /// The request's header fields as received (kept as bytes; ``method``, ``path`` and ``headers`` decode them).
         let fields: HTTP2RawHeaderBlock
-        public let payload: [UInt8]
+        package let payload: [UInt8]
         /// nil when the stream was stalled or the connection dropped.
-        public let status: Int?
+        package let status: Int?
         /// The reason answered, `"Success"` for 200, `"Stalled"` or `"Dropped"` for no answer.
         let outcome: String
 
         /// `:method`.
-        public var method: String { fields.first(name: ":method") ?? "" }
+        package var method: String { fields.first(name: ":method") ?? "" }
         /// `:path`.
-        public var path: String { fields.first(name: ":path") ?? "" }
+        package var path: String { fields.first(name: ":path") ?? "" }
         /// The regular headers in arrival order.
-        public var headers: [HTTP2Header] { fields.decoded() }
+        package var headers: [HTTP2Header] { fields.decoded() }
     }
 
     private struct State {
@@ -67,25 +67,25 @@ public final class APNsMockRecorder: Sendable {
     }
 
     /// The kept entries, oldest first.
-    public var entries: [Entry] {
+    package var entries: [Entry] {
         state.withLock { state in Array(state.ring[state.next...] + state.ring[..<state.next]) }
     }
     /// Count per outcome (`"Success"`, a reason such as `"Unregistered"`, `"Stalled"`, `"Dropped"`).
-    public var countsByOutcome: [String: Int] {
+    package var countsByOutcome: [String: Int] {
         var counts = state.withLock { $0.countsByOtherOutcome }
         let successes = successes.load(ordering: .relaxed)
         if successes > 0 { counts[Self.success] = successes }
         return counts
     }
     /// Streams handled.
-    public var totalCount: Int { total.load(ordering: .relaxed) }
+    package var totalCount: Int { total.load(ordering: .relaxed) }
     /// Count for one outcome.
-    public func count(_ outcome: String) -> Int {
+    package func count(_ outcome: String) -> Int {
         if outcome == Self.success { return successes.load(ordering: .relaxed) }
         return state.withLock { $0.countsByOtherOutcome[outcome, default: 0] }
     }
 
-    public func reset() {
+    package func reset() {
         state.withLock { state in
             state = State()
             successes.store(0, ordering: .relaxed)

@@ -7,7 +7,7 @@ struct APNsMockRequest: Sendable {
     /// regular headers. Names are compared ignoring ASCII case.
     var fields: HTTP2RawHeaderBlock
     /// The DATA bytes.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     init(fields: HTTP2RawHeaderBlock, body: [UInt8]) {
         self.fields = fields
@@ -26,9 +26,9 @@ struct APNsMockRequest: Sendable {
     }
 
     /// `:method` ("" when absent).
-    public var method: String { fields.first(name: ":method") ?? "" }
+    package var method: String { fields.first(name: ":method") ?? "" }
     /// `:path` ("" when absent).
-    public var path: String { fields.first(name: ":path") ?? "" }
+    package var path: String { fields.first(name: ":path") ?? "" }
     /// The regular headers in arrival order (decoded on each read).
-    public var headers: [HTTP2Header] { fields.decoded() }
+    package var headers: [HTTP2Header] { fields.decoded() }
 }

@@ -4,15 +4,15 @@ import HTTP2
 /// (UUIDs as their bits), and written into the server's header block only when the answer is sent
 /// (``writeHeaders(_:)``); ``headers`` spells them out as `HTTP2Header`s.
 struct APNsMockResponse: Sendable, Hashable {
-    public var status: Int
+    package var status: Int
     /// `apns-id`: the request's own, exactly as sent, or a generated one.
     var id: APNsMockUUID
     /// `apns-unique-id`, sent on success as the sandbox does; nil when not sent.
     var uniqueID: APNsMockUUID?
     /// Empty on success; the JSON reason otherwise (sent with `content-type: application/json`).
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The reason in the body, if any (nil on success).
-    public var reason: String?
+    package var reason: String?
 
     init(status: Int, id: APNsMockUUID, uniqueID: APNsMockUUID? = nil, body: [UInt8] = [], reason: String? = nil) {
         self.status = status
@@ -24,7 +24,7 @@ struct APNsMockResponse: Sendable, Hashable {
 
     /// Regular headers (not `:status`) in the order they are sent: `apns-id`, then `apns-unique-id` or
     /// `content-type`. Per-response values are never indexed, so they do not churn the HPACK tables on either side.
-    public var headers: [HTTP2Header] {
+    package var headers: [HTTP2Header] {
         var headers = [HTTP2Header("apns-id", id.text, neverIndex: true)]
         if let uniqueID { headers.append(HTTP2Header("apns-unique-id", uniqueID.text, neverIndex: true)) }
         if !body.isEmpty { headers.append(HTTP2Header("content-type", "application/json")) }
@@ -48,5 +48,5 @@ struct APNsMockResponse: Sendable, Hashable {
     func header(_ name: String) -> String? { headers.first(name: name) }
 
     /// The `apns-id` header.
-    public var apnsID: String? { id.text }
+    package var apnsID: String? { id.text }
 }

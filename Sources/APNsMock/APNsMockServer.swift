@@ -1,12 +1,12 @@
-public import APNs
+package import APNs
 internal import Crypto
 internal import Foundation
-public import Runtime
+package import Runtime
 internal import TLS
 internal import HTTP2
 internal import HTTP2Server
 import Synchronization
-public import Telemetry
+package import Telemetry
 
 /// An APNs-faithful HTTP/2-over-TLS server (ALPN h2) for tests, the demo and load tests.
 ///
@@ -19,15 +19,15 @@ public import Telemetry
 ///
 /// - Important: thread-safe. Change faults while it runs through ``faults``; read what happened from
 ///   ``recorder`` and ``connectionStats()``.
-public final class APNsMockServer: Sendable {
-    public let configuration: APNsMockServerConfiguration
+package final class APNsMockServer: Sendable {
+    package let configuration: APNsMockServerConfiguration
     let validator: APNsMockValidator
     /// The bound port.
-    public let port: Int
+    package let port: Int
     /// PEM certificate the server presents: trust it as a CA file in clients.
-    public let certificatePath: String
+    package let certificatePath: String
     /// PEM private key of the server certificate.
-    public let privateKeyPath: String
+    package let privateKeyPath: String
     let server: HTTP2Server
     let core: Core
     let group: EventLoopGroup
@@ -35,18 +35,18 @@ public final class APNsMockServer: Sendable {
     let generatedDirectory: String?
 
     /// The live fault plan (see ``APNsMockFaultInjector/update(_:)``).
-    public var faults: APNsMockFaultInjector { validator.faults }
+    package var faults: APNsMockFaultInjector { validator.faults }
     /// Every handled request and the counts by outcome.
-    public var recorder: APNsMockRecorder { validator.recorder }
+    package var recorder: APNsMockRecorder { validator.recorder }
     /// An endpoint for clients: `127.0.0.1:<port>` trusting ``certificatePath``.
-    public var endpoint: APNsEndpoint { .custom(host: configuration.host, port: port, caFile: certificatePath) }
+    package var endpoint: APNsEndpoint { .custom(host: configuration.host, port: port, caFile: certificatePath) }
 
     /// Starts listening.
     /// - Parameters:
     ///   - group: loops to run on. Default: a new group of ``APNsMockServerConfiguration/eventLoops`` threads,
     ///     stopped by ``stop()``.
     /// - Throws: ``APNsMockServerError``.
-    public init(
+    package init(
         configuration: APNsMockServerConfiguration = APNsMockServerConfiguration(),
         group: EventLoopGroup? = nil,
         logger: Logger = .disabled
@@ -127,18 +127,18 @@ public final class APNsMockServer: Sendable {
     func setFaults(_ faults: APNsMockFaults) { validator.faults.faults = faults }
 
     /// Changes SETTINGS_MAX_CONCURRENT_STREAMS on every live connection (and for new ones).
-    public func setMaxConcurrentStreams(_ value: Int) { server.setMaxConcurrentStreams(value) }
+    package func setMaxConcurrentStreams(_ value: Int) { server.setMaxConcurrentStreams(value) }
 
     /// Sends GOAWAY on every live connection, with APNs-style JSON debug data.
-    public func sendGoAway(reason: APNsReason = .shutdown) {
+    package func sendGoAway(reason: APNsReason = .shutdown) {
         server.sendGoAway(debugData: #"{"reason":""# + reason.rawValue + #""}"#)
     }
 
     /// Drops every live connection without GOAWAY.
-    public func dropAllConnections() { server.dropAllConnections() }
+    package func dropAllConnections() { server.dropAllConnections() }
 
     /// Connections accepted so far.
-    public var acceptedConnections: Int { core.state.withLock { $0.accepted } }
+    package var acceptedConnections: Int { core.state.withLock { $0.accepted } }
 
     /// Per-connection statistics, by connection id.
     func connectionStats() -> [APNsMockConnectionStats] {
@@ -155,7 +155,7 @@ public final class APNsMockServer: Sendable {
 
     /// Stops accepting, drops every connection, stops the loops it created, removes a generated certificate.
     /// Must not run on an event-loop thread.
-    public func stop() {
+    package func stop() {
         server.stop()
         if ownsGroup { group.shutdown() }
         if let generatedDirectory { try? FileManager.default.removeItem(atPath: generatedDirectory) }

@@ -42,9 +42,9 @@ import Synchronization
 final class APNsMockValidator: Sendable {
     typealias Bytes = UnsafeBufferPointer<UInt8>
 
-    public let configuration: APNsMockConfiguration
-    public let faults: APNsMockFaultInjector
-    public let recorder: APNsMockRecorder
+    package let configuration: APNsMockConfiguration
+    package let faults: APNsMockFaultInjector
+    package let recorder: APNsMockRecorder
     /// Every allowed bundle ID with every known topic suffix (and none), by length (a topic has at most 255 bytes):
     /// with allowed bundle IDs, the topic checks are an index and a comparison or two.
     private let allowedTopics: [[AllowedTopic]]
@@ -162,9 +162,9 @@ final class APNsMockValidator: Sendable {
 
     /// A rejection: status, reason, and the 410 timestamp.
     struct Rejection: Error, Sendable, Hashable {
-        public let status: Int
-        public let reason: APNsReason
-        public let timestampMilliseconds: Int64?
+        package let status: Int
+        package let reason: APNsReason
+        package let timestampMilliseconds: Int64?
 
         init(_ status: Int, _ reason: APNsReason, timestamp: Int64? = nil) {
             self.status = status

@@ -1,5 +1,5 @@
-public import APNs
-public import APNsMock
+package import APNs
+package import APNsMock
 internal import Crypto
 internal import Foundation
 import HTTP2
@@ -9,19 +9,19 @@ import ToolSupport
 /// Measures push throughput against an ``APNsMockServer``: with callpush's own ``APNsClient`` (closed loop: a fixed
 /// number of pushes outstanding, each answer triggers the next), and with `h2load` posting the same request, so the
 /// two can be compared as a ratio on the same machine in one run.
-public enum APNsThroughputBenchmark {
+package enum APNsThroughputBenchmark {
     /// The device token every benchmark push goes to.
-    public static let deviceToken = String(repeating: "ab", count: 32)
+    package static let deviceToken = String(repeating: "ab", count: 32)
     /// The topic of benchmark pushes.
-    public static let topic = "com.example.app"
+    package static let topic = "com.example.app"
     /// The payload of benchmark pushes (a realistic incoming-call alert).
-    public static let payload = Array(
+    package static let payload = Array(
         #"{"pushType":1,"callId":"c-42","caller":{"name":"Alice","id":"u-7"},"aps":{"alert":{"title":"Alice","body":"Incoming call"},"mutable-content":1,"category":"INCOMING_CALL","interruption-level":"time-sensitive"}}"#
             .utf8)
 
     /// Starts a mock server in the open mode (`mock-apns --accept-any-token`: no JWT needed, so h2load can post to
     /// it as is, and the client's certificate credentials need no client CA).
-    public static func makeServer(eventLoops: Int = 1) throws(APNsMockServerError) -> APNsMockServer {
+    package static func makeServer(eventLoops: Int = 1) throws(APNsMockServerError) -> APNsMockServer {
         try APNsMockServer(configuration: APNsMockServerConfiguration(
             apns: APNsMockConfiguration(authentication: .acceptAnyToken, allowedBundleIDs: [topic]),
             recorderCapacity: 1, eventLoops: eventLoops))
@@ -30,7 +30,7 @@ public enum APNsThroughputBenchmark {
     /// Drives `server` with an ``APNsClient`` over `connections` connections, keeping `concurrency` pushes
     /// outstanding for `duration`.
     /// - Throws: ``APNsClientError`` when the client cannot be created.
-    public static func measureClient(
+    package static func measureClient(
         server: APNsMockServer,
         connections: Int,
         concurrency: Int,
@@ -46,7 +46,7 @@ public enum APNsThroughputBenchmark {
     /// Drives any APNs endpoint (e.g. a `callpush mock-apns` process) with an ``APNsClient`` using `credentials`
     /// over `connections` connections, keeping `concurrency` pushes outstanding for `duration`.
     /// - Throws: ``APNsClientError`` when the client cannot be created.
-    public static func measureClient(
+    package static func measureClient(
         endpoint: APNsEndpoint,
         credentials: APNsCredentials,
         connections: Int,
@@ -84,7 +84,7 @@ public enum APNsThroughputBenchmark {
     /// - Parameter h2loadPath: the h2load binary (nghttp2-client).
     /// - Throws: ``ProcessStartError`` when h2load cannot run (it is killed after the duration and a minute);
     ///   ``APNsMockServerError`` when its output has no result line.
-    public static func measureH2Load(
+    package static func measureH2Load(
         server: APNsMockServer,
         connections: Int,
         concurrency: Int,
@@ -132,7 +132,7 @@ public enum APNsThroughputBenchmark {
 
     /// Measures callpush's client and h2load over each connection count, against one fresh server per run.
     /// - Returns: pairs (client, h2load) in the order of `connectionCounts`.
-    public static func compare(
+    package static func compare(
         connectionCounts: [Int] = [1, 2, 4],
         concurrencyPerConnection: Int = 100,
         duration: Duration = .seconds(5)

@@ -1,44 +1,44 @@
 @preconcurrency import Glibc
 internal import Runtime
-public import TLS
-public import HTTP2
+package import TLS
+package import HTTP2
 import Telemetry
 import Synchronization
 
 /// Drives N connections × M concurrent streams against an HTTP/2 server and measures requests per second and CPU.
 /// The engine behind `callpush bench` (HTTP/2 part); comparable to `h2load -c N -m M`.
-public struct HTTP2LoadGenerator: Sendable {
+package struct HTTP2LoadGenerator: Sendable {
     /// What to run.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Default: `"127.0.0.1"`.
-        public var host: String
-        public var port: Int
+        package var host: String
+        package var port: Int
         /// TLS settings for every connection.
         /// Default: system trust store.
-        public var tls: TLSClientConfiguration
+        package var tls: TLSClientConfiguration
         /// Number of connections (h2load `-c`).
         /// Default: `1`.
-        public var connections: Int
+        package var connections: Int
         /// Concurrent streams per connection (h2load `-m`).
         /// Default: `100`.
-        public var streamsPerConnection: Int
+        package var streamsPerConnection: Int
         /// Total requests over all connections (h2load `-n`); `nil` runs for `duration`.
         /// Default: `nil`.
-        public var totalRequests: Int?
+        package var totalRequests: Int?
         /// How long to run when `totalRequests` is `nil`.
         /// Default: 10 s.
-        public var duration: Duration
+        package var duration: Duration
         /// Event loop threads to spread connections over.
         /// Default: `1`.
-        public var threads: Int
+        package var threads: Int
         /// The request sent repeatedly. Default: a small JSON POST to `/3/device/<64 hex>`.
-        public var request: HTTP2Request
+        package var request: HTTP2Request
         /// When not empty, sent instead of ``request``, in turn (each connection from the first): requests that
         /// differ from one another as a worker's pushes do (path, ids, payload), so HPACK and the request encoder
         /// do the work they do in the worker. Default: `[]`.
-        public var variants: [HTTP2Request] = []
+        package var variants: [HTTP2Request] = []
 
-        public init(
+        package init(
             host: String = "127.0.0.1",
             port: Int,
             tls: TLSClientConfiguration = TLSClientConfiguration(),
@@ -67,34 +67,34 @@ public struct HTTP2LoadGenerator: Sendable {
     }
 
     /// What happened.
-    public struct Report: Sendable, CustomStringConvertible {
-        public var succeeded: Int
-        public var failed: Int
+    package struct Report: Sendable, CustomStringConvertible {
+        package var succeeded: Int
+        package var failed: Int
         /// Responses by status.
-        public var statuses: [Int: Int]
-        public var elapsedSeconds: Double
+        package var statuses: [Int: Int]
+        package var elapsedSeconds: Double
         /// Process CPU time (user + system) during the run.
-        public var cpuSeconds: Double
-        public var requestsPerSecond: Double { elapsedSeconds > 0 ? Double(succeeded + failed) / elapsedSeconds : 0 }
+        package var cpuSeconds: Double
+        package var requestsPerSecond: Double { elapsedSeconds > 0 ? Double(succeeded + failed) / elapsedSeconds : 0 }
         /// CPU seconds per 100 000 requests.
-        public var cpuSecondsPer100k: Double {
+        package var cpuSecondsPer100k: Double {
             succeeded + failed > 0 ? cpuSeconds * 100_000 / Double(succeeded + failed) : 0
         }
-        public var description: String {
+        package var description: String {
             let rps = Int(requestsPerSecond)
             return "requests=\(succeeded + failed) ok=\(succeeded) failed=\(failed) elapsed=\(elapsedSeconds)s "
                 + "req/s=\(rps) cpu=\(cpuSeconds)s cpu/100k=\(cpuSecondsPer100k)s"
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
 
-    public init(configuration: Configuration) {
+    package init(configuration: Configuration) {
         self.configuration = configuration
     }
 
     /// Connects, runs, closes, and reports. Uses its own event loop group.
-    public func run() async throws(HTTP2Error) -> Report {
+    package func run() async throws(HTTP2Error) -> Report {
         let group: EventLoopGroup
         do throws(SocketError) { group = try EventLoopGroup(numberOfThreads: configuration.threads) } catch { throw HTTP2Error(error) }
         defer { group.shutdown() }
@@ -137,7 +137,7 @@ public struct HTTP2LoadGenerator: Sendable {
 }
 
 /// User + system CPU seconds of this process.
-public func processCPUSeconds() -> Double {
+package func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6

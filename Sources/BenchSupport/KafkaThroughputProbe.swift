@@ -1,29 +1,29 @@
 import HTTP2
-public import Kafka
+package import Kafka
 import Synchronization
 import Telemetry
 
 /// Measures in-process produce and consume rates against an embedded ``KafkaMockCluster``; used by the
 /// benchmark executable and by the gated measurement test.
-public enum KafkaThroughputProbe {
-    public struct Result: Sendable {
-        public var messages: Int
+package enum KafkaThroughputProbe {
+    package struct Result: Sendable {
+        package var messages: Int
         /// Records enqueued and acknowledged per second (idempotent producer, `acks=all`).
-        public var producedPerSecond: Double
+        package var producedPerSecond: Double
         /// Records delivered to the delegate and completed per second (group consumer, poll thread).
-        public var consumedPerSecond: Double
+        package var consumedPerSecond: Double
         /// Records whose delivery report failed (expected 0).
-        public var failedDeliveries: Int
+        package var failedDeliveries: Int
         /// Records the consumer delivered before the timeout (expected `messages`).
-        public var consumed: Int
+        package var consumed: Int
         /// CPU seconds (user + system) of this process while producing, until every record was acknowledged.
-        public var produceCPUSeconds: Double
+        package var produceCPUSeconds: Double
         /// CPU seconds of this process from the first record consumed to the last.
-        public var consumeCPUSeconds: Double
+        package var consumeCPUSeconds: Double
         /// The longest time between two deliveries to the delegate while reading: milliseconds when records flow;
         /// about a second when fetching stalled (librdkafka 2.0.2's wait on a full local queue, which the consumer
         /// now avoids: `KafkaFetchWakeup`).
-        public var consumeLongestPauseSeconds: Double
+        package var consumeLongestPauseSeconds: Double
     }
 
     /// Produces `messages` records of `valueSize` bytes over `partitions` partitions, then consumes them all with
@@ -35,7 +35,7 @@ public enum KafkaThroughputProbe {
     /// - Important: librdkafka 2.0.2's mock broker keeps only about 5 MB per partition and silently drops the
     ///   oldest records beyond that; keep `messages * (valueSize + ~40) / partitions` below that, or the consumer
     ///   sees fewer records (reported in ``Result/consumed``).
-    public static func run(
+    package static func run(
         messages: Int = 200_000,
         partitions: Int = 16,
         valueSize: Int = 200,

@@ -1,5 +1,5 @@
 /// Base64url (RFC 4648 §5) without padding, as JWT uses it.
-public enum Base64URL {
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     private static let decodeTable: [UInt8] = {
@@ -9,7 +9,7 @@ public enum Base64URL {
     }()
 
     /// Encodes `bytes` without `=` padding.
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         let input = Array(bytes)
         var output: [UInt8] = []
         output.reserveCapacity((input.count * 4 + 2) / 3)
@@ -37,11 +37,11 @@ public enum Base64URL {
     }
 
     /// Encodes the UTF-8 bytes of `text`.
-    public static func encode(_ text: String) -> String { encode(Array(text.utf8)) }
+    package static func encode(_ text: String) -> String { encode(Array(text.utf8)) }
 
     /// Decodes unpadded base64url; trailing `=` padding is tolerated. Returns nil for any other character or an
     /// impossible length.
-    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    package static func decode(_ text: some StringProtocol) -> [UInt8]? {
         var input = Array(text.utf8)
         while input.last == UInt8(ascii: "=") { input.removeLast() }
         guard input.count % 4 != 1 else { return nil }

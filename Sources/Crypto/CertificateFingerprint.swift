@@ -4,13 +4,13 @@ internal import COpenSSL
 /// (what `openssl x509 -noout -fingerprint -sha256` prints, without the colons and in lowercase). It names one
 /// certificate exactly, so the mock APNs server registers certificate apps by it and the TLS layer reports the
 /// client certificate a connection presented as one.
-public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertible {
+package struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// 64 lowercase hex digits.
-    public let sha256: String
+    package let sha256: String
 
     /// The fingerprint of the first certificate of `pem` (the leaf, in a client certificate file).
     /// - Throws: ``CryptoError/Code/invalidPEM`` when there is no certificate OpenSSL can parse.
-    public init(pem: String) throws(CryptoError) {
+    package init(pem: String) throws(CryptoError) {
         self = try PEMCertificate.withFirst(in: pem) { certificate throws(CryptoError) in
             try CertificateFingerprint(certificate: certificate)
         }
@@ -19,7 +19,7 @@ public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertibl
     /// The fingerprint of an OpenSSL `X509` the caller owns (for example `SSL_get0_peer_certificate`'s).
     /// - Warning: `certificate` must be a valid `X509 *` for the duration of the call; it is not retained.
     /// - Throws: ``CryptoError/Code/invalidPEM`` when OpenSSL cannot digest it.
-    public init(certificate: OpaquePointer) throws(CryptoError) {
+    package init(certificate: OpaquePointer) throws(CryptoError) {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         guard X509_digest(certificate, EVP_sha256(), &digest, &length) == 1, length == 32 else {
@@ -28,7 +28,7 @@ public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertibl
         sha256 = Self.hex(digest.prefix(Int(length)))
     }
 
-    public var description: String { sha256 }
+    package var description: String { sha256 }
 
     private static func hex(_ bytes: ArraySlice<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)

@@ -3,9 +3,9 @@
 ///
 /// Crypto errors are never retriable: the same input gives the same failure. The OpenSSL error queue at the
 /// time of the failure is attached as text (``openSSLErrors``).
-public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+package struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong, as an extensible set of static values.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Hashable, Sendable {
             case fileUnreadable, fileUnwritable, invalidPEM, unsupportedKey, keyGenerationFailed, signingFailed
             case invalidSignature, certificateGenerationFailed, invalidPKCS12, invalidBase64
@@ -15,7 +15,7 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible, C
         private init(_ value: Value) { self.value = value }
 
         /// A key, certificate or archive file could not be opened or read.
-        public static let fileUnreadable = Self(.fileUnreadable)
+        package static let fileUnreadable = Self(.fileUnreadable)
         /// A file could not be written (directory missing, permissions).
         static let fileUnwritable = Self(.fileUnwritable)
         /// The text is not a PEM key or certificate OpenSSL can parse.
@@ -35,18 +35,18 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible, C
         /// Text is not base64url.
         static let invalidBase64 = Self(.invalidBase64)
 
-        public var description: String { value.rawValue }
+        package var description: String { value.rawValue }
     }
 
-    public let code: Code
+    package let code: Code
     /// A human-readable reason.
-    public let reason: String
+    package let reason: String
     /// OpenSSL's error queue (`ERR_get_error` + `ERR_error_string_n`), oldest first; empty when not from OpenSSL.
     let openSSLErrors: [String]
     let file: String
     let line: Int
 
-    public init(
+    package init(
         _ code: Code,
         _ reason: String,
         openSSLErrors: [String] = [],
@@ -61,17 +61,17 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible, C
     }
 
     /// Crypto failures are deterministic: retrying the same call cannot help.
-    public var isRetriable: Bool { false }
+    package var isRetriable: Bool { false }
 
     /// `Crypto.<code>: reason [openssl: …]`, for people: no source location (``debugDescription`` has it).
-    public var description: String {
+    package var description: String {
         var text = "Crypto.\(code): \(reason)"
         if !openSSLErrors.isEmpty { text += " [openssl: \(openSSLErrors.joined(separator: "; "))]" }
         return text
     }
 
     /// ``description`` and where the error was created, for debug logs.
-    public var debugDescription: String { description + " [\(file):\(line)]" }
+    package var debugDescription: String { description + " [\(file):\(line)]" }
 }
 
 extension CryptoError {

@@ -1,7 +1,7 @@
 internal import COpenSSL
 
 /// The thread-local OpenSSL error queue (every module that calls OpenSSL reads it through this one type).
-public enum OpenSSLErrorStack {
+package enum OpenSSLErrorStack {
     /// Removes every queued error and returns their texts, oldest first.
     static func drain() -> [String] {
         var messages: [String] = []
@@ -18,11 +18,11 @@ public enum OpenSSLErrorStack {
     }
 
     /// Removes every queued error and returns them as one line (`"no OpenSSL error"` when the queue was empty).
-    public static func drainedDescription() -> String {
+    package static func drainedDescription() -> String {
         let messages = drain()
         return messages.isEmpty ? "no OpenSSL error" : messages.joined(separator: "; ")
     }
 
     /// Discards stale errors before an operation whose failure we want to report precisely.
-    public static func clear() { ERR_clear_error() }
+    package static func clear() { ERR_clear_error() }
 }

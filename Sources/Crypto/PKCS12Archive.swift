@@ -2,15 +2,15 @@ internal import COpenSSL
 
 /// Converts a PKCS12 (`.p12`) archive, as exported from Keychain Access for certificate-based APNs
 /// authentication, into PEM text a TLS layer can load. Nothing is written to disk.
-public enum PKCS12Archive {
+package enum PKCS12Archive {
     /// The contents of an archive as PEM.
-    public struct Contents: Sendable, Hashable {
+    package struct Contents: Sendable, Hashable {
         /// The leaf (client) certificate.
-        public let certificatePEM: String
+        package let certificatePEM: String
         /// Its private key, unencrypted PKCS#8 PEM (RSA or EC, whatever the archive holds).
-        public let privateKeyPEM: String
+        package let privateKeyPEM: String
         /// Any further certificates in the archive (intermediates), concatenated PEM; empty when none.
-        public let chainPEM: String
+        package let chainPEM: String
     }
 
     /// Parses the `.p12` at `path`.
@@ -22,14 +22,14 @@ public enum PKCS12Archive {
         return OSSL_PROVIDER_load(nil, "legacy") != nil
     }()
 
-    public static func contents(ofFile path: String, password: String) throws(CryptoError) -> Contents {
+    package static func contents(ofFile path: String, password: String) throws(CryptoError) -> Contents {
         try contents(of: FileBytes.read(path), password: password)
     }
 
     /// Parses DER PKCS12 bytes with `password` (use `""` for none).
     /// - Throws: ``CryptoError/Code/invalidPKCS12`` when the data is corrupt, the password is wrong, or it holds no
     ///   certificate or no key.
-    public static func contents(of der: [UInt8], password: String) throws(CryptoError) -> Contents {
+    package static func contents(of der: [UInt8], password: String) throws(CryptoError) -> Contents {
         OpenSSLErrorStack.clear()
         let bio = try OpenSSLMemoryBIO(reading: der)
         guard let archive = d2i_PKCS12_bio(bio.pointer, nil) else {

@@ -6,18 +6,18 @@ internal import COpenSSL
 /// The certificate is v3, SHA-256-signed, with `basicConstraints=critical,CA:TRUE` (so it can serve as its own
 /// trust anchor), `keyUsage=digitalSignature,keyCertSign`, `extendedKeyUsage=serverAuth,clientAuth`, a subject
 /// key identifier and a `subjectAltName` with every DNS name and IP address given.
-public struct SelfSignedCertificate: Sendable {
+package struct SelfSignedCertificate: Sendable {
     /// The certificate, PEM.
-    public let certificatePEM: String
+    package let certificatePEM: String
     /// The private key, PKCS#8 PEM.
-    public let privateKeyPEM: String
+    package let privateKeyPEM: String
     /// The private key itself.
     let privateKey: ES256PrivateKey
 
     /// Paths written by ``write(toDirectory:certificateFileName:privateKeyFileName:)``.
-    public struct Files: Sendable, Hashable {
-        public let certificatePath: String
-        public let privateKeyPath: String
+    package struct Files: Sendable, Hashable {
+        package let certificatePath: String
+        package let privateKeyPath: String
     }
 
     /// Generates a key and certificate.
@@ -27,7 +27,7 @@ public struct SelfSignedCertificate: Sendable {
     ///   - ipAddresses: IP subjectAltNames (IPv4 or IPv6 text). Default: `["127.0.0.1", "::1"]`.
     ///   - validityDays: days from now until notAfter; notBefore is one hour ago to absorb clock skew. Default: 365.
     /// - Throws: ``CryptoError/Code/certificateGenerationFailed`` with OpenSSL's errors.
-    public static func generate(
+    package static func generate(
         commonName: String = "localhost",
         dnsNames: [String] = ["localhost"],
         ipAddresses: [String] = ["127.0.0.1", "::1"],
@@ -112,7 +112,7 @@ public struct SelfSignedCertificate: Sendable {
     /// - Returns: the two paths.
     /// - Throws: ``CryptoError/Code/fileUnwritable``.
     @discardableResult
-    public func write(
+    package func write(
         toDirectory directory: String,
         certificateFileName: String = "cert.pem",
         privateKeyFileName: String = "key.pem"

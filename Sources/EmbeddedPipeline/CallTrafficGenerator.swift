@@ -1,15 +1,15 @@
 import APNsMock
 import Foundation
-public import Kafka
+package import Kafka
 import Synchronization
 import Telemetry
 
 /// Produces synthetic call traffic to the calls topic at a steady rate: incoming calls, some hang-ups a moment
 /// later, some to dead device tokens, some malformed, some already expired, alert and VoIP, production and sandbox.
-public final class CallTrafficGenerator: Sendable {
+package final class CallTrafficGenerator: Sendable {
     let mix: CallTrafficMix
-    public let topic: String
-    public let bundleID: String
+    package let topic: String
+    package let bundleID: String
     private let producer: KafkaProducer
     private let counts = DeliveryCounts()
     /// `counts.record`, made once: a method reference made per record would be an allocation per event.
@@ -17,9 +17,9 @@ public final class CallTrafficGenerator: Sendable {
     private let finished = Atomic<Bool>(false)
 
     /// Device tokens that ``deadTokens`` holds; configure the mock APNs to answer 410 for them.
-    public static let deadTokens: Set<String> = Set(CallEventRenderer.deadTokens.map { String(decoding: $0, as: UTF8.self) })
+    package static let deadTokens: Set<String> = Set(CallEventRenderer.deadTokens.map { String(decoding: $0, as: UTF8.self) })
 
-    public init(producer: KafkaProducer, topic: String = "calls", bundleID: String, mix: CallTrafficMix = .init()) {
+    package init(producer: KafkaProducer, topic: String = "calls", bundleID: String, mix: CallTrafficMix = .init()) {
         self.producer = producer
         self.topic = topic
         self.bundleID = bundleID
@@ -28,16 +28,16 @@ public final class CallTrafficGenerator: Sendable {
     }
 
     /// Events acknowledged by Kafka, and events whose produce failed.
-    public var produced: (succeeded: Int, failed: Int) { counts.value }
+    package var produced: (succeeded: Int, failed: Int) { counts.value }
 
     /// True once ``run(rate:count:duration:seed:)`` has produced everything and received every delivery report.
-    public var isFinished: Bool { finished.load(ordering: .acquiring) }
+    package var isFinished: Bool { finished.load(ordering: .acquiring) }
 
     /// Produces about `rate` calls per second until `count` events were produced or `duration` passed
     /// (whichever comes first), then waits for every delivery report. `seed` fixes the mix (which calls hang up,
     /// fail, expire…); call and event ids differ from run to run.
     /// - Returns: the number of events acknowledged.
-    public func run(rate: Double, count: Int?, duration: Duration, seed: UInt64 = 42) async -> Int {
+    package func run(rate: Double, count: Int?, duration: Duration, seed: UInt64 = 42) async -> Int {
         // A warm-up only: the records' own delivery reports carry any error (a cluster that cannot be reached).
         _ = try? producer.prepare(topics: [topic], timeout: .seconds(5))
         var random = APNsMockRandom(seed: seed)

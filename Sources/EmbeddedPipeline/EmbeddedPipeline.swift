@@ -1,34 +1,34 @@
 internal import APNs
-public import APNsMock
+package import APNsMock
 import CGlibcMalloc
 import Crypto
 import Foundation
-public import Kafka
+package import Kafka
 import Synchronization
-public import Telemetry
-public import Worker
+package import Telemetry
+package import Worker
 
 /// An in-process Kafka cluster with every worker topic, the mock APNs server in provider-token mode (with a key
 /// generated for the run), an APNs client pointed at it over TLS, and any number of workers in one consumer group.
-public final class EmbeddedPipeline: Sendable {
-    public let configuration: EmbeddedPipelineConfiguration
-    public let cluster: KafkaMockCluster
-    public let mock: APNsMockServer
+package final class EmbeddedPipeline: Sendable {
+    package let configuration: EmbeddedPipelineConfiguration
+    package let cluster: KafkaMockCluster
+    package let mock: APNsMockServer
     let client: APNsClient
     /// The worker configuration with the cluster's bootstrap servers filled in.
-    public let workerConfiguration: WorkerConfiguration
-    public let registry: MetricsRegistry
+    package let workerConfiguration: WorkerConfiguration
+    package let registry: MetricsRegistry
     private let logger: Logger
     private let workers = Mutex<[WorkerService]>([])
     /// Producers made by ``makeProducer(clientID:)``, closed by ``shutdown()``.
     private let producers = Mutex<[KafkaProducer]>([])
 
-    public static let keyID = "EMBEDDED01"
-    public static let teamID = "CALLPUSH01"
+    package static let keyID = "EMBEDDED01"
+    package static let teamID = "CALLPUSH01"
 
     /// Starts the cluster, creates the topics, starts the mock APNs server and the client. Workers start with
     /// ``startWorker(readiness:)``.
-    public init(
+    package init(
         configuration: EmbeddedPipelineConfiguration = .init(),
         registry: MetricsRegistry = MetricsRegistry(),
         logger: Logger = .disabled
@@ -74,7 +74,7 @@ public final class EmbeddedPipeline: Sendable {
 
     /// Starts one more worker in the consumer group (each with its own client id).
     @discardableResult
-    public func startWorker(readiness: ReadinessFlag = ReadinessFlag()) throws -> WorkerService {
+    package func startWorker(readiness: ReadinessFlag = ReadinessFlag()) throws -> WorkerService {
         var configuration = workerConfiguration
         let index = workers.withLock { $0.count }
         configuration.consumer.clientID = "callpush-embedded-\(index)"
@@ -88,7 +88,7 @@ public final class EmbeddedPipeline: Sendable {
     }
 
     /// A producer on the cluster, for generators and tests; ``shutdown()`` closes it unless it was closed before.
-    public func makeProducer(clientID: String = "callpush-embedded-generator") throws(KafkaError) -> KafkaProducer {
+    package func makeProducer(clientID: String = "callpush-embedded-generator") throws(KafkaError) -> KafkaProducer {
         var configuration = KafkaProducerConfiguration()
         configuration.bootstrapServers = cluster.bootstrapServers
         configuration.clientID = clientID
@@ -100,7 +100,7 @@ public final class EmbeddedPipeline: Sendable {
     /// Shuts every worker down gracefully, closes the producers it made, then the client, the mock and the cluster.
     /// (A producer's thread keeps it, and librdkafka's threads reconnecting to the vanished cluster, alive until it is
     /// closed: each one left open kept five threads and their buffers after every run of the bench.)
-    public func shutdown() async {
+    package func shutdown() async {
         for worker in workers.withLock({ $0 }) { await worker.shutdown() }
         for producer in producers.withLock({ list in defer { list.removeAll() }; return list }) {
             await producer.close(timeout: .seconds(1))
@@ -115,11 +115,11 @@ public final class EmbeddedPipeline: Sendable {
     }
 
     /// Final outcomes counted so far, by outcome.
-    public var outcomes: [Outcome: Int] {
+    package var outcomes: [Outcome: Int] {
         let metrics = WorkerMetrics(registry: registry)
         return Dictionary(uniqueKeysWithValues: Outcome.allCases.map { ($0, Int(metrics.outcomeCounter($0).value)) })
     }
 
     /// `created_at` → APNs answer latency histogram.
-    public var latency: Histogram { WorkerMetrics(registry: registry).endToEndLatency }
+    package var latency: Histogram { WorkerMetrics(registry: registry).endToEndLatency }
 }

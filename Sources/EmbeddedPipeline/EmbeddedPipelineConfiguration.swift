@@ -1,26 +1,26 @@
-public import APNsMock
+package import APNsMock
 internal import Worker
 
 /// The embedded default: an in-process Kafka cluster, the mock APNs server and workers, wired together on
 /// 127.0.0.1 (used by `callpush demo`, the end-to-end tests and the benchmarks).
-public struct EmbeddedPipelineConfiguration: Sendable {
+package struct EmbeddedPipelineConfiguration: Sendable {
     /// Mock Kafka brokers. Default: 3.
-    public var brokers: Int = 3
+    package var brokers: Int = 3
     /// Partitions of every topic. Default: 4.
-    public var partitions: Int = 4
+    package var partitions: Int = 4
     /// The bundle id the mock APNs accepts and events use. Default: `"com.example.callpush"`.
-    public var bundleID: String = "com.example.callpush"
+    package var bundleID: String = "com.example.callpush"
     /// Faults the mock APNs injects. Default: none.
-    public var faults: APNsMockFaults = .none
+    package var faults: APNsMockFaults = .none
     /// Seed of the mock's fault generator. Default: 0x5EED.
-    public var seed: UInt64 = 0x5EED
+    package var seed: UInt64 = 0x5EED
     /// Requests the mock APNs server keeps for inspection (`mock.recorder.entries`); its counts cover every request
     /// either way. 0 keeps only the counts, as `callpush mock-apns` does: `callpush demo` and the benchmarks, where
     /// each kept request would cost the mock's event loop a copy of its headers and payload, and 10 000 of them hold
     /// about 10 MB until the pipeline is released. Default: 10 000 (tests read what was sent).
-    public var mockRecorderCapacity: Int = 10_000
+    package var mockRecorderCapacity: Int = 10_000
     /// HTTP/2 connections per APNs pool. Default: 2.
-    public var apnsConnections: Int = 2
+    package var apnsConnections: Int = 2
     /// Event-loop threads of the APNs client. Default: 2, as `callpush run`.
     var apnsEventLoops: Int = 2
     /// APNs request deadline. Default: 5 s.
@@ -28,7 +28,7 @@ public struct EmbeddedPipelineConfiguration: Sendable {
     /// Worker settings; bootstrap servers are filled in at start. Default: ``EmbeddedPipelineConfiguration/demoWorker``.
     var worker: WorkerConfiguration = Self.demoWorker
 
-    public init() {}
+    package init() {}
 
     /// The worker tuned for an embedded run: retry tiers of 1 s, 3 s and 6 s (`calls.retry.1s`, …), receipts on,
     /// fast group membership and offset storage, and a 2 ms fetch wait: librdkafka's mock broker holds an empty fetch

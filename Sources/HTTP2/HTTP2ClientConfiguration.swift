@@ -1,8 +1,8 @@
 /// Settings of one `HTTP2ClientConnection`.
-public struct HTTP2ClientConfiguration: Sendable {
+package struct HTTP2ClientConfiguration: Sendable {
     /// Local cap on concurrent streams; the effective limit is `min(this, peer's SETTINGS_MAX_CONCURRENT_STREAMS)`.
     /// Default: `1000`.
-    public var maxConcurrentStreams: Int
+    package var maxConcurrentStreams: Int
     /// Requests waiting locally for a free stream beyond this are failed at once with `notProcessed`.
     /// Default: `100_000`.
     var maxQueuedRequests: Int
@@ -11,10 +11,10 @@ public struct HTTP2ClientConfiguration: Sendable {
     var initialWindowSize: Int
     /// TCP connect + TLS handshake + first SETTINGS must finish within this.
     /// Default: 10 s.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
     /// Send a PING after this long without receiving anything; `nil` disables keep-alive PINGs.
     /// Default: 60 s.
-    public var pingInterval: Duration?
+    package var pingInterval: Duration?
     /// A PING not acknowledged within this closes the connection with `pingTimeout`.
     /// Default: 5 s.
     var pingTimeout: Duration
@@ -23,7 +23,7 @@ public struct HTTP2ClientConfiguration: Sendable {
     var defaultRequestTimeout: Duration?
     /// How often deadlines are checked (their resolution).
     /// Default: 10 ms.
-    public var deadlineCheckInterval: Duration
+    package var deadlineCheckInterval: Duration
     /// A connection retires once it has opened a stream with an id at or above this: it opens no more (queued
     /// requests fail with `notProcessed`, safe to send elsewhere), sends GOAWAY, lets its open streams finish and
     /// closes. A client has 2³⁰ odd stream ids; at tens of thousands of requests a second one connection uses them up
@@ -36,7 +36,7 @@ public struct HTTP2ClientConfiguration: Sendable {
     /// The first stream id the connection uses (tests start near ``retirementStreamID``). Default: 1.
     package var firstStreamID: Int32 = 1
 
-    public init(
+    package init(
         maxConcurrentStreams: Int = 1000,
         maxQueuedRequests: Int = 100_000,
         initialWindowSize: Int = 1 << 20,

@@ -1,9 +1,9 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
-public import Runtime
-public import TLS
+package import Runtime
+package import TLS
 import Synchronization
-public import Telemetry
+package import Telemetry
 
 /// One HTTP/2-over-TLS client connection, confined to one `EventLoop`.
 ///
@@ -15,13 +15,13 @@ public import Telemetry
 /// - Important: `@unchecked Sendable`: public methods are thread-safe (they hop to the loop with `execute`, or read
 ///   atomics); all other state is touched only on the loop thread. The connection keeps itself alive while open;
 ///   call `close()` when done.
-public final class HTTP2ClientConnection: @unchecked Sendable {
-    public typealias Completion = @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void
-    public typealias StateHandler = @Sendable (HTTP2ClientConnection, HTTP2ConnectionState) -> Void
+package final class HTTP2ClientConnection: @unchecked Sendable {
+    package typealias Completion = @Sendable (Result<HTTP2Response, HTTP2Error>) -> Void
+    package typealias StateHandler = @Sendable (HTTP2ClientConnection, HTTP2ConnectionState) -> Void
 
     /// The loop this connection lives on.
-    public let loop: EventLoop
-    public let configuration: HTTP2ClientConfiguration
+    package let loop: EventLoop
+    package let configuration: HTTP2ClientConfiguration
     let host: String
     let port: Int
     let authority: String
@@ -93,7 +93,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     ///   - addressRotation: which resolved address to try first; a pool passes a counter to spread its connections
     ///     over all of a host's addresses. Default: 0.
     ///   - stateHandler: called on the loop thread at every state change (`ready`, `goingAway`, `closed`).
-    public static func connect(
+    package static func connect(
         host: String,
         port: Int,
         tls: TLSContext,
@@ -129,7 +129,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     /// Async form of `connect(…completion:)`.
-    public static func connect(
+    package static func connect(
         host: String,
         port: Int,
         tls: TLSContext,
@@ -210,11 +210,11 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     // MARK: - Observation (any thread)
 
     /// The current state.
-    public var state: HTTP2ConnectionState {
+    package var state: HTTP2ConnectionState {
         HTTP2ConnectionState(rawValue: stateValue.load(ordering: .relaxed)) ?? .closed
     }
     /// The effective concurrent-stream limit: `min(local cap, peer SETTINGS_MAX_CONCURRENT_STREAMS)`; 0 before ready.
-    public var maxConcurrentStreams: Int { limitValue.load(ordering: .relaxed) }
+    package var maxConcurrentStreams: Int { limitValue.load(ordering: .relaxed) }
     /// Streams open on the wire now.
     var activeStreams: Int { activeValue.load(ordering: .relaxed) }
     /// Requests waiting locally for a free stream.
@@ -225,9 +225,9 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
         return value == Int32.max ? nil : value
     }
     /// The address connected to (or being tried), e.g. `17.188.143.34:443` or `[2620:149:208:4300::7]:443`.
-    public var remoteAddress: String? { remoteAddressValue.withLock { $0 } }
+    package var remoteAddress: String? { remoteAddressValue.withLock { $0 } }
     /// True while new requests can be accepted (connecting or ready).
-    public var isAcceptingRequests: Bool { state.rawValue <= HTTP2ConnectionState.ready.rawValue }
+    package var isAcceptingRequests: Bool { state.rawValue <= HTTP2ConnectionState.ready.rawValue }
 
     func publishCounters() {
         activeValue.store(streams.count, ordering: .relaxed)
@@ -249,13 +249,13 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     /// Sends `request`; `completion` runs once on the loop thread with the response or an `HTTP2Error`.
     /// Thread-safe. From the loop thread (e.g. inside another completion) the request is queued without a hop.
     /// - Parameter deadline: when to give up (`timeout`); default: `configuration.defaultRequestTimeout` from now.
-    public func submit(_ request: HTTP2Request, deadline: HTTP2Deadline? = nil, completion: @escaping Completion) {
+    package func submit(_ request: HTTP2Request, deadline: HTTP2Deadline? = nil, completion: @escaping Completion) {
         let resolved = deadline ?? configuration.defaultRequestTimeout.map { HTTP2Deadline.after($0) } ?? .distantFuture
         submit(HTTP2ClosureStream(request, deadline: resolved, completion: completion))
     }
 
     /// Sends `stream`'s request; its ``HTTP2ClientStream/completed(_:)`` runs once on the loop thread. Thread-safe.
-    public func submit(_ stream: HTTP2ClientStream) {
+    package func submit(_ stream: HTTP2ClientStream) {
         if loop.inEventLoop {
             enqueue(stream)
         } else if inbox.append(stream) {
@@ -264,7 +264,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
     }
 
     /// Submits several streams with one hop to the loop (none from the loop thread itself).
-    public func submit(batch: [HTTP2ClientStream]) {
+    package func submit(batch: [HTTP2ClientStream]) {
         if loop.inEventLoop {
             for stream in batch { enqueue(stream) }
         } else if inbox.append(batch) {
@@ -294,7 +294,7 @@ public final class HTTP2ClientConnection: @unchecked Sendable {
 
     /// Closes the connection now: sends GOAWAY, fails queued requests (`notProcessed`) and in-flight ones
     /// (`connectionClosed`). Thread-safe, idempotent.
-    public func close() {
+    package func close() {
         loop.execute {
             guard let transport = self.transport, self.localState != .closed else { return }
             if let session = self.session {

@@ -13,9 +13,9 @@ public import Runtime
 ///   that hand-over); from there the stream state is the loop's alone until ``completed(_:)``.
 open class HTTP2ClientStream: @unchecked Sendable {
     /// What to send. The connection reads it (the body while nghttp2 sends it) until the stream ends.
-    public var http2Request: HTTP2Request
+    package var http2Request: HTTP2Request
     /// When to give up (`timeout`); ``HTTP2Deadline/distantFuture``: never.
-    public var deadline: HTTP2Deadline
+    package var deadline: HTTP2Deadline
     var streamID: Int32 = 0
     /// Index in `ActiveStreams` while on the wire, else -1.
     var slot = -1

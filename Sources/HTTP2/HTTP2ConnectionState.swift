@@ -1,5 +1,5 @@
 /// The life cycle of a client connection.
-public enum HTTP2ConnectionState: Int, Sendable {
+package enum HTTP2ConnectionState: Int, Sendable {
     /// TCP/TLS/HTTP2 preface in progress; requests are queued.
     case connecting = 0
     /// The peer's first SETTINGS arrived; requests flow.

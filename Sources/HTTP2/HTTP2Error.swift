@@ -8,7 +8,7 @@ package import TLS
 /// (or a new) connection is safe: the peer is known not to have processed it.
 public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong; an extensible set of static constants.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
             case connectFailed, tlsHandshakeFailed, certificateVerifyFailed, hostnameMismatch, alpnMismatch
             case tlsConfiguration, protocolError, goAway, notProcessed, streamReset, timeout
@@ -35,11 +35,11 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
         static let goAway = Code(.goAway)
         /// The request was not processed by the peer (queued locally, or above GOAWAY's last stream id).
         /// Always safe to retry.
-        public static let notProcessed = Code(.notProcessed)
+        package static let notProcessed = Code(.notProcessed)
         /// The peer reset the stream (`errorCode` holds the HTTP/2 error code). REFUSED_STREAM is retriable.
-        public static let streamReset = Code(.streamReset)
+        package static let streamReset = Code(.streamReset)
         /// The request's deadline passed before a response arrived.
-        public static let timeout = Code(.timeout)
+        package static let timeout = Code(.timeout)
         /// The connection closed (locally or by the peer) before the request completed.
         package static let connectionClosed = Code(.connectionClosed)
         /// A PING was not acknowledged in time: the peer is considered dead.
@@ -49,15 +49,15 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
         /// The server could not bind or listen.
         static let bindFailed = Code(.bindFailed)
         /// The event loop group is shutting down.
-        public static let shutdown = Code(.shutdown)
+        package static let shutdown = Code(.shutdown)
 
-        public var description: String { value.rawValue }
+        package var description: String { value.rawValue }
     }
 
     /// What went wrong.
-    public var code: Code
+    package var code: Code
     /// The underlying reason (OpenSSL error stack, nghttp2 error text, errno text, GOAWAY debug data).
-    public var reason: String
+    package var reason: String
     /// The HTTP/2 error code from RST_STREAM or GOAWAY, when there was one.
     var errorCode: UInt32?
     /// Where the error was created.
@@ -79,7 +79,7 @@ public struct HTTP2Error: Error, Sendable, CustomStringConvertible, CustomDebugS
     /// True when re-sending the request is safe because the peer did not process it: it was never sent, it was above
     /// GOAWAY's last stream id, or the peer refused the stream (REFUSED_STREAM). A timeout or a connection that closed
     /// mid-request is *not* retriable by this definition (the peer may have processed it).
-    public var isRetriable: Bool {
+    package var isRetriable: Bool {
         switch code {
         case .notProcessed: return true
         case .streamReset: return errorCode == HTTP2Error.refusedStreamErrorCode

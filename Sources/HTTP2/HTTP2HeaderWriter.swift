@@ -4,7 +4,7 @@
 /// ``HTTP2ClientStream/writeHeaderFields(_:)``). Names must be lowercase.
 public struct HTTP2HeaderWriter {
     /// How a field may enter the HPACK dynamic tables of both ends.
-    public enum Indexing: Sendable {
+    package enum Indexing: Sendable {
         /// As the encoder decides (nghttp2 indexes most fields).
         case allowed
         /// Literal never indexed (``HTTP2Header/neverIndex``): for secrets and per-request values.
@@ -21,17 +21,17 @@ public struct HTTP2HeaderWriter {
     }
 
     /// Adds `name: value`; `neverIndex` as in ``HTTP2Header``.
-    public func add(_ name: StaticString, _ value: String, neverIndex: Bool = false) {
+    package func add(_ name: StaticString, _ value: String, neverIndex: Bool = false) {
         encoder.add(name, value, neverIndex: neverIndex)
     }
 
     /// A field whose name and value are both fixed text (neither is copied).
-    public func add(_ name: StaticString, _ value: StaticString, neverIndex: Bool = false) {
+    package func add(_ name: StaticString, _ value: StaticString, neverIndex: Bool = false) {
         encoder.add(name, value, neverIndex: neverIndex)
     }
 
     /// A field whose value is `value` in decimal, written in place.
-    public func add(_ name: StaticString, decimal value: Int64, indexing: Indexing = .allowed) {
+    package func add(_ name: StaticString, decimal value: Int64, indexing: Indexing = .allowed) {
         var scratch: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: an Int64's 19 digits and its sign
         withUnsafeMutableBytes(of: &scratch) { scratch in
             var magnitude = value.magnitude
@@ -51,7 +51,7 @@ public struct HTTP2HeaderWriter {
     }
 
     /// Adds `name` with a value of `count` bytes that `fill` writes (it must write all of them).
-    public func add(_ name: StaticString, valueCount count: Int, indexing: Indexing = .allowed,
+    package func add(_ name: StaticString, valueCount count: Int, indexing: Indexing = .allowed,
                     _ fill: (UnsafeMutableBufferPointer<UInt8>) -> Void) {
         encoder.add(name, valueCount: count, indexing: indexing, fill)
     }

@@ -8,7 +8,7 @@ import Telemetry
 /// A block is a value: a server stream empties its block and reuses the allocation for the next request, and when a
 /// block handed out earlier (in an `HTTP2Response` or `HTTP2ServerRequest`) still shares the bytes, the next append
 /// copies them first (copy on write), so a handed-out block never changes.
-public struct HTTP2RawHeaderBlock: Sendable {
+package struct HTTP2RawHeaderBlock: Sendable {
     /// The byte store, zero-filled up to its capacity and written in place (an array has no cheap "append
     /// uninitialized"); only the first ``used`` bytes are fields.
     @usableFromInline var bytes: [UInt8] = []
@@ -17,7 +17,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
     package init() {}
 
     /// A block holding `headers` in order.
-    public init(_ headers: [HTTP2Header]) {
+    package init(_ headers: [HTTP2Header]) {
         for header in headers { append(name: header.name, value: header.value) }
     }
 
@@ -83,7 +83,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
 
     /// The fields' bytes for the duration of a ``withFields(_:)`` call: a sequence of (name, value) byte ranges in
     /// arrival order.
-    public struct Fields: Sequence {
+    package struct Fields: Sequence {
         @usableFromInline let base: UnsafePointer<UInt8>?
         @usableFromInline let count: Int
 
@@ -92,7 +92,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
             self.count = count
         }
 
-        public struct Iterator: IteratorProtocol {
+        package struct Iterator: IteratorProtocol {
             @usableFromInline let base: UnsafePointer<UInt8>?
             @usableFromInline let count: Int
             @usableFromInline var offset = 0
@@ -102,7 +102,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
                 self.count = count
             }
 
-            @inlinable public mutating func next() -> (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)? {
+            @inlinable package mutating func next() -> (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>)? {
                 guard let base, offset + 8 <= count else { return nil }
                 let nameLength = HTTP2RawHeaderBlock.readLength(base + offset)
                 let valueLength = HTTP2RawHeaderBlock.readLength(base + offset + 4)
@@ -115,7 +115,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
             }
         }
 
-        @inlinable public func makeIterator() -> Iterator { Iterator(base: base, count: count) }
+        @inlinable package func makeIterator() -> Iterator { Iterator(base: base, count: count) }
     }
 
     /// Calls `body` with (name, value) byte ranges of each field in order until it returns false.
@@ -126,7 +126,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
     }
 
     /// Calls `body` with the fields' bytes, valid only during the call.
-    @inlinable public func withFields<R>(_ body: (Fields) throws -> R) rethrows -> R {
+    @inlinable package func withFields<R>(_ body: (Fields) throws -> R) rethrows -> R {
         try bytes.withUnsafeBufferPointer { elements in
             try body(Fields(base: elements.baseAddress, count: used))
         }
@@ -142,7 +142,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
 
     /// Every regular field (pseudo-header fields are skipped) as `HTTP2Header` (invalid UTF-8 is repaired, as
     /// `String(decoding:as:)` does).
-    public func decoded() -> [HTTP2Header] {
+    package func decoded() -> [HTTP2Header] {
         withFields { fields in
             var result: [HTTP2Header] = []
             for (name, value) in fields where !Self.isPseudoHeader(name) {
@@ -154,7 +154,7 @@ public struct HTTP2RawHeaderBlock: Sendable {
 
     /// The value of the first field whose name bytes equal `name`'s UTF-8 (a pseudo-header's too, such as
     /// `":path"`).
-    public func first(name: String) -> String? {
+    package func first(name: String) -> String? {
         name.withUTF8InPlace { wanted in
             withFields { fields in
                 for (fieldName, value) in fields where fieldName.count == wanted.count && fieldName.elementsEqual(wanted) {

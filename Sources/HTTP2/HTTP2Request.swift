@@ -1,24 +1,24 @@
 /// A request to send on an `HTTP2ClientConnection`.
 public struct HTTP2Request: Sendable {
     /// Default: `"POST"`.
-    public var method: String
+    package var method: String
     /// The `:path` pseudo-header, e.g. `/3/device/<token>`.
-    public var path: String
+    package var path: String
     /// The `:authority` pseudo-header (host).
     var authority: String
     /// Default: `"https"`.
     var scheme: String
     /// Regular header fields, in order (lowercase names, no pseudo-headers).
     /// Default: `[]`.
-    public var headers: [HTTP2Header]
+    package var headers: [HTTP2Header]
     /// The request body (sent as DATA frames with END_STREAM). Empty: HEADERS carries END_STREAM.
     /// Default: `[]`.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// Encode `:path` as never-indexed.
     /// Default: `true` (APNs guidance: per-request values stay out of the HPACK table).
     var neverIndexPath: Bool
 
-    public init(
+    package init(
         method: String = "POST",
         path: String,
         authority: String,

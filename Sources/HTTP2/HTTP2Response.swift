@@ -5,11 +5,11 @@
 /// single string.
 public struct HTTP2Response: Sendable {
     /// The `:status` value.
-    public var status: Int
+    package var status: Int
     /// The response body.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The HTTP/2 stream id the response arrived on.
-    public var streamID: Int32
+    package var streamID: Int32
     private var storage: Storage
 
     private enum Storage: Sendable {
@@ -32,7 +32,7 @@ public struct HTTP2Response: Sendable {
     }
 
     /// Response header fields (no pseudo-headers), in arrival order.
-    public var headers: [HTTP2Header] {
+    package var headers: [HTTP2Header] {
         get {
             switch storage {
             case .decoded(let headers): return headers
@@ -44,7 +44,7 @@ public struct HTTP2Response: Sendable {
 
     /// Calls `body` with the name and value bytes of every header field, in arrival order, without building strings
     /// (for answers read on a hot path).
-    public func forEachHeaderField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+    package func forEachHeaderField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
         switch storage {
         case .raw(let block):
             block.forEachField { name, value in

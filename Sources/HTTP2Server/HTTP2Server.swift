@@ -1,20 +1,20 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
 import Synchronization
-public import Telemetry
-public import HTTP2
-public import Runtime
-public import TLS
+package import Telemetry
+package import HTTP2
+package import Runtime
+package import TLS
 
 /// An HTTP/2-over-TLS server: accepts on one loop, spreads connections over the group's loops round-robin, and
 /// hands each complete request to `handler` on the connection's loop thread. The handler answers through the
 /// `HTTP2ServerResponder`, at once or later from any thread.
 ///
 /// - Important: thread-safe; the connection registry is behind a `Mutex`.
-public final class HTTP2Server: Sendable {
-    public let configuration: HTTP2ServerConfiguration
+package final class HTTP2Server: Sendable {
+    package let configuration: HTTP2ServerConfiguration
     /// The bound port (the ephemeral one when `configuration.port` was 0).
-    public let port: Int
+    package let port: Int
     let group: EventLoopGroup
     let tls: TLSContext
     let handler: HTTP2ServerConnection.Handler
@@ -31,7 +31,7 @@ public final class HTTP2Server: Sendable {
 
     /// Binds and starts accepting.
     /// - Throws: `HTTP2Error.Code.bindFailed`.
-    public init(
+    package init(
         configuration: HTTP2ServerConfiguration = HTTP2ServerConfiguration(),
         tls: TLSContext,
         group: EventLoopGroup,
@@ -67,7 +67,7 @@ public final class HTTP2Server: Sendable {
     }
 
     /// Changes SETTINGS_MAX_CONCURRENT_STREAMS on every live connection now, and for new ones.
-    public func setMaxConcurrentStreams(_ value: Int) {
+    package func setMaxConcurrentStreams(_ value: Int) {
         let live = state.withLock { state -> [HTTP2ServerConnection] in
             state.maxConcurrentStreams = value
             return Array(state.connections.values)
@@ -76,19 +76,19 @@ public final class HTTP2Server: Sendable {
     }
 
     /// Sends GOAWAY on every live connection (see `HTTP2ServerConnection.sendGoAway`).
-    public func sendGoAway(lastStreamID: Int32? = nil, errorCode: UInt32 = 0, debugData: String = "") {
+    package func sendGoAway(lastStreamID: Int32? = nil, errorCode: UInt32 = 0, debugData: String = "") {
         for connection in connections {
             connection.sendGoAway(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debugData)
         }
     }
 
     /// Drops every live connection abruptly (TCP RST).
-    public func dropAllConnections() {
+    package func dropAllConnections() {
         for connection in connections { connection.drop() }
     }
 
     /// Stops accepting and drops every connection. Does not shut the loop group down.
-    public func stop() {
+    package func stop() {
         let live = state.withLock { state -> [HTTP2ServerConnection] in
             state.stopped = true
             return Array(state.connections.values)

@@ -1,21 +1,21 @@
 /// Settings of an `HTTP2Server`.
-public struct HTTP2ServerConfiguration: Sendable {
+package struct HTTP2ServerConfiguration: Sendable {
     /// Address to bind.
     /// Default: `"127.0.0.1"`.
-    public var host: String
+    package var host: String
     /// Port to bind; `0` picks an ephemeral port (see `HTTP2Server.port`).
     /// Default: `0`.
-    public var port: Int
+    package var port: Int
     /// SETTINGS_MAX_CONCURRENT_STREAMS sent to each new connection (change live with `setMaxConcurrentStreams`).
     /// Default: `1000`.
-    public var maxConcurrentStreams: Int
+    package var maxConcurrentStreams: Int
     /// SETTINGS_INITIAL_WINDOW_SIZE, and the connection receive window.
     /// Default: `1 << 20`.
     var initialWindowSize: Int
     /// Send GOAWAY on a connection once it has received this many requests (last-stream-id = that request's
     /// stream); `nil` disables.
     /// Default: `nil`.
-    public var goAwayAfterStreams: Int?
+    package var goAwayAfterStreams: Int?
     /// Debug data carried by automatic GOAWAY frames.
     /// Default: `""`.
     var goAwayDebugData: String
@@ -23,7 +23,7 @@ public struct HTTP2ServerConfiguration: Sendable {
     /// Default: `1024`.
     var backlog: Int32
 
-    public init(
+    package init(
         host: String = "127.0.0.1",
         port: Int = 0,
         maxConcurrentStreams: Int = 1000,

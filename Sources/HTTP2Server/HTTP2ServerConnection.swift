@@ -1,21 +1,21 @@
 @preconcurrency import Glibc
 internal import CNGHTTP2
-public import Crypto
+package import Crypto
 import Synchronization
 internal import HTTP2
-public import Runtime
+package import Runtime
 internal import TLS
 
 /// One accepted HTTP/2-over-TLS connection of an `HTTP2Server`, confined to one `EventLoop`.
 ///
 /// - Important: `@unchecked Sendable`: the public methods hop to the loop (`execute`) and are thread-safe; all other
 ///   state is loop-confined. The loop's handler table keeps it alive while it is open.
-public final class HTTP2ServerConnection: @unchecked Sendable {
-    public typealias Handler = @Sendable (HTTP2ServerRequest, HTTP2ServerResponder) -> Void
+package final class HTTP2ServerConnection: @unchecked Sendable {
+    package typealias Handler = @Sendable (HTTP2ServerRequest, HTTP2ServerResponder) -> Void
 
     /// A process-unique id (for logs and tests).
-    public let id: Int
-    public let loop: EventLoop
+    package let id: Int
+    package let loop: EventLoop
     /// Released when the connection closes: a handler that keeps its connections (the mock APNs server's per-connection
     /// entries do) would otherwise form a cycle through it, and the handler with all it holds outlived the server.
     private var handler: Handler?
@@ -48,13 +48,13 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     }
 
     /// True once the connection has closed.
-    public var isClosed: Bool { closedFlag.load(ordering: .relaxed) }
+    package var isClosed: Bool { closedFlag.load(ordering: .relaxed) }
 
     /// The client certificate the TLS handshake verified against the server's client CA (its SHA-256
     /// fingerprint); nil when the client presented none or the server requests none
     /// (``TLSServerConfiguration/clientCAFile``, ``TLSServerConfiguration/clientCertificateOptional``). Set once the
     /// handshake completes, so it is known before the connection's first request reaches the handler. Thread-safe.
-    public var clientCertificate: CertificateFingerprint? { verifiedClientCertificate.withLock { $0 } }
+    package var clientCertificate: CertificateFingerprint? { verifiedClientCertificate.withLock { $0 } }
 
     /// Records what the TLS handshake verified; loop thread, once, when the transport becomes active.
     func recordClientCertificate(_ fingerprint: CertificateFingerprint?) {
@@ -78,7 +78,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// Sends a new SETTINGS frame with SETTINGS_MAX_CONCURRENT_STREAMS = `value` on this live connection.
     /// On the connection's loop thread (e.g. from a request handler) it is queued at once, ahead of the answer
     /// submitted after it, so the client knows the new limit when it reads that answer.
-    public func setMaxConcurrentStreams(_ value: Int) {
+    package func setMaxConcurrentStreams(_ value: Int) {
         if loop.inEventLoop {
             submitMaxConcurrentStreams(value)
         } else {
@@ -99,7 +99,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     /// are answered.
     /// On the connection's loop thread (e.g. from a request handler) it is queued at once, ahead of answers and
     /// resets submitted after it, so the client learns of it before it can reuse the connection.
-    public func sendGoAway(lastStreamID: Int32? = nil, errorCode: UInt32 = 0, debugData: String = "") {
+    package func sendGoAway(lastStreamID: Int32? = nil, errorCode: UInt32 = 0, debugData: String = "") {
         if loop.inEventLoop {
             submitGoAway(lastStreamID: lastStreamID, errorCode: errorCode, debugData: debugData)
         } else {
@@ -108,7 +108,7 @@ public final class HTTP2ServerConnection: @unchecked Sendable {
     }
 
     /// Closes the TCP connection at once (RST, no GOAWAY, no TLS close_notify).
-    public func drop() {
+    package func drop() {
         loop.execute { self.transport?.close(error: TLSError(.connectionClosed, reason: "dropped"), abrupt: true) }
     }
 

@@ -1,7 +1,7 @@
 internal import CRdKafka
 import Foundation
 import Synchronization
-public import Telemetry
+package import Telemetry
 
 /// A consumer-group member subscribed to a set of topics (e.g. the main topic and its retry tiers) with
 /// at-least-once delivery and many messages in flight.
@@ -16,7 +16,7 @@ public import Telemetry
 /// drain. Only partitions this consumer paused are ever resumed.
 ///
 /// Close with ``close()`` (drain, store, leave the group) or, to simulate a crash in tests, ``abandon()``.
-public final class KafkaConsumer: Sendable {
+package final class KafkaConsumer: Sendable {
     /// The subscribed topics.
     let topics: [String]
     /// Topics whose partition *p* this member takes with partition *p* of the subscribed topics (see ``init``).
@@ -55,7 +55,7 @@ public final class KafkaConsumer: Sendable {
     ///   - logger: librdkafka logs and errors go here (at info level and below).
     ///   - metrics: the registry for the consumer's series. Default: a private registry.
     /// - Throws: ``KafkaError`` for invalid configuration or a failed subscription.
-    public init(
+    package init(
         topics: [String],
         companionTopics: [String] = [],
         configuration: KafkaConsumerConfiguration,
@@ -116,7 +116,7 @@ public final class KafkaConsumer: Sendable {
     /// Marks a delivered message as processed, from any thread. Its offset becomes committable once every lower
     /// offset of its partition is complete. Completions that arrive while its partition's revoke waits for
     /// in-flight work count; those after the revoke finished (or unknown/duplicate ones) are ignored.
-    public func complete(_ message: KafkaMessage) {
+    package func complete(_ message: KafkaMessage) {
         state.withLock { state in
             var last: PartitionLookup?
             if countCompletion(message, in: &state, after: &last) { liftBackPressure(&state) }
@@ -124,7 +124,7 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Completes `messages` under one lock, as ``complete(_:)`` does each.
-    public func complete(contentsOf messages: [KafkaMessage]) {
+    package func complete(contentsOf messages: [KafkaMessage]) {
         guard !messages.isEmpty else { return }
         state.withLock { state in
             var mayLift = false
@@ -161,7 +161,7 @@ public final class KafkaConsumer: Sendable {
     /// Wakes the poll thread when back-pressure has paused intake, from any thread: completions waiting for its
     /// next turn (a settlement that completes messages there) may lift it. Otherwise the turn comes by itself, within
     /// the poll timeout.
-    public func wakeForCompletions() {
+    package func wakeForCompletions() {
         guard backPressured.load(ordering: .relaxed), let queue = consumerQueue.pointer else { return }
         rd_kafka_queue_yield(queue)
     }
@@ -170,7 +170,7 @@ public final class KafkaConsumer: Sendable {
     /// later one of its partition) is not committed, so the partition's next owner or the next start reads it
     /// again — but a revoke or close no longer waits for it. For work that must not be done by this member now
     /// (e.g. a push that has to wait for a read-ahead when the partition is being taken away).
-    public func giveBack(_ message: KafkaMessage) {
+    package func giveBack(_ message: KafkaMessage) {
         state.withLock { state in
             guard let index = state.partitions.index(forKey: message.topicPartition),
                 state.partitions.values[index].generation == message.generation
@@ -195,7 +195,7 @@ public final class KafkaConsumer: Sendable {
     /// - Returns: `false` if the message's partition is no longer assigned (the message is dropped; the new
     ///   owner gets it again).
     @discardableResult
-    public func hold(_ message: KafkaMessage, until deadline: ContinuousClock.Instant) -> Bool {
+    package func hold(_ message: KafkaMessage, until deadline: ContinuousClock.Instant) -> Bool {
         let partition = message.topicPartition
         return state.withLock { state in
             guard let index = state.partitions.index(forKey: partition),
@@ -222,7 +222,7 @@ public final class KafkaConsumer: Sendable {
 
     /// Like ``hold(_:until:)`` with a deadline `delay` from now.
     @discardableResult
-    public func hold(_ message: KafkaMessage, for delay: Duration) -> Bool {
+    package func hold(_ message: KafkaMessage, for delay: Duration) -> Bool {
         hold(message, until: .now + delay)
     }
 
@@ -232,7 +232,7 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Messages handed out and not yet completed (held ones included).
-    public var inFlightCount: Int { state.withLock { $0.totalInFlight } }
+    package var inFlightCount: Int { state.withLock { $0.totalInFlight } }
 
     /// Partitions currently paused by this consumer, with the reason (`"backpressure"`, `"retry_due"` or
     /// `"rebalance"`).
@@ -249,7 +249,7 @@ public final class KafkaConsumer: Sendable {
     /// Stops intake, waits up to `closeDrainTimeout` for in-flight messages, stores offsets, leaves the group
     /// (`rd_kafka_consumer_close`, which commits) and destroys the handle. Returns when all that is done.
     /// Held messages are dropped uncompleted, so they are consumed again later. Idempotent.
-    public func close() async {
+    package func close() async {
         await shutdown(.closing)
     }
 

@@ -5,13 +5,13 @@
 /// every topic on one member: with ``Rebalancing/cooperative`` the group assigns the subscribed topics and the
 /// consumer takes its companion topics' partition *p* with partition *p*; with ``Rebalancing/eager`` the `range`
 /// assignor does it for every subscribed topic.
-public struct KafkaConsumerConfiguration: Sendable {
+package struct KafkaConsumerConfiguration: Sendable {
     /// Comma-separated `host:port` list. Default: `"localhost:9092"`.
-    public var bootstrapServers: String = "localhost:9092"
+    package var bootstrapServers: String = "localhost:9092"
     /// The consumer group. Default: `"callpush"`.
-    public var groupID: String = "callpush"
+    package var groupID: String = "callpush"
     /// Client id; make it unique per process. Default: `"callpush-consumer"`.
-    public var clientID: String = "callpush-consumer"
+    package var clientID: String = "callpush-consumer"
     /// Where to start when the group has no committed offset. Default: `.earliest`.
     var autoOffsetReset: AutoOffsetReset = .earliest
     /// Group session timeout: how long the group waits for a member that stopped heartbeating (a SIGKILL, an OOM
@@ -20,10 +20,10 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// that completes only once the dead member has expired. Incoming calls wait meanwhile, so this is kept well
     /// under a ring timeout; librdkafka's 45 s (Kafka's default since 3.0) would outlast most rings. Default:
     /// `.seconds(10)`.
-    public var sessionTimeout: Duration = .seconds(10)
+    package var sessionTimeout: Duration = .seconds(10)
     /// Group heartbeat interval: how soon a member learns that a rebalance has started (a member joined or left),
     /// which on a Kafka broker bounds how long the others wait for it to rejoin. Default: `.seconds(1)`.
-    public var heartbeatInterval: Duration = .seconds(1)
+    package var heartbeatInterval: Duration = .seconds(1)
     /// Maximum time between `rd_kafka_consumer_poll` calls before the member is evicted. Default: `.seconds(300)`.
     var maxPollInterval: Duration = .seconds(300)
     /// How long after giving partitions up in a cooperative rebalance this member waits for the group's second
@@ -34,9 +34,9 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// ``secondRoundTimeout`` or its default.
     var secondRoundDeadline: Duration { secondRoundTimeout ?? sessionTimeout * 2 + .seconds(30) }
     /// How often librdkafka commits the stored offsets. Default: `.seconds(1)`.
-    public var autoCommitInterval: Duration = .seconds(1)
+    package var autoCommitInterval: Duration = .seconds(1)
     /// librdkafka statistics interval; `.zero` turns statistics off. Default: `.seconds(15)`.
-    public var statisticsInterval: Duration = .seconds(15)
+    package var statisticsInterval: Duration = .seconds(15)
     /// Prefetch bound in messages (`queued.min.messages`). Default: `100000` (librdkafka's).
     ///
     /// librdkafka documents it per partition, but a group consumer's partitions all feed one local queue and the
@@ -53,35 +53,35 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// fetch; librdkafka's mock broker (2.0.2) instead holds every empty fetch this long, whatever arrives meanwhile,
     /// so against it this is also how long a record can wait to be fetched. Low, because an incoming call must ring
     /// now: librdkafka's 500 ms would add up to half a second to every idle partition. Default: `.milliseconds(10)`.
-    public var fetchWaitMax: Duration = .milliseconds(10)
+    package var fetchWaitMax: Duration = .milliseconds(10)
     /// How long one `rd_kafka_consumer_poll` may block. Default: `.milliseconds(100)`.
     var pollTimeout: Duration = .milliseconds(100)
     /// Most messages handed to the delegate in one batch: one poll-loop turn takes what librdkafka has already
     /// fetched, without waiting for more, up to this many. Default: `500`.
     var deliveryBatchSize: Int = 500
     /// How often the poll thread stores the committable offsets. Default: `.milliseconds(100)`.
-    public var offsetStoreInterval: Duration = .milliseconds(100)
+    package var offsetStoreInterval: Duration = .milliseconds(100)
     /// Back-pressure limits. Default: `BackPressure()`.
-    public var backPressure: BackPressure = BackPressure()
+    package var backPressure: BackPressure = BackPressure()
     /// On revoke, how long to wait for in-flight messages of the revoked partitions. Default: `.seconds(5)`.
-    public var revokeDrainTimeout: Duration = .seconds(5)
+    package var revokeDrainTimeout: Duration = .seconds(5)
     /// On close, how long to wait for all in-flight messages. Default: `.seconds(10)`.
-    public var closeDrainTimeout: Duration = .seconds(10)
+    package var closeDrainTimeout: Duration = .seconds(10)
     /// Extra librdkafka properties, applied last (they win). Default: `[:]`.
-    public var additionalProperties: [String: String] = [:]
+    package var additionalProperties: [String: String] = [:]
     /// How the group moves partitions when members join or leave. Default: `.cooperative`.
-    public var rebalancing: Rebalancing = .cooperative
+    package var rebalancing: Rebalancing = .cooperative
     /// Static membership (KIP-345, `group.instance.id`): a name that stays with the worker across restarts, such as a
     /// StatefulSet pod's. A member restarted with the same name within ``sessionTimeout`` gets its partitions back
     /// without a rebalance (Kafka 2.3 and later); a static member that stops does not leave the group, so its
     /// partitions wait ``sessionTimeout`` unless it comes back; two running members with one name fence each other
     /// (`FENCED_INSTANCE_ID`, fatal for the older). librdkafka 2.0.2's mock cluster ignores it. Default: nil (dynamic).
-    public var groupInstanceID: String?
+    package var groupInstanceID: String?
 
-    public init() {}
+    package init() {}
 
     /// The group protocol: which partitions stop when the group changes.
-    public enum Rebalancing: String, Sendable, CaseIterable {
+    package enum Rebalancing: String, Sendable, CaseIterable {
         /// KIP-429 incremental rebalancing (`cooperative-sticky`): only the partitions that move stop; the others
         /// keep being consumed (and their offsets committed) throughout. Companion topics follow their partition.
         case cooperative
@@ -96,11 +96,11 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// In-flight limits: a partition is paused at its high watermark and resumed at the low one. A resume also wakes
     /// the partition's broker thread, which librdkafka 2.0.2 leaves asleep up to 1 s when it had nothing else to fetch
     /// (counted in `callpush_kafka_fetch_wakeups_total{reason="resumed"}`).
-    public struct BackPressure: Sendable {
+    package struct BackPressure: Sendable {
         /// Delivered but not completed messages per partition before it is paused. Default: `1000`.
-        public var maxInFlightPerPartition: Int = 1000
+        package var maxInFlightPerPartition: Int = 1000
         /// Delivered but not completed messages over all partitions before all are paused. Default: `10000`.
-        public var maxInFlight: Int = 10_000
+        package var maxInFlight: Int = 10_000
         /// Paused partitions resume when in-flight counts fall to this fraction of the limits. Default: `0.5`.
         var resumeFraction: Double = 0.5
 
@@ -119,7 +119,7 @@ public struct KafkaConsumerConfiguration: Sendable {
     /// Every property librdkafka refuses (unknown name, invalid value), checked without creating a client, and
     /// every ``KafkaGuardedProperty`` in ``additionalProperties``: one error each, code `configuration`, with a
     /// one-line reason that names the property.
-    public var problems: [KafkaError] {
+    package var problems: [KafkaError] {
         KafkaGuardedProperty.problems(additionalProperties, guarded: KafkaGuardedProperty.consumer)
             + RDKafkaConfig.problems(dictionary)
     }

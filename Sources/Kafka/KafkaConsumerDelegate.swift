@@ -3,7 +3,7 @@
 /// - Important: Every method is called on the consumer's poll thread, inside or between
 ///   `rd_kafka_consumer_poll` calls. Return quickly: hand work to other threads or tasks, never block. Calling
 ///   ``KafkaConsumer/complete(_:)`` or ``KafkaConsumer/hold(_:until:)`` from inside these methods is fine.
-public protocol KafkaConsumerDelegate: AnyObject, Sendable {
+package protocol KafkaConsumerDelegate: AnyObject, Sendable {
     /// A message to process. Complete it later with ``KafkaConsumer/complete(_:)`` (from any thread), or hand it
     /// back with ``KafkaConsumer/hold(_:until:)`` when it is not due yet: it is redelivered here when due.
     func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage)
@@ -27,7 +27,7 @@ public protocol KafkaConsumerDelegate: AnyObject, Sendable {
 }
 
 extension KafkaConsumerDelegate {
-    public func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
+    package func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
         // Once a message is held, the rest of its partition in this batch waits behind it, in order.
         var waiting: Set<KafkaTopicPartition> = []
         for message in messages {
@@ -36,8 +36,8 @@ extension KafkaConsumerDelegate {
             if consumer.isHeld(message) { waiting.insert(message.topicPartition) }
         }
     }
-    public func consumerDidPoll(_ consumer: KafkaConsumer) {}
-    public func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {}
-    public func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {}
-    public func consumer(_ consumer: KafkaConsumer, didFail error: KafkaError) {}
+    package func consumerDidPoll(_ consumer: KafkaConsumer) {}
+    package func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {}
+    package func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {}
+    package func consumer(_ consumer: KafkaConsumer, didFail error: KafkaError) {}
 }

@@ -4,10 +4,10 @@ internal import CRdKafka
 ///
 /// `code` is extensible (a struct with static lets, not an enum); `name` and `reason` are librdkafka's
 /// error name (`rd_kafka_err2name`) and human-readable string (`rd_kafka_err2str` or the event's text).
-public struct KafkaError: Error, Sendable, CustomStringConvertible {
+package struct KafkaError: Error, Sendable, CustomStringConvertible {
     /// A librdkafka error code (`rd_kafka_resp_err_t`), or one of this module's own codes (positive values above
     /// 100000).
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         let rawValue: Int32
 
         init(rawValue: Int32) { self.rawValue = rawValue }
@@ -24,8 +24,8 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         static let unknownTopic = Code(rawValue: -188)
         static let invalidArgument = Code(rawValue: -186)
         static let timedOut = Code(rawValue: -185)
-        public static let queueFull = Code(rawValue: -184)
-        public static let state = Code(rawValue: -172)
+        package static let queueFull = Code(rawValue: -184)
+        package static let state = Code(rawValue: -172)
         static let fatal = Code(rawValue: -150)
         static let purgeQueue = Code(rawValue: -152)
         static let purgeInflight = Code(rawValue: -151)
@@ -48,19 +48,19 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         static let clusterAuthorizationFailed = Code(rawValue: 31)
         static let invalidRecord = Code(rawValue: 87)
         /// The group's members use another rebalance protocol (eager against cooperative).
-        public static let inconsistentGroupProtocol = Code(rawValue: 23)
+        package static let inconsistentGroupProtocol = Code(rawValue: 23)
         /// Another member joined the group with this member's `group.instance.id`.
-        public static let fencedInstanceID = Code(rawValue: 82)
+        package static let fencedInstanceID = Code(rawValue: 82)
 
         // This module's own codes.
         /// A configuration value was rejected (by us or by librdkafka).
-        public static let configuration = Code(rawValue: 100_001)
+        package static let configuration = Code(rawValue: 100_001)
         /// The client is closed or closing.
         static let closed = Code(rawValue: 100_002)
         /// librdkafka could not create a handle or object.
         static let creation = Code(rawValue: 100_003)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .configuration: return "configuration"
             case .closed: return "closed"
@@ -70,19 +70,19 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    public let code: Code
+    package let code: Code
     /// librdkafka's error name, e.g. `_QUEUE_FULL` or `NOT_LEADER_FOR_PARTITION`.
-    public let name: String
+    package let name: String
     /// A human-readable reason (librdkafka's text where there is one).
-    public let reason: String
+    package let reason: String
     /// A fatal error leaves the client unusable: flush/close it and restart.
-    public let isFatal: Bool
+    package let isFatal: Bool
     /// A retriable error may succeed if the operation is tried again.
-    public let isRetriable: Bool
+    package let isRetriable: Bool
     let file: String
     let line: UInt
 
-    public init(
+    package init(
         code: Code,
         reason: String,
         isFatal: Bool = false,
@@ -103,10 +103,10 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
     /// `max.message.bytes`, invalid, for a partition the topic does not have, or for a topic this client may not
     /// write. Producing the same record again cannot succeed (unlike ``isRetriable`` errors, and unlike a broker that
     /// is down, which the producer's own retries outlast).
-    public var refusesRecord: Bool { Self.recordRefusals.contains(code) }
+    package var refusesRecord: Bool { Self.recordRefusals.contains(code) }
 
     /// `NAME: reason`, for people (logs, the command line); ``file`` and ``line`` say where it was raised.
-    public var description: String { "\(name): \(reason)" }
+    package var description: String { "\(name): \(reason)" }
 
     // MARK: - Factories
 

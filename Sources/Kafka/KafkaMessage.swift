@@ -9,7 +9,7 @@ import Telemetry
 /// one per string and array: a consumed message is copied several times on its way (into the batch, the dispatcher's
 /// event, the outcome's records), and those retains were a large share of the poll thread's work. Setting one of
 /// them copies the object first when another message shares it.
-public struct KafkaMessage: Sendable {
+package struct KafkaMessage: Sendable {
     /// What the message carries, shared between copies.
     final class Contents: Sendable {
         let topic: String
@@ -37,30 +37,30 @@ public struct KafkaMessage: Sendable {
     }
 
     private var contents: Contents
-    public var partition: Int32
-    public var offset: Int64
+    package var partition: Int32
+    package var offset: Int64
 
-    public var topic: String {
+    package var topic: String {
         get { contents.topic }
         set { contents = contents.with { $0.topic = newValue } }
     }
     /// The record key; `nil` when the record has no key.
-    public var key: [UInt8]? {
+    package var key: [UInt8]? {
         get { contents.key }
         set { contents = contents.with { $0.key = newValue } }
     }
     /// The record value; empty for a null value.
-    public var value: [UInt8] {
+    package var value: [UInt8] {
         get { contents.value }
         set { contents = contents.with { $0.value = newValue } }
     }
     /// Record headers, in record order. Duplicate names are allowed.
-    public var headers: [KafkaHeader] {
+    package var headers: [KafkaHeader] {
         get { contents.headers }
         set { contents = contents.with { $0.headers = newValue } }
     }
     /// Record timestamp in milliseconds since the Unix epoch; `nil` when not available.
-    public var timestampMilliseconds: Int64? {
+    package var timestampMilliseconds: Int64? {
         get { contents.timestampMilliseconds }
         set { contents = contents.with { $0.timestampMilliseconds = newValue } }
     }
@@ -68,11 +68,11 @@ public struct KafkaMessage: Sendable {
     /// The partition's high watermark (the offset after its last record) as the first fetch after this member
     /// was assigned the partition reported it: records below it were already in the log at assignment — a replay
     /// of what a previous owner did not commit, or a backlog. `nil` when not known yet.
-    public var highWatermarkAtAssignment: Int64?
+    package var highWatermarkAtAssignment: Int64?
 
     /// Whether this delivery ends a ``KafkaConsumer/hold(_:until:)`` of this message: its due time came. False on
     /// the first delivery, and for a message that was only kept behind another held one.
-    public internal(set) var releasedFromHold = false
+    package internal(set) var releasedFromHold = false
 
     /// The assignment generation that delivered this message; completions from an older one are ignored.
     var generation: UInt64
@@ -158,7 +158,7 @@ public struct KafkaMessage: Sendable {
         )
     }
 
-    public var topicPartition: KafkaTopicPartition { KafkaTopicPartition(topic: topic, partition: partition) }
+    package var topicPartition: KafkaTopicPartition { KafkaTopicPartition(topic: topic, partition: partition) }
 
     /// The value of the first header called `name`.
     func header(_ name: String) -> [UInt8]? {

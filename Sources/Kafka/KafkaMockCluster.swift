@@ -7,13 +7,13 @@ import Synchronization
 /// consumer groups with offset commits, and fault injection. Destroyed by ``close()`` or `deinit`.
 ///
 /// - Important: librdkafka marks the mock API experimental; it is for tests, demos and benchmarks only.
-public final class KafkaMockCluster: Sendable {
+package final class KafkaMockCluster: Sendable {
     /// Kafka protocol API keys for ``pushRequestErrors(_:_:)``.
     struct APIKey: Hashable, Sendable {
         let rawValue: Int16
         init(rawValue: Int16) { self.rawValue = rawValue }
 
-        public static let produce = APIKey(rawValue: 0)
+        package static let produce = APIKey(rawValue: 0)
         static let fetch = APIKey(rawValue: 1)
         static let listOffsets = APIKey(rawValue: 2)
         static let metadata = APIKey(rawValue: 3)
@@ -27,7 +27,7 @@ public final class KafkaMockCluster: Sendable {
     }
 
     /// The cluster's `host:port,…` bootstrap list.
-    public let bootstrapServers: String
+    package let bootstrapServers: String
     /// Broker ids are `1...brokerCount`.
     let brokerCount: Int
     private let owner: Mutex<Owner>
@@ -48,7 +48,7 @@ public final class KafkaMockCluster: Sendable {
     }
 
     /// Starts a cluster of `brokers` brokers.
-    public init(brokers: Int = 3) throws(KafkaError) {
+    package init(brokers: Int = 3) throws(KafkaError) {
         guard brokers > 0 else { throw KafkaError.configuration("a mock cluster needs at least one broker") }
         // Any handle will do; a producer with no bootstrap servers never connects anywhere by itself. The mock's
         // brokers take their accepted sockets' options from this handle: TCP_NODELAY, as a Kafka broker sets on every
@@ -67,7 +67,7 @@ public final class KafkaMockCluster: Sendable {
     }
 
     /// Creates a topic (clients do not auto-create topics).
-    public func createTopic(_ name: String, partitions: Int, replicationFactor: Int = 1) throws(KafkaError) {
+    package func createTopic(_ name: String, partitions: Int, replicationFactor: Int = 1) throws(KafkaError) {
         try check { rd_kafka_mock_topic_create($0, name, Int32(partitions), Int32(replicationFactor)) }
     }
 
@@ -112,7 +112,7 @@ public final class KafkaMockCluster: Sendable {
     }
 
     /// Destroys the cluster (idempotent); clients still connected see their brokers vanish.
-    public func close() {
+    package func close() {
         owner.withLock { $0.destroy() }
     }
 

@@ -1,15 +1,15 @@
 internal import CRdKafka
 import Foundation
 import Synchronization
-public import Telemetry
+package import Telemetry
 
 /// An idempotent producer (`enable.idempotence=true`, `acks=all`) with a delivery report per record.
 ///
 /// ``produce(_:completion:)`` enqueues without blocking; the completion runs on the producer's own thread, which
 /// polls delivery-report events. ``send(_:)`` is the async form and backs off while the local queue is full.
 /// One producer per process is enough for every output topic.
-public final class KafkaProducer: Sendable {
-    public typealias Completion = @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void
+package final class KafkaProducer: Sendable {
+    package typealias Completion = @Sendable (Result<KafkaDeliveryReport, KafkaError>) -> Void
 
     let configuration: KafkaProducerConfiguration
     let logger: Logger
@@ -97,7 +97,7 @@ public final class KafkaProducer: Sendable {
     ///   - logger: librdkafka logs and errors go here (at info level and below).
     ///   - metrics: registry for `callpush_kafka_produce_queue_full_total`. Default: a private registry.
     /// - Throws: ``KafkaError`` for invalid configuration.
-    public convenience init(
+    package convenience init(
         configuration: KafkaProducerConfiguration,
         logger: Logger,
         metrics: MetricsRegistry = MetricsRegistry()
@@ -150,14 +150,14 @@ public final class KafkaProducer: Sendable {
     /// - Throws: ``KafkaError`` when the record could not be enqueued, e.g. `.queueFull` (retriable: back off and
     ///   try again) or `.closed`; `completion` is then not called.
     @discardableResult
-    public func produce(_ record: KafkaProducerRecord, completion: @escaping Completion) throws(KafkaError) -> UInt {
+    package func produce(_ record: KafkaProducerRecord, completion: @escaping Completion) throws(KafkaError) -> UInt {
         try produce(record, reportTo: .completion(completion))
     }
 
     /// ``produce(_:completion:)`` for a caller that keeps an object for the record: its delivery report goes to
     /// `handler` with `tag`. Throws as that does; `handler` is then not called.
     @discardableResult
-    public func produce(_ record: KafkaProducerRecord, handler: any KafkaDeliveryHandler, tag: Int) throws(KafkaError)
+    package func produce(_ record: KafkaProducerRecord, handler: any KafkaDeliveryHandler, tag: Int) throws(KafkaError)
         -> UInt
     {
         try produce(record, reportTo: .handler(handler, tag: tag))
@@ -290,7 +290,7 @@ public final class KafkaProducer: Sendable {
     /// The partition count of each of `topics`, from one metadata request to the cluster.
     /// - Throws: ``KafkaError`` when the request fails or times out, (code `unknownTopicOrPartition`) when a topic
     ///   does not exist, or `.closed` once the producer is closing.
-    public func partitionCounts(of topics: [String], timeout: Duration = .seconds(10)) throws(KafkaError) -> [String: Int] {
+    package func partitionCounts(of topics: [String], timeout: Duration = .seconds(10)) throws(KafkaError) -> [String: Int] {
         let counts = try clusterPartitionCounts(of: topics, timeout: timeout)
         try Self.requireExisting(topics, in: counts)
         return counts
@@ -310,7 +310,7 @@ public final class KafkaProducer: Sendable {
     /// - Throws: ``KafkaError`` when the request fails or times out, `unknownTopicOrPartition` when a `required`
     ///   topic is missing (as ``partitionCounts(of:timeout:)``), or `.closed` once the producer is closing.
     @discardableResult
-    public func prepare(
+    package func prepare(
         topics: [String], requiring required: [String] = [], timeout: Duration = .seconds(10)
     ) throws(KafkaError) -> [String: Int] {
         // The answer fills librdkafka's metadata cache, from which each topic's local state is made known at once.
@@ -360,7 +360,7 @@ public final class KafkaProducer: Sendable {
     /// The producer thread resumes it as soon as the last completion has returned.
     ///
     /// - Returns: `true` when nothing is outstanding.
-    public func flush(timeout: Duration) async -> Bool {
+    package func flush(timeout: Duration) async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let waiterID = state.withLock { state -> Int? in
                 // The flag before the count (``reported(_:)`` lowers the count, then reads the flag).
@@ -395,7 +395,7 @@ public final class KafkaProducer: Sendable {
     /// Stops accepting records, waits up to `timeout` for outstanding delivery reports, fails the rest with
     /// `purgeQueue`/`purgeInflight`, and destroys the handle. Idempotent. (Records librdkafka has still not reported a
     /// second after that purge are dropped unreported and logged: the purge reports every record it finds at once.)
-    public func close(timeout: Duration = .seconds(10)) async {
+    package func close(timeout: Duration = .seconds(10)) async {
         // Bounded: if librdkafka never lets the producer thread finish, return anyway (the thread is leaked).
         let bound = timeout + .seconds(15)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

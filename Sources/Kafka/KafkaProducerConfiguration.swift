@@ -1,35 +1,35 @@
 /// Settings of a ``KafkaProducer``. Every property has a default; ``dictionary`` renders the librdkafka keys.
 ///
 /// Idempotence is fixed on (`enable.idempotence=true`, `acks=all`).
-public struct KafkaProducerConfiguration: Sendable {
+package struct KafkaProducerConfiguration: Sendable {
     /// Comma-separated `host:port` list. Default: `"localhost:9092"`.
-    public var bootstrapServers: String = "localhost:9092"
+    package var bootstrapServers: String = "localhost:9092"
     /// Client id; make it unique per process. Default: `"callpush-producer"`.
-    public var clientID: String = "callpush-producer"
+    package var clientID: String = "callpush-producer"
     /// Time a message may take to be delivered, retries included, before its report fails. Default: `.seconds(30)`.
-    public var messageTimeout: Duration = .seconds(30)
+    package var messageTimeout: Duration = .seconds(30)
     /// Batching delay (`linger.ms`, to the microsecond: librdkafka takes fractions of a millisecond). Default:
     /// `.milliseconds(5)`.
-    public var linger: Duration = .milliseconds(5)
+    package var linger: Duration = .milliseconds(5)
     /// `compression.type`: `none`, `gzip`, `snappy`, `lz4` or `zstd`. Default: `"lz4"`.
-    public var compression: String = "lz4"
+    package var compression: String = "lz4"
     /// Local queue bound in messages (`queue.buffering.max.messages`). Default: `100000`.
-    public var queueBufferingMaxMessages: Int = 100_000
+    package var queueBufferingMaxMessages: Int = 100_000
     /// librdkafka statistics interval; `.zero` turns statistics off. Default: `.zero`.
-    public var statisticsInterval: Duration = .zero
+    package var statisticsInterval: Duration = .zero
     /// How long the producer thread's `rd_kafka_queue_poll` may block. Default: `.milliseconds(100)`.
     var pollTimeout: Duration = .milliseconds(100)
     /// ``KafkaProducer/send(_:)`` retries a full local queue this long before failing. Default: `.seconds(10)`.
     var queueFullTimeout: Duration = .seconds(10)
     /// Extra librdkafka properties, applied last (they win). Default: `[:]`.
-    public var additionalProperties: [String: String] = [:]
+    package var additionalProperties: [String: String] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Every property librdkafka refuses (unknown name, invalid value), checked without creating a client, and
     /// every ``KafkaGuardedProperty`` in ``additionalProperties``: one error each, code `configuration`, with a
     /// one-line reason that names the property.
-    public var problems: [KafkaError] {
+    package var problems: [KafkaError] {
         KafkaGuardedProperty.problems(additionalProperties, guarded: KafkaGuardedProperty.producer)
             + RDKafkaConfig.problems(dictionary)
     }

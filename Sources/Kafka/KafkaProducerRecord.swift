@@ -1,13 +1,13 @@
 /// A record to produce.
-public struct KafkaProducerRecord: Sendable, Hashable {
-    public var topic: String
+package struct KafkaProducerRecord: Sendable, Hashable {
+    package var topic: String
     /// The partition; `nil` lets librdkafka's partitioner pick one from the key.
-    public var partition: Int32?
-    public var key: [UInt8]?
-    public var value: [UInt8]
-    public var headers: [KafkaHeader]
+    package var partition: Int32?
+    package var key: [UInt8]?
+    package var value: [UInt8]
+    package var headers: [KafkaHeader]
 
-    public init(
+    package init(
         topic: String,
         partition: Int32? = nil,
         key: [UInt8]? = nil,

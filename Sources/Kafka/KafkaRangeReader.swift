@@ -1,7 +1,7 @@
 internal import CRdKafka
 import Foundation
 import Synchronization
-public import Telemetry
+package import Telemetry
 
 /// Reads given offset ranges of partitions, outside any consumer group and beside it: a worker reads the backlog of
 /// a partition it was just assigned ahead of its own consumer, which must not wait for it.
@@ -26,11 +26,11 @@ public import Telemetry
 ///
 /// - Important: thread-safe. The librdkafka handle belongs to the reader's thread alone (created, polled and
 ///   destroyed there).
-public final class KafkaRangeReader: Sendable {
-    public typealias Configuration = KafkaRangeReaderConfiguration
+package final class KafkaRangeReader: Sendable {
+    package typealias Configuration = KafkaRangeReaderConfiguration
 
     /// How a range ended.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         /// Read to its end; `records` were handed to `each`.
         case completed(records: Int)
         /// `each` returned false, or a newer range of the partition replaced it.
@@ -65,7 +65,7 @@ public final class KafkaRangeReader: Sendable {
         var wakeUps = 0
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Messages prefetched per partition (`queued.min.messages`).
     static let prefetchMessages = 2_000
     /// How every range ends that the reader's close cut short or that came after it.
@@ -77,7 +77,7 @@ public final class KafkaRangeReader: Sendable {
     /// Entered while a thread runs; ``close()`` waits for it.
     private let running = DispatchGroup()
 
-    public init(configuration: Configuration, logger: Logger) {
+    package init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         var logger = logger
         logger[metadataKey: KafkaLoggingKeys.clientID] = configuration.clientID
@@ -86,7 +86,7 @@ public final class KafkaRangeReader: Sendable {
 
     /// Reads `[from, to)` of `partition` (`to` nil: up to the high watermark its first fetch finds); see the type's
     /// rules. `each` and `finished` run on the reader's thread.
-    public func read(
+    package func read(
         _ partition: KafkaTopicPartition, from: Int64, to end: Int64?,
         each: @escaping @Sendable (KafkaRangeRecord) -> Bool,
         finished: @escaping @Sendable (Outcome) -> Void
@@ -115,7 +115,7 @@ public final class KafkaRangeReader: Sendable {
 
     /// Stops reading: every range not finished ends `failed` (code `closed`), the librdkafka consumer is destroyed,
     /// and later ranges fail at once. Waits for the reader's thread.
-    public func close() {
+    package func close() {
         state.withLock { $0.closed = true }
         wakeUp.signal()
         running.wait()

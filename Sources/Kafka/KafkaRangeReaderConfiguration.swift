@@ -1,28 +1,28 @@
 /// Settings of a ``KafkaRangeReader``. Every property has a default; ``dictionary`` renders the librdkafka keys.
-public struct KafkaRangeReaderConfiguration: Sendable {
+package struct KafkaRangeReaderConfiguration: Sendable {
     /// Comma-separated `host:port` list. Default: `"localhost:9092"`.
-    public var bootstrapServers: String = "localhost:9092"
+    package var bootstrapServers: String = "localhost:9092"
     /// Client id. Default: `"callpush-range-reader"`.
-    public var clientID: String = "callpush-range-reader"
+    package var clientID: String = "callpush-range-reader"
     /// A range whose partition delivers nothing for this long fails (a stalled or unreachable broker). Default:
     /// `.seconds(5)`.
-    public var stallTimeout: Duration = .seconds(5)
+    package var stallTimeout: Duration = .seconds(5)
     /// With no range to read for this long the reader destroys its librdkafka client and stops its thread, so a
     /// worker pays for neither between rebalances; the next range creates them again. Default: `.seconds(30)`.
-    public var idleTimeout: Duration = .seconds(30)
+    package var idleTimeout: Duration = .seconds(30)
     /// Ranges read at the same time; more wait their turn. Each costs a fetch of its own and up to 1 MB of
     /// prefetched records. Default: 8.
-    public var maxConcurrentRanges = 8
+    package var maxConcurrentRanges = 8
     /// Longest time a broker holds a fetch waiting for data (`fetch.wait.max.ms`). Default: `.milliseconds(10)`.
-    public var fetchWaitMax: Duration = .milliseconds(10)
+    package var fetchWaitMax: Duration = .milliseconds(10)
     /// Extra librdkafka properties (security settings), applied last. Default: `[:]`.
-    public var additionalProperties: [String: String] = [:]
+    package var additionalProperties: [String: String] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Reads from the brokers a consumer with `consumer`'s settings reads from: its servers and extra properties
     /// (security, tuning) but those of group membership, its fetch wait, and its client id with `-range` appended.
-    public init(consumer: KafkaConsumerConfiguration) {
+    package init(consumer: KafkaConsumerConfiguration) {
         bootstrapServers = consumer.bootstrapServers
         clientID = consumer.clientID + "-range"
         fetchWaitMax = consumer.fetchWaitMax

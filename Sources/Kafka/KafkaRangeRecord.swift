@@ -4,10 +4,10 @@ internal import CRdKafka
 /// their values (the worker's backlog and history scans look for stop events), so neither the key, the headers (which
 /// librdkafka parses out of the record only when asked) nor the topic's name is copied for each record, as
 /// ``KafkaMessage`` does for the consumer.
-public struct KafkaRangeRecord: Sendable {
-    public let offset: Int64
+package struct KafkaRangeRecord: Sendable {
+    package let offset: Int64
     /// The record value; empty for a null value.
-    public let value: [UInt8]
+    package let value: [UInt8]
 
     /// Copies the offset and value of a librdkafka message; `raw` stays the caller's to destroy.
     init(copying raw: UnsafeMutablePointer<rd_kafka_message_t>) {

@@ -4,14 +4,14 @@
 /// `oauthbearer.config`: librdkafka's own sensitive set (`sasl.password`, `ssl.key.password`,
 /// `ssl.keystore.password`, `ssl.key.pem`, `sasl.oauthbearer.client.secret`, `sasl.oauthbearer.config`) and the
 /// names other clients use for the same things. Paths (`ssl.key.location`) and user names are not secrets.
-public enum KafkaSensitiveProperty {
+package enum KafkaSensitiveProperty {
     /// What a hidden value is shown as.
-    public static let placeholder = "(hidden)"
+    package static let placeholder = "(hidden)"
 
     private static let markers = ["password", "secret", "key.pem", "token", "credential", "jaas", "oauthbearer.config"]
 
     /// Whether the value of the property `name` must not be shown.
-    public static func isSensitive(_ name: String) -> Bool {
+    package static func isSensitive(_ name: String) -> Bool {
         let lowered = name.lowercased()
         return markers.contains { lowered.contains($0) }
     }

@@ -1,12 +1,12 @@
 /// One partition of one topic.
-public struct KafkaTopicPartition: Hashable, Sendable, CustomStringConvertible {
-    public var topic: String
-    public var partition: Int32
+package struct KafkaTopicPartition: Hashable, Sendable, CustomStringConvertible {
+    package var topic: String
+    package var partition: Int32
 
-    public init(topic: String, partition: Int32) {
+    package init(topic: String, partition: Int32) {
         self.topic = topic
         self.partition = partition
     }
 
-    public var description: String { "\(topic)[\(partition)]" }
+    package var description: String { "\(topic)[\(partition)]" }
 }

@@ -20,7 +20,7 @@ package protocol EventLoopHandler: AnyObject {
 ///   `shutdown()` may be called from any thread. Every other member is confined to the loop's own thread; the
 ///   mutable loop state is only touched there. Cross-thread submissions go through a mutex-protected array that the
 ///   loop swaps out once per turn, and one coalesced `eventfd` write wakes the loop however many tasks were added.
-public final class EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
     /// Index of this loop within its group (for logs).
     let index: Int
 
@@ -104,7 +104,7 @@ public final class EventLoop: @unchecked Sendable {
     // MARK: - Tasks
 
     /// Runs `task` on the loop thread. Thread-safe. On the loop thread the task runs later in the same turn.
-    public func execute(_ task: @escaping @Sendable () -> Void) {
+    package func execute(_ task: @escaping @Sendable () -> Void) {
         if inEventLoop {
             localTasks.append(task)
             return
@@ -163,7 +163,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Schedules `callback` at `deadline` on the loop thread. Cancel with `EventLoopTimer.cancel()`.
     /// - Important: call it on the loop thread (from a handler, a callback or ``execute(_:)``).
     @discardableResult
-    public func schedule(at deadline: HTTP2Deadline, _ callback: @escaping () -> Void) -> EventLoopTimer {
+    package func schedule(at deadline: HTTP2Deadline, _ callback: @escaping () -> Void) -> EventLoopTimer {
         timerSequence &+= 1
         let timer = EventLoopTimer(deadline: deadline.uptimeNanoseconds, sequence: timerSequence, callback: callback)
         timers.push(timer)
@@ -171,14 +171,14 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Runs `task` on the loop thread once `delay` has passed. Thread-safe.
-    public func execute(after delay: Duration, _ task: @escaping @Sendable () -> Void) {
+    package func execute(after delay: Duration, _ task: @escaping @Sendable () -> Void) {
         let deadline = HTTP2Deadline.after(delay)
         execute { self.schedule(at: deadline, task) }
     }
 
     /// Runs `task` on the loop thread every `interval` (the first time one interval from now) until the returned
     /// task is cancelled. Thread-safe; the one timer mechanism for periodic work of the modules above.
-    public func scheduleRepeated(every interval: Duration, _ task: @escaping @Sendable () -> Void) -> RepeatedTask {
+    package func scheduleRepeated(every interval: Duration, _ task: @escaping @Sendable () -> Void) -> RepeatedTask {
         let repeated = RepeatedTask()
         let period = max(interval, .milliseconds(1))
         execute { self.scheduleNextRun(of: repeated, after: period, task) }
@@ -291,7 +291,7 @@ public final class EventLoop: @unchecked Sendable {
 /// Its callback is released as soon as the timer fires or is cancelled. Owners keep their timers (a connection's
 /// ping, connect and deadline timers) and the callbacks capture the owner: holding a spent callback made a cycle
 /// that kept every closed HTTP/2 client connection, with its nghttp2 session memory and TLS context, alive for good.
-public final class EventLoopTimer {
+package final class EventLoopTimer {
     let deadline: UInt64
     let sequence: UInt64
     /// Nil once the timer fired or was cancelled.
@@ -306,7 +306,7 @@ public final class EventLoopTimer {
     /// True once the timer fired or was cancelled.
     var isCancelled: Bool { callback == nil }
 
-    public func cancel() { callback = nil }
+    package func cancel() { callback = nil }
 }
 
 /// A binary min-heap of timers ordered by deadline, then insertion order.

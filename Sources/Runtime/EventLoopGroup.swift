@@ -4,14 +4,14 @@ import Synchronization
 /// A fixed set of event loops, one thread each. Connections are spread over the loops round-robin.
 ///
 /// Create one per process (or per component) and call `shutdown()` once at the end.
-public final class EventLoopGroup: Sendable {
+package final class EventLoopGroup: Sendable {
     /// The loops, in index order.
     package let loops: [EventLoop]
     private let nextIndex = Atomic<Int>(0)
     private let isShutdown = Atomic<Bool>(false)
 
     /// The time slice a loop's thread asks the kernel for unless told otherwise: 100 µs, the shortest Linux grants.
-    public static let defaultTimeSlice: Duration = .microseconds(100)
+    package static let defaultTimeSlice: Duration = .microseconds(100)
 
     /// Starts `numberOfThreads` loops.
     /// - Parameters:
@@ -27,7 +27,7 @@ public final class EventLoopGroup: Sendable {
     ///
     /// - Important: ignores `SIGPIPE` process-wide (OpenSSL writes to sockets with `write(2)`, and a peer that
     ///   closed would otherwise kill the process).
-    public init(numberOfThreads: Int = 1, timeSlice: Duration? = EventLoopGroup.defaultTimeSlice) throws(SocketError) {
+    package init(numberOfThreads: Int = 1, timeSlice: Duration? = EventLoopGroup.defaultTimeSlice) throws(SocketError) {
         signal(SIGPIPE, SIG_IGN)
         var loops: [EventLoop] = []
         for index in 0..<max(1, numberOfThreads) {
@@ -38,14 +38,14 @@ public final class EventLoopGroup: Sendable {
     }
 
     /// The next loop in round-robin order.
-    public func next() -> EventLoop {
+    package func next() -> EventLoop {
         let index = nextIndex.add(1, ordering: .relaxed).oldValue
         return loops[index % loops.count]
     }
 
     /// Stops every loop: each closes its connections (answering pending requests with errors) and its thread ends.
     /// Blocks until the threads have exited. Must not be called from one of the group's own loops. Idempotent.
-    public func shutdown() {
+    package func shutdown() {
         if isShutdown.exchange(true, ordering: .acquiringAndReleasing) { return }
         for loop in loops { loop.shutdown() }
         for loop in loops { loop.join() }

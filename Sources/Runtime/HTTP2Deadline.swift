@@ -4,19 +4,19 @@ internal import Telemetry
 /// A point in time on the monotonic clock (CLOCK_MONOTONIC), in nanoseconds. Cheap to create and compare.
 public struct HTTP2Deadline: Hashable, Comparable, Sendable {
     /// Nanoseconds since an arbitrary fixed point (boot).
-    public var uptimeNanoseconds: UInt64
+    package var uptimeNanoseconds: UInt64
 
-    public init(uptimeNanoseconds: UInt64) {
+    package init(uptimeNanoseconds: UInt64) {
         self.uptimeNanoseconds = uptimeNanoseconds
     }
 
     /// The current time.
-    public static func now() -> HTTP2Deadline {
+    package static func now() -> HTTP2Deadline {
         HTTP2Deadline(uptimeNanoseconds: SystemMonotonicClock().uptimeNanoseconds())
     }
 
     /// A deadline `duration` from now.
-    public static func after(_ duration: Duration) -> HTTP2Deadline {
+    package static func after(_ duration: Duration) -> HTTP2Deadline {
         now() + duration
     }
 
@@ -27,7 +27,7 @@ public struct HTTP2Deadline: Hashable, Comparable, Sendable {
         lhs.uptimeNanoseconds < rhs.uptimeNanoseconds
     }
 
-    public static func + (lhs: HTTP2Deadline, rhs: Duration) -> HTTP2Deadline {
+    package static func + (lhs: HTTP2Deadline, rhs: Duration) -> HTTP2Deadline {
         let nanos = rhs.nanoseconds
         if nanos <= 0 { return lhs }
         let (sum, overflow) = lhs.uptimeNanoseconds.addingReportingOverflow(UInt64(nanos))

@@ -2,12 +2,12 @@ import Synchronization
 
 /// A periodic task of an ``EventLoop`` (``EventLoop/scheduleRepeated(every:_:)``); cancel it from any thread. A run
 /// that is already under way when `cancel()` is called finishes; none starts after it.
-public final class RepeatedTask: Sendable {
+package final class RepeatedTask: Sendable {
     private let cancelled = Atomic<Bool>(false)
 
     init() {}
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-    public func cancel() { cancelled.store(true, ordering: .releasing) }
+    package func cancel() { cancelled.store(true, ordering: .releasing) }
 }

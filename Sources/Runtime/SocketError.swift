@@ -2,9 +2,9 @@
 /// event loop (epoll, eventfd).
 ///
 /// `code` says what happened; `reason` carries the underlying text (`strerror`, `gai_strerror`).
-public struct SocketError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+package struct SocketError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong; an extensible set of static constants.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
             case connectFailed, bindFailed, eventLoopFailed
         }
@@ -18,13 +18,13 @@ public struct SocketError: Error, Sendable, CustomStringConvertible, CustomDebug
         /// An event loop could not be set up (epoll or eventfd).
         package static let eventLoopFailed = Code(.eventLoopFailed)
 
-        public var description: String { value.rawValue }
+        package var description: String { value.rawValue }
     }
 
     /// What went wrong.
-    public var code: Code
+    package var code: Code
     /// The underlying reason (errno text, resolver text).
-    public var reason: String
+    package var reason: String
     /// Where the error was created.
     package var file: String
     /// Where the error was created.
@@ -39,13 +39,13 @@ public struct SocketError: Error, Sendable, CustomStringConvertible, CustomDebug
 
     /// True when trying again (another address, a new connection) may succeed: a connect can fail for one address
     /// or one moment; a port in use or an event loop the kernel refused stays refused.
-    public var isRetriable: Bool { code == .connectFailed }
+    package var isRetriable: Bool { code == .connectFailed }
 
     /// `Socket.<code>: reason`, for people: no source location (``debugDescription`` has it).
-    public var description: String {
+    package var description: String {
         reason.isEmpty ? "Socket.\(code)" : "Socket.\(code): \(reason)"
     }
 
     /// ``description`` and where the error was created, for debug logs.
-    public var debugDescription: String { description + " [\(file):\(line)]" }
+    package var debugDescription: String { description + " [\(file):\(line)]" }
 }

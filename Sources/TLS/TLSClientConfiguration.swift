@@ -1,17 +1,17 @@
 /// TLS settings for an HTTP/2 client connection.
-public struct TLSClientConfiguration: Sendable {
+package struct TLSClientConfiguration: Sendable {
     /// PEM file of CA certificates to trust instead of the system store.
     /// Default: `nil` (the system trust store, `SSL_CTX_set_default_verify_paths`).
     var caFile: String?
     /// PEM certificate chain presented to the server (certificate-based APNs auth).
     /// Default: `nil` (no client certificate).
-    public var certificateFile: String?
+    package var certificateFile: String?
     /// PEM private key for `certificateFile`.
     /// Default: `nil`.
-    public var privateKeyFile: String?
+    package var privateKeyFile: String?
     /// A client certificate chain and its private key as PEM text, instead of files: a key decrypted from a PKCS12
     /// archive stays in memory. Default: `nil`.
-    public var clientIdentityPEM: (certificateChain: String, privateKey: String)?
+    package var clientIdentityPEM: (certificateChain: String, privateKey: String)?
     /// Verify the server certificate chain and host name.
     /// Default: `true`. Turn off only in tests.
     var verifyPeer: Bool
@@ -19,7 +19,7 @@ public struct TLSClientConfiguration: Sendable {
     /// Default: `nil`.
     var serverName: String?
 
-    public init(
+    package init(
         caFile: String? = nil,
         certificateFile: String? = nil,
         privateKeyFile: String? = nil,

@@ -8,7 +8,7 @@ internal import COpenSSL
 /// - Important: `@unchecked Sendable` because it wraps an `SSL_CTX` pointer that is fully configured in `init` and
 ///   only read afterwards (`SSL_new` is thread-safe on a configured context). It owns the pointer and frees it once,
 ///   in `deinit`.
-public final class TLSContext: @unchecked Sendable {
+package final class TLSContext: @unchecked Sendable {
     /// Client or server.
     enum Role: Sendable { case client, server }
 
@@ -24,7 +24,7 @@ public final class TLSContext: @unchecked Sendable {
 
     /// Loads a client context: TLS 1.2+, ALPN `h2`, trust store, optional client certificate.
     /// - Throws: `TLSError` (`configuration`) with the OpenSSL error stack.
-    public init(client configuration: TLSClientConfiguration) throws(TLSError) {
+    package init(client configuration: TLSClientConfiguration) throws(TLSError) {
         role = .client
         serverProtocols = []
         verifyPeer = configuration.verifyPeer
@@ -67,7 +67,7 @@ public final class TLSContext: @unchecked Sendable {
     /// Loads a server context: certificate + key, TLS 1.2+, ALPN selection from `alpnProtocols`, and with a client
     /// CA file, client certificates requested and verified (required, or optional).
     /// - Throws: `TLSError` (`configuration`) with the OpenSSL error stack.
-    public init(server configuration: TLSServerConfiguration) throws(TLSError) {
+    package init(server configuration: TLSServerConfiguration) throws(TLSError) {
         role = .server
         verifyPeer = configuration.clientCAFile != nil
         serverName = nil

@@ -2,9 +2,9 @@
 ///
 /// `code` says what happened; `reason` carries the underlying text (the OpenSSL error stack, the certificate
 /// verification result, `strerror`).
-public struct TLSError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+package struct TLSError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// What went wrong; an extensible set of static constants.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
+    package struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Value: String, Sendable {
             case connectFailed, handshakeFailed, certificateVerifyFailed, hostnameMismatch, alpnMismatch
             case configuration, inputRejected, connectionClosed, shutdown
@@ -31,13 +31,13 @@ public struct TLSError: Error, Sendable, CustomStringConvertible, CustomDebugStr
         /// The event loop shut down.
         package static let shutdown = Code(.shutdown)
 
-        public var description: String { value.rawValue }
+        package var description: String { value.rawValue }
     }
 
     /// What went wrong.
-    public var code: Code
+    package var code: Code
     /// The underlying reason (OpenSSL error stack, verification result, errno text).
-    public var reason: String
+    package var reason: String
     /// Where the error was created.
     package var file: String
     /// Where the error was created.
@@ -52,13 +52,13 @@ public struct TLSError: Error, Sendable, CustomStringConvertible, CustomDebugStr
 
     /// True when a new connection may succeed where this one failed: its TCP connect failed. A certificate, name,
     /// ALPN or configuration failure repeats on every attempt.
-    public var isRetriable: Bool { code == .connectFailed }
+    package var isRetriable: Bool { code == .connectFailed }
 
     /// `TLS.<code>: reason`, for people: no source location (``debugDescription`` has it).
-    public var description: String {
+    package var description: String {
         reason.isEmpty ? "TLS.\(code)" : "TLS.\(code): \(reason)"
     }
 
     /// ``description`` and where the error was created, for debug logs.
-    public var debugDescription: String { description + " [\(file):\(line)]" }
+    package var debugDescription: String { description + " [\(file):\(line)]" }
 }

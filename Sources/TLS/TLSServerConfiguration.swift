@@ -1,25 +1,25 @@
 /// TLS settings for an HTTP/2 server.
-public struct TLSServerConfiguration: Sendable {
+package struct TLSServerConfiguration: Sendable {
     /// PEM certificate chain of the server.
-    public var certificateFile: String
+    package var certificateFile: String
     /// PEM private key of the server.
-    public var privateKeyFile: String
+    package var privateKeyFile: String
     /// ALPN protocols the server will select, in preference order.
     /// Default: `["h2"]`. Tests set `["http/1.1"]` to simulate a server without HTTP/2.
     var alpnProtocols: [String]
     /// PEM CA file used to verify client certificates; when set, clients must present one that verifies against
     /// it (unless ``clientCertificateOptional``).
     /// Default: `nil` (client certificates are not requested).
-    public var clientCAFile: String?
+    package var clientCAFile: String?
     /// With ``clientCAFile``: a client certificate is requested and, when the client presents one, it must verify
     /// against the CA or the handshake fails; a client that presents none still connects (it authenticates some
     /// other way, e.g. with an APNs provider token). `SSL_VERIFY_PEER` without `SSL_VERIFY_FAIL_IF_NO_PEER_CERT`.
     /// The certificate a connection presented is ``TLSTransport/verifiedClientCertificate``.
     /// Ignored without ``clientCAFile`` (no certificate is requested).
     /// Default: `false` (with ``clientCAFile``, every client must present a certificate).
-    public var clientCertificateOptional = false
+    package var clientCertificateOptional = false
 
-    public init(
+    package init(
         certificateFile: String,
         privateKeyFile: String,
         alpnProtocols: [String] = ["h2"],

@@ -1,18 +1,18 @@
 /// One counter per case of a small enum, found without hashing: the counters in `allCases` order, picked by a scan of
 /// the cases. (A dictionary keyed by an enum with raw values hashes the case's raw string at every lookup, on the
 /// worker's hot path.)
-public struct CaseCounters<Key: CaseIterable & Equatable & Sendable>: Sendable {
+package struct CaseCounters<Key: CaseIterable & Equatable & Sendable>: Sendable {
     private let keys: [Key]
     private let counters: [Counter]
 
     /// Makes each case's counter with `make`.
-    public init(_ make: (Key) -> Counter) {
+    package init(_ make: (Key) -> Counter) {
         keys = Array(Key.allCases)
         counters = keys.map(make)
     }
 
     /// The counter of `key`.
-    public subscript(key: Key) -> Counter {
+    package subscript(key: Key) -> Counter {
         var index = 0
         while keys[index] != key { index += 1 }
         return counters[index]

@@ -1,23 +1,23 @@
 /// A monotonically increasing count. Updates are lock-free and safe from any thread.
-public final class Counter: Sendable {
+package final class Counter: Sendable {
     private let integerPart = MetricCell()
     private let fractionalPart = MetricCell()
 
     /// A counter in no registry (updates are kept but never exposed).
-    public init() {}
+    package init() {}
 
     /// Adds `amount` (1 by default).
-    public func increment(by amount: Int = 1) {
+    package func increment(by amount: Int = 1) {
         precondition(amount >= 0, "counters only go up")
         integerPart.add(integer: UInt64(amount))
     }
 
     /// Adds a non-integral amount, e.g. seconds of CPU time.
-    public func increment(by amount: Double) {
+    package func increment(by amount: Double) {
         precondition(amount >= 0, "counters only go up")
         fractionalPart.add(double: amount)
     }
 
     /// The current total.
-    public var value: Double { Double(integerPart.integerValue) + fractionalPart.doubleValue }
+    package var value: Double { Double(integerPart.integerValue) + fractionalPart.doubleValue }
 }

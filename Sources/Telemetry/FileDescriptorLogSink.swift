@@ -2,14 +2,14 @@
 
 /// Writes lines to a file descriptor (stdout, 1, by default) with one `write(2)` per line, so lines from
 /// different threads never interleave.
-public struct FileDescriptorLogSink: LogSink {
+package struct FileDescriptorLogSink: LogSink {
     let fileDescriptor: Int32
 
-    public init(fileDescriptor: Int32 = 1) {
+    package init(fileDescriptor: Int32 = 1) {
         self.fileDescriptor = fileDescriptor
     }
 
-    public func write(line: String) {
+    package func write(line: String) {
         var bytes = Array(line.utf8)
         bytes.append(UInt8(ascii: "\n"))
         bytes.withUnsafeBytes { buffer in

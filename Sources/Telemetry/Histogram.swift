@@ -2,9 +2,9 @@
 ///
 /// Each observation touches one bucket cell and the sum, both lock-free; buckets are made cumulative only
 /// when exposed, so `+Inf` always equals `_count`.
-public final class Histogram: Sendable {
+package final class Histogram: Sendable {
     /// Upper bounds, ascending, without `+Inf`.
-    public let upperBounds: [Double]
+    package let upperBounds: [Double]
     private let cells: [MetricCell]  // upperBounds.count + 1 (the last is +Inf)
     private let total = MetricCell()
     private let largest = MetricCell()
@@ -15,7 +15,7 @@ public final class Histogram: Sendable {
     }
 
     /// Records one observation (in base units, e.g. seconds).
-    public func observe(_ value: Double) {
+    package func observe(_ value: Double) {
         var low = 0
         var high = upperBounds.count
         while low < high {
@@ -28,10 +28,10 @@ public final class Histogram: Sendable {
     }
 
     /// The largest observation so far (0 when empty); kept for summaries, not part of the exposition.
-    public var maximum: Double { largest.doubleValue }
+    package var maximum: Double { largest.doubleValue }
 
     /// Cumulative counts per bucket, the last being `+Inf` (= the count).
-    public var cumulativeCounts: [UInt64] {
+    package var cumulativeCounts: [UInt64] {
         var running: UInt64 = 0
         return cells.map { cell in
             running &+= cell.integerValue
@@ -39,18 +39,18 @@ public final class Histogram: Sendable {
         }
     }
 
-    public var count: UInt64 { cumulativeCounts.last ?? 0 }
+    package var count: UInt64 { cumulativeCounts.last ?? 0 }
     var sum: Double { total.doubleValue }
 
     /// The value below which `quantile` (0…1) of observations fall, interpolated linearly inside the bucket
     /// as Prometheus' `histogram_quantile` does. Nil when empty.
-    public func estimate(quantile: Double) -> Double? {
+    package func estimate(quantile: Double) -> Double? {
         Self.estimate(quantile: quantile, cumulativeCounts: cumulativeCounts, upperBounds: upperBounds)
     }
 
     /// ``estimate(quantile:)`` over any cumulative counts with these bounds, e.g. the difference of two snapshots
     /// of ``cumulativeCounts`` (the observations of a time window).
-    public static func estimate(quantile: Double, cumulativeCounts counts: [UInt64], upperBounds: [Double]) -> Double? {
+    package static func estimate(quantile: Double, cumulativeCounts counts: [UInt64], upperBounds: [Double]) -> Double? {
         guard let total = counts.last, total > 0 else { return nil }
         let rank = quantile * Double(total)
         for (index, cumulative) in counts.enumerated() where Double(cumulative) >= rank {
@@ -65,7 +65,7 @@ public final class Histogram: Sendable {
     }
 
     /// Default latency buckets in seconds, 0.5 ms to 30 s, with a boundary at 0.3 s for the SLO.
-    public static let latencyBuckets: [Double] = [
+    package static let latencyBuckets: [Double] = [
         0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.3, 0.5, 1, 2.5, 5, 10, 30,
     ]
 }

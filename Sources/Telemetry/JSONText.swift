@@ -1,5 +1,5 @@
 /// Minimal JSON string escaping (RFC 8259) shared by the log renderer and other hand-written JSON.
-public enum JSONText {
+package enum JSONText {
     /// Appends `value` as a quoted, escaped JSON string.
     static func appendString(_ value: String, to output: inout String) {
         output.append("\"")
@@ -21,7 +21,7 @@ public enum JSONText {
     }
 
     /// `value` as a quoted, escaped JSON string.
-    public static func quoted(_ value: String) -> String {
+    package static func quoted(_ value: String) -> String {
         var output = ""
         appendString(value, to: &output)
         return output

@@ -2,7 +2,7 @@
 /// read-ahead's timeout, the back-off of a failed produce — runs on the event loops (`Runtime`'s `EventLoop` and
 /// `EventLoopGroup` are schedulers); in tests `ManualWallClock` (TestSupport) is one, whose jobs run when it is
 /// advanced past their time, so no test sleeps for them.
-public protocol JobScheduler: Sendable {
+package protocol JobScheduler: Sendable {
     /// Runs `job` once `delay` has passed. Thread-safe.
     func execute(after delay: Duration, _ job: @escaping @Sendable () -> Void)
 }

@@ -1,9 +1,9 @@
 /// Severity of a log line, ordered from the most verbose to the most severe.
-public enum LogLevel: Int, Comparable, Sendable, CaseIterable, CustomStringConvertible {
+package enum LogLevel: Int, Comparable, Sendable, CaseIterable, CustomStringConvertible {
     case trace, debug, info, notice, warning, error, critical
 
     /// Parses `trace`, `debug`, `info`, `notice`, `warning` (or `warn`), `error`, `critical`.
-    public init?(name: String) {
+    package init?(name: String) {
         switch name.lowercased() {
         case "trace": self = .trace
         case "debug": self = .debug
@@ -16,7 +16,7 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable, CustomStringConve
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .trace: "trace"
         case .debug: "debug"
@@ -28,5 +28,5 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable, CustomStringConve
         }
     }
 
-    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }

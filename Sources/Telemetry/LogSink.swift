@@ -2,7 +2,7 @@
 import Synchronization
 
 /// Where finished log lines go. Implementations must be safe to call from any thread.
-public protocol LogSink: Sendable {
+package protocol LogSink: Sendable {
     /// Writes one complete JSON line (without the trailing newline).
     func write(line: String)
 }

@@ -6,8 +6,8 @@ import Foundation
 /// A value type: copy it and add metadata per component (`logger[metadataKey: "apns.connection"] = "2"`).
 /// Messages are constant strings; variable data goes into metadata. Never put a full device token into a
 /// log line: use ``Logger/mask(token:)``.
-public struct Logger: Sendable {
-    public typealias Metadata = [String: String]
+package struct Logger: Sendable {
+    package typealias Metadata = [String: String]
 
     /// The component name, written as `label`.
     let label: String
@@ -21,22 +21,22 @@ public struct Logger: Sendable {
     ///   - label: the component name.
     ///   - level: the minimum level written. Default: `.info`.
     ///   - sink: where lines go. Default: stdout.
-    public init(label: String, level: LogLevel = .info, sink: any LogSink = FileDescriptorLogSink()) {
+    package init(label: String, level: LogLevel = .info, sink: any LogSink = FileDescriptorLogSink()) {
         self.label = label
         self.level = level
         self.metadata = [:]
         self.sink = sink
     }
 
-    public subscript(metadataKey key: String) -> String? {
+    package subscript(metadataKey key: String) -> String? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
     /// A logger that drops everything; for code paths that take a logger but whose caller does not care.
-    public static var disabled: Logger { Logger(label: "disabled", level: .critical, sink: DiscardingLogSink()) }
+    package static var disabled: Logger { Logger(label: "disabled", level: .critical, sink: DiscardingLogSink()) }
 
-    public func log(_ level: LogLevel, _ message: @autoclosure () -> String, metadata extra: @autoclosure () -> Metadata = [:]) {
+    package func log(_ level: LogLevel, _ message: @autoclosure () -> String, metadata extra: @autoclosure () -> Metadata = [:]) {
         guard level >= self.level else { return }
         var fields = metadata
         for (key, value) in extra() { fields[key] = value }
@@ -46,22 +46,22 @@ public struct Logger: Sendable {
     func trace(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
         log(.trace, message(), metadata: metadata())
     }
-    public func debug(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
+    package func debug(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
         log(.debug, message(), metadata: metadata())
     }
-    public func info(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
+    package func info(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
         log(.info, message(), metadata: metadata())
     }
-    public func notice(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
+    package func notice(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
         log(.notice, message(), metadata: metadata())
     }
-    public func warning(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
+    package func warning(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
         log(.warning, message(), metadata: metadata())
     }
-    public func error(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
+    package func error(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
         log(.error, message(), metadata: metadata())
     }
-    public func critical(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
+    package func critical(_ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata = [:]) {
         log(.critical, message(), metadata: metadata())
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// - Important: A name is bound to one type, help text and (for histograms) bucket layout by its first
 ///   registration; registering it again with a different type is a programming error.
-public final class MetricsRegistry: Sendable {
+package final class MetricsRegistry: Sendable {
     private struct Family {
         let name: String
         let help: String
@@ -32,17 +32,17 @@ public final class MetricsRegistry: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     // MARK: - Registration
 
-    public func counter(_ name: String, help: String, labels: [String: String] = [:]) -> Counter {
+    package func counter(_ name: String, help: String, labels: [String: String] = [:]) -> Counter {
         let series = series(name: name, help: help, type: .counter, labels: labels) { .counter(Counter()) }
         guard case .counter(let counter) = series else { preconditionFailure("\(name) is not a counter") }
         return counter
     }
 
-    public func gauge(_ name: String, help: String, labels: [String: String] = [:]) -> Gauge {
+    package func gauge(_ name: String, help: String, labels: [String: String] = [:]) -> Gauge {
         let series = series(name: name, help: help, type: .gauge, labels: labels) { .gauge(Gauge()) }
         guard case .gauge(let gauge) = series else { preconditionFailure("\(name) is not a gauge") }
         return gauge
@@ -50,20 +50,20 @@ public final class MetricsRegistry: Sendable {
 
     /// One counter of `name` per key, labelled `label` = `value(key)`: the series of a closed set of label values,
     /// registered at once (so each shows 0 before it first counts) and looked up by key afterwards.
-    public func counters<Key: Hashable>(
+    package func counters<Key: Hashable>(
         _ name: String, help: String, label: String, keys: some Sequence<Key>, value: (Key) -> String
     ) -> [Key: Counter] {
         Dictionary(uniqueKeysWithValues: keys.map { ($0, counter(name, help: help, labels: [label: value($0)])) })
     }
 
     /// One gauge of `name` per key, as ``counters(_:help:label:keys:value:)``.
-    public func gauges<Key: Hashable>(
+    package func gauges<Key: Hashable>(
         _ name: String, help: String, label: String, keys: some Sequence<Key>, value: (Key) -> String
     ) -> [Key: Gauge] {
         Dictionary(uniqueKeysWithValues: keys.map { ($0, gauge(name, help: help, labels: [label: value($0)])) })
     }
 
-    public func histogram(
+    package func histogram(
         _ name: String,
         help: String,
         labels: [String: String] = [:],
@@ -78,7 +78,7 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// Removes one series (e.g. the lag gauge of a partition this process no longer owns).
-    public func remove(_ name: String, labels: [String: String]) {
+    package func remove(_ name: String, labels: [String: String]) {
         let key = Self.renderLabels(labels)
         state.withLock { state in
             _ = state.families[name]?.series.removeValue(forKey: key)
@@ -90,7 +90,7 @@ public final class MetricsRegistry: Sendable {
     /// that is gone, labelled with its `credential`). Handles still held keep working but are no longer exposed.
     /// - Returns: how many series were removed.
     @discardableResult
-    public func removeSeries(labelled labels: [String: String]) -> Int {
+    package func removeSeries(labelled labels: [String: String]) -> Int {
         guard !labels.isEmpty else { return 0 }
         return state.withLock { state in
             var removed = 0
@@ -108,7 +108,7 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// Registers a closure run before every exposition, to refresh gauges derived from other state.
-    public func addCollector(_ collector: @escaping @Sendable () -> Void) {
+    package func addCollector(_ collector: @escaping @Sendable () -> Void) {
         state.withLock { $0.collectors.append(collector) }
     }
 
@@ -142,7 +142,7 @@ public final class MetricsRegistry: Sendable {
     static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     /// Renders every family in registration order, series sorted by labels, in text format 0.0.4.
-    public func exposition() -> String {
+    package func exposition() -> String {
         let collectors = state.withLock { $0.collectors }
         for collector in collectors { collector() }
         let families = state.withLock { state in state.order.compactMap { state.families[$0] } }

@@ -3,21 +3,21 @@
 /// Time that only moves forward (CLOCK_MONOTONIC): for spans measured inside the process — stage timings, the age of
 /// the oldest event in flight — which a step of the wall clock (NTP, a VM resumed) must not stretch or shrink.
 /// Injected where tests drive time (`ManualWallClock` in TestSupport serves as both clocks).
-public protocol MonotonicClock: Sendable {
+package protocol MonotonicClock: Sendable {
     /// Nanoseconds since an arbitrary fixed point (boot).
     func uptimeNanoseconds() -> UInt64
 }
 
 extension MonotonicClock {
     /// ``uptimeNanoseconds()`` in microseconds.
-    public func uptimeMicroseconds() -> Int64 { Int64(truncatingIfNeeded: uptimeNanoseconds() / 1000) }
+    package func uptimeMicroseconds() -> Int64 { Int64(truncatingIfNeeded: uptimeNanoseconds() / 1000) }
 }
 
 /// The system's monotonic clock.
-public struct SystemMonotonicClock: MonotonicClock {
-    public init() {}
+package struct SystemMonotonicClock: MonotonicClock {
+    package init() {}
 
-    public func uptimeNanoseconds() -> UInt64 {
+    package func uptimeNanoseconds() -> UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return UInt64(spec.tv_sec) &* 1_000_000_000 &+ UInt64(spec.tv_nsec)

@@ -8,9 +8,9 @@ import Synchronization
 ///
 /// A reading walks every thread's `/proc` entry (about 20 file reads): readings closer together than
 /// ``minimumInterval`` reuse the last one, so a scraper polling fast costs the process little.
-public final class ProcessMetrics: Sendable {
+package final class ProcessMetrics: Sendable {
     /// Readings closer together than this reuse the last one. Default: 1 second.
-    public static let minimumInterval: Duration = .seconds(1)
+    package static let minimumInterval: Duration = .seconds(1)
     static let threadFamily = "callpush_thread_cpu_seconds_total"
 
     private struct State {
@@ -40,7 +40,7 @@ public final class ProcessMetrics: Sendable {
     /// Registers the metrics in `registry` and refreshes them before its expositions. The registry keeps them (and
     /// they do not keep the registry).
     @discardableResult
-    public static func register(in registry: MetricsRegistry) -> ProcessMetrics {
+    package static func register(in registry: MetricsRegistry) -> ProcessMetrics {
         let metrics = ProcessMetrics(registry: registry)
         metrics.refresh(in: registry)
         registry.addCollector { [weak registry] in

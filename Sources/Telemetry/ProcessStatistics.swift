@@ -3,28 +3,28 @@ import Foundation
 /// One reading of a process's CPU time, memory, file descriptors and threads from `/proc` (Linux).
 ///
 /// Used by ``ProcessMetrics`` for this process and by the benchmarks for a worker they started.
-public struct ProcessStatistics: Sendable {
+package struct ProcessStatistics: Sendable {
     /// One thread: its kernel id, its name (`/proc/…/task/<id>/comm`) and the CPU time it has used.
-    public struct Thread: Sendable {
-        public let id: Int
-        public let name: String
-        public let cpuSeconds: Double
+    package struct Thread: Sendable {
+        package let id: Int
+        package let name: String
+        package let cpuSeconds: Double
     }
 
     /// User + system CPU time of the whole process.
-    public let cpuSeconds: Double
-    public let residentBytes: Int
-    public let virtualBytes: Int
+    package let cpuSeconds: Double
+    package let residentBytes: Int
+    package let virtualBytes: Int
     /// When the process started, in seconds since the Unix epoch (nil if the boot time cannot be read).
-    public let startTimeSeconds: Double?
-    public let openFileDescriptors: Int
+    package let startTimeSeconds: Double?
+    package let openFileDescriptors: Int
     /// The soft limit on open file descriptors (nil when unlimited or unreadable).
-    public let maximumFileDescriptors: Int?
+    package let maximumFileDescriptors: Int?
     /// Every thread, when the reading asked for them (else empty).
-    public let threads: [Thread]
+    package let threads: [Thread]
 
     /// Reads process `process` ("self" or a pid); nil when its `/proc/…/stat` cannot be read (it has exited).
-    public static func read(process: String = "self", threads readThreads: Bool = true) -> ProcessStatistics? {
+    package static func read(process: String = "self", threads readThreads: Bool = true) -> ProcessStatistics? {
         let directory = "/proc/\(process)"
         guard let stat = Stat(file: "\(directory)/stat") else { return nil }
         var threads: [Thread] = []

@@ -2,14 +2,14 @@ import Synchronization
 
 /// Whether this process should receive traffic: the worker sets it once it has joined its consumer group
 /// and clears it when it starts draining. `/readyz` answers 200 while it is set and 503 otherwise.
-public final class ReadinessFlag: Sendable {
+package final class ReadinessFlag: Sendable {
     private let ready = Atomic<Bool>(false)
 
-    public init(ready: Bool = false) {
+    package init(ready: Bool = false) {
         self.ready.store(ready, ordering: .relaxed)
     }
 
-    public var isReady: Bool { ready.load(ordering: .acquiring) }
+    package var isReady: Bool { ready.load(ordering: .acquiring) }
 
-    public func set(_ value: Bool) { ready.store(value, ordering: .releasing) }
+    package func set(_ value: Bool) { ready.store(value, ordering: .releasing) }
 }

@@ -1,10 +1,10 @@
 @preconcurrency import Glibc
 
 /// The system's real-time clock (`CLOCK_REALTIME`).
-public struct SystemWallClock: WallClock {
-    public init() {}
+package struct SystemWallClock: WallClock {
+    package init() {}
 
-    public func now() -> WallTime {
+    package func now() -> WallTime {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return WallTime(nanosecondsSinceEpoch: Int64(spec.tv_sec) &* 1_000_000_000 &+ Int64(spec.tv_nsec))

@@ -14,8 +14,8 @@ import Synchronization
 /// connection evicts the oldest one that has not sent a complete request (or, when every connection is answering,
 /// the oldest of all), so idle or half-sent connections held open cannot keep probes and scrapes out; evictions are
 /// counted in `callpush_telemetry_connections_evicted_total`.
-public final class TelemetryServer: Sendable {
-    public let configuration: TelemetryServerConfiguration
+package final class TelemetryServer: Sendable {
+    package let configuration: TelemetryServerConfiguration
     private let registry: MetricsRegistry
     private let readiness: ReadinessFlag
     private let logger: Logger
@@ -25,11 +25,11 @@ public final class TelemetryServer: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private let evictions: Counter
     /// The port actually bound (useful with port 0).
-    public let port: Int
+    package let port: Int
 
     /// Binds and starts serving on a thread of its own, which runs until ``stop()``.
     /// - Throws: ``TelemetryServerError`` when the address cannot be bound.
-    public init(
+    package init(
         configuration: TelemetryServerConfiguration = .init(),
         registry: MetricsRegistry,
         readiness: ReadinessFlag,
@@ -62,7 +62,7 @@ public final class TelemetryServer: Sendable {
     }
 
     /// Stops accepting, closes every connection and waits for the thread to end. Idempotent.
-    public func stop() {
+    package func stop() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         var one: UInt8 = 1
         _ = Glibc.write(wakeup.write, &one, 1)

@@ -1,15 +1,15 @@
 /// Why the telemetry server could not start.
-public struct TelemetryServerError: Error, CustomStringConvertible, Sendable {
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+package struct TelemetryServerError: Error, CustomStringConvertible, Sendable {
+    package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
         static let invalidAddress = Self(rawValue: "invalidAddress")
         static let bindFailed = Self(rawValue: "bindFailed")
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
-    public let code: Code
-    public let reason: String
+    package let code: Code
+    package let reason: String
 
     init(_ code: Code, _ reason: String) {
         self.code = code
@@ -17,6 +17,6 @@ public struct TelemetryServerError: Error, CustomStringConvertible, Sendable {
     }
 
     /// A bind failure may clear (the port is freed); a bad address never does.
-    public var isRetriable: Bool { code == .bindFailed }
-    public var description: String { "TelemetryServerError.\(code): \(reason)" }
+    package var isRetriable: Bool { code == .bindFailed }
+    package var description: String { "TelemetryServerError.\(code): \(reason)" }
 }

@@ -6,15 +6,15 @@ import Glibc
 /// threads apart (a thread otherwise inherits its creator's name, e.g. Dispatch's "com.apple.root.default-qos").
 ///
 /// Writes `/proc/thread-self/comm` (what `pthread_setname_np` does, which Swift's Glibc module does not export).
-public enum ThreadName {
+package enum ThreadName {
     /// Linux keeps at most 15 bytes of a thread name: longer names are cut to that.
-    public static let maximumLength = 15
+    package static let maximumLength = 15
 
     private static let path = "/proc/thread-self/comm"
 
     /// Names the calling thread `name`, cut to ``maximumLength`` bytes on a character boundary. Best effort: without
     /// `/proc` the thread keeps its name.
-    public static func setCurrent(_ name: String) {
+    package static func setCurrent(_ name: String) {
         let utf8 = Array(name.utf8)
         var end = min(utf8.count, maximumLength)
         // A cut before a continuation byte would split a character: cut before that character's lead byte instead.
@@ -29,7 +29,7 @@ public enum ThreadName {
     }
 
     /// The calling thread's kernel name ("" without `/proc`).
-    public static var current: String {
+    package static var current: String {
         var buffer = [UInt8](repeating: 0, count: maximumLength + 2)
         #if canImport(Glibc)
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
@@ -45,7 +45,7 @@ public enum ThreadName {
     /// The group a thread's name counts under in per-thread metrics, so the label set stays small: numbered names share
     /// one ("http2-loop-0" → "http2-loop"), librdkafka's threads ("rdk:main", "rdk:broker3") are "librdkafka",
     /// Dispatch's workers (their names end in "qos" or "qos.overcommit") are "dispatch"; other names stand as they are.
-    public static func group(_ name: String) -> String {
+    package static func group(_ name: String) -> String {
         if name.hasPrefix("rdk:") { return "librdkafka" }
         if name.contains("qos") { return "dispatch" }
         var base = Substring(name)

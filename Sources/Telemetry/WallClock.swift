@@ -2,6 +2,6 @@
 /// deadlines, provider-token `iat` and ages, APNs 410 timestamps. Injected wherever such times are compared, so
 /// tests control them (`ManualWallClock` in TestSupport). Time within the process is measured on monotonic clocks
 /// (``MonotonicClock``, `HTTP2Deadline`, `ContinuousClock`), and every configured span of time is a `Duration`.
-public protocol WallClock: Sendable {
+package protocol WallClock: Sendable {
     func now() -> WallTime
 }

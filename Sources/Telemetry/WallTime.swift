@@ -1,20 +1,20 @@
 /// A point in wall-clock time: nanoseconds since the UNIX epoch (UTC).
-public struct WallTime: Comparable, Hashable, Sendable {
-    public var nanosecondsSinceEpoch: Int64
+package struct WallTime: Comparable, Hashable, Sendable {
+    package var nanosecondsSinceEpoch: Int64
 
-    public init(nanosecondsSinceEpoch: Int64) { self.nanosecondsSinceEpoch = nanosecondsSinceEpoch }
-    public init(millisecondsSinceEpoch: Int64) { nanosecondsSinceEpoch = millisecondsSinceEpoch &* 1_000_000 }
+    package init(nanosecondsSinceEpoch: Int64) { self.nanosecondsSinceEpoch = nanosecondsSinceEpoch }
+    package init(millisecondsSinceEpoch: Int64) { nanosecondsSinceEpoch = millisecondsSinceEpoch &* 1_000_000 }
 
     /// Seconds since the epoch, with the fraction.
-    public var seconds: Double { Double(nanosecondsSinceEpoch) / 1e9 }
+    package var seconds: Double { Double(nanosecondsSinceEpoch) / 1e9 }
     /// Whole seconds since the epoch (rounded down), as JWT `iat` counts them.
-    public var wholeSeconds: Int64 { nanosecondsSinceEpoch.floorDivided(by: 1_000_000_000) }
+    package var wholeSeconds: Int64 { nanosecondsSinceEpoch.floorDivided(by: 1_000_000_000) }
     /// Whole milliseconds since the epoch (rounded down), as event times and Kafka timestamps count them.
-    public var milliseconds: Int64 { nanosecondsSinceEpoch.floorDivided(by: 1_000_000) }
+    package var milliseconds: Int64 { nanosecondsSinceEpoch.floorDivided(by: 1_000_000) }
     /// Whole microseconds since the epoch (rounded down).
-    public var microseconds: Int64 { nanosecondsSinceEpoch.floorDivided(by: 1000) }
+    package var microseconds: Int64 { nanosecondsSinceEpoch.floorDivided(by: 1000) }
 
-    public static func < (lhs: WallTime, rhs: WallTime) -> Bool {
+    package static func < (lhs: WallTime, rhs: WallTime) -> Bool {
         lhs.nanosecondsSinceEpoch < rhs.nanosecondsSinceEpoch
     }
 }

@@ -2,10 +2,10 @@ internal import Foundation
 
 /// Polls a condition until it holds or a time limit passes: how tests wait for asynchronous effects without
 /// sleeping a fixed time.
-public enum Eventually {
+package enum Eventually {
     /// Checks `condition` every `interval` until it holds or `timeout` passes; returns whether it held.
     @discardableResult
-    public static func waitUntil(
+    package static func waitUntil(
         timeout: Duration,
         interval: Duration = .milliseconds(10),
         _ condition: () throws -> Bool
@@ -20,7 +20,7 @@ public enum Eventually {
 
     /// ``waitUntil(timeout:interval:_:)`` for synchronous callers: blocks the calling thread between checks.
     @discardableResult
-    public static func blockingWaitUntil(
+    package static func blockingWaitUntil(
         timeout: Duration,
         interval: Duration = .milliseconds(10),
         _ condition: () throws -> Bool

@@ -5,17 +5,17 @@ internal import Foundation
 /// `/usr/bin/python3`, and aioapns only in the virtual environment `make test-deps` makes (`.build/python`, which
 /// also sees Debian's packages); a developer's `python3` on PATH may be another interpreter (pyenv, a venv) with or
 /// without them: the first candidate that imports every module a test needs wins.
-public enum PythonInterpreter {
+package enum PythonInterpreter {
     /// The modules most tests import.
-    public static let requiredModules = ["jwt", "cryptography", "yaml"]
+    package static let requiredModules = ["jwt", "cryptography", "yaml"]
 
     /// The interpreter for ``requiredModules``.
-    public static let path: String = path(importing: requiredModules)
+    package static let path: String = path(importing: requiredModules)
 
     /// `$CALLPUSH_PYTHON`, `<package root>/.build/python/bin/python3`, `python3` on PATH, then `/usr/bin/python3`:
     /// the first that imports `modules`; `python3` when none does (the test then fails with Python's own import
     /// error).
-    public static func path(importing modules: [String]) -> String {
+    package static func path(importing modules: [String]) -> String {
         var candidates = [PackageRoot.url.appendingPathComponent(".build/python/bin/python3").path, "python3", "/usr/bin/python3"]
         if let chosen = ProcessInfo.processInfo.environment["CALLPUSH_PYTHON"], !chosen.isEmpty {
             candidates.insert(chosen, at: 0)

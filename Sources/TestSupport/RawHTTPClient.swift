@@ -2,10 +2,10 @@ internal import Foundation
 @preconcurrency import Glibc
 
 /// A deliberately dumb TCP client for poking the telemetry server with well-formed and malformed bytes.
-public final class RawHTTPClient {
-    public let fd: Int32
+package final class RawHTTPClient {
+    package let fd: Int32
 
-    public init(port: Int) throws {
+    package init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -23,13 +23,13 @@ public final class RawHTTPClient {
 
     deinit { close(fd) }
 
-    public func send(_ text: String) {
+    package func send(_ text: String) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
     /// Reads until the server closes (or the 10 s receive timeout passes).
-    public func readAll() -> String {
+    package func readAll() -> String {
         var data = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -41,12 +41,12 @@ public final class RawHTTPClient {
     }
 
     /// True when the server has neither answered nor closed the connection (a non-blocking read would block).
-    public var isOpenWithoutData: Bool {
+    package var isOpenWithoutData: Bool {
         var byte: UInt8 = 0
         return recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)) < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
     }
 
-    public static func request(port: Int, _ text: String) throws -> String {
+    package static func request(port: Int, _ text: String) throws -> String {
         let client = try RawHTTPClient(port: port)
         client.send(text)
         return client.readAll()
@@ -54,8 +54,8 @@ public final class RawHTTPClient {
 }
 
 extension String {
-    public var statusLine: String { components(separatedBy: "\r\n").first ?? "" }
-    public var body: String {
+    package var statusLine: String { components(separatedBy: "\r\n").first ?? "" }
+    package var body: String {
         guard let range = range(of: "\r\n\r\n") else { return "" }
         return String(self[range.upperBound...])
     }

@@ -1,17 +1,17 @@
 @preconcurrency import Glibc
-public import Telemetry
+import Telemetry
 import Synchronization
 
 /// Keeps every line in memory; for tests.
-public final class RecordingLogSink: LogSink {
+package final class RecordingLogSink: LogSink {
     private let storage = Mutex<[String]>([])
 
-    public init() {}
+    package init() {}
 
-    public func write(line: String) {
+    package func write(line: String) {
         storage.withLock { $0.append(line) }
     }
 
     /// The lines written so far.
-    public var lines: [String] { storage.withLock { $0 } }
+    package var lines: [String] { storage.withLock { $0 } }
 }

@@ -3,9 +3,9 @@ internal import Glibc
 import Synchronization
 
 /// Fresh directories for a test's files.
-public enum TemporaryDirectory {
+package enum TemporaryDirectory {
     /// A new directory `<prefix>-<UUID>` in the system's temporary directory.
-    public static func make(prefix: String = "callpush-test") throws -> String {
+    package static func make(prefix: String = "callpush-test") throws -> String {
         let path = NSTemporaryDirectory() + prefix + "-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
@@ -13,7 +13,7 @@ public enum TemporaryDirectory {
 
     /// A new directory like ``make(prefix:)`` for what a suite keeps for the whole test process (its keys and
     /// certificates), removed with its contents when the process exits.
-    public static func makeForProcess(prefix: String) throws -> String {
+    package static func makeForProcess(prefix: String) throws -> String {
         let path = try make(prefix: prefix)
         removedAtExit.withLock { paths in
             if paths.isEmpty { atexit(removeAtExit) }

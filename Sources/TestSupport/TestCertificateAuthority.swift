@@ -3,19 +3,19 @@ import Foundation
 /// A certificate authority made with the `openssl` CLI, for tests of client-certificate authentication: a
 /// self-signed P-256 CA and the client certificates it signs (as Apple's CA signs an APNs push certificate).
 /// Independent of the code under test: nothing here goes through callpush's own certificate code.
-public struct TestCertificateAuthority: Sendable {
+package struct TestCertificateAuthority: Sendable {
     /// Why `openssl` failed.
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     /// The CA certificate, PEM: what a server trusts as its client CA.
-    public let certificatePath: String
-    public let privateKeyPath: String
+    package let certificatePath: String
+    package let privateKeyPath: String
     private let directory: String
 
     /// Makes a CA called `name` (subject `CN=<name>`) in `directory`, valid for two days.
-    public init(directory: String, name: String) throws {
+    package init(directory: String, name: String) throws {
         self.directory = directory
         certificatePath = "\(directory)/\(name)-ca.pem"
         privateKeyPath = "\(directory)/\(name)-ca-key.pem"
@@ -28,7 +28,7 @@ public struct TestCertificateAuthority: Sendable {
 
     /// A client certificate with subject `CN=<commonName>` signed by this CA, and its new P-256 key, written as
     /// `<name>.pem` and `<name>-key.pem`.
-    public func issueClientCertificate(_ name: String, commonName: String) throws
+    package func issueClientCertificate(_ name: String, commonName: String) throws
         -> (certificatePath: String, privateKeyPath: String)
     {
         let certificate = "\(directory)/\(name).pem"
@@ -44,7 +44,7 @@ public struct TestCertificateAuthority: Sendable {
 
     /// The SHA-256 fingerprint of the certificate in `path` as `openssl x509 -fingerprint -sha256` computes it,
     /// in lowercase hex without colons.
-    public static func fingerprint(ofCertificate path: String) throws -> String {
+    package static func fingerprint(ofCertificate path: String) throws -> String {
         let output = try openssl(["x509", "-in", path, "-noout", "-fingerprint", "-sha256"])
         guard let value = output.split(separator: "=").last else { throw Failure(description: "no fingerprint: \(output)") }
         return value.filter { $0 != ":" && !$0.isWhitespace }.lowercased()

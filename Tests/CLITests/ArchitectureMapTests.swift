@@ -5,16 +5,20 @@ import Testing
 /// ARCHITECTURE.md names real code: every type and `Type.member` it puts in backticks is declared in Sources/, and
 /// the event's path has at most eight steps.
 @Suite struct ArchitectureMapTests {
-    /// Every Swift source, concatenated (declarations are searched as text).
-    static let sources: String = {
-        let enumerator = FileManager.default.enumerator(at: PackageRoot.url.appendingPathComponent("Sources"), includingPropertiesForKeys: nil)
-        var text = ""
+    /// Every Swift source under Sources/, by path.
+    static let sourceFiles: [(path: String, text: String)] = {
+        let root = PackageRoot.url.appendingPathComponent("Sources")
+        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
+        var files: [(path: String, text: String)] = []
         while let url = enumerator?.nextObject() as? URL {
-            guard url.pathExtension == "swift", let file = try? String(contentsOf: url, encoding: .utf8) else { continue }
-            text += file
+            guard url.pathExtension == "swift", let text = try? String(contentsOf: url, encoding: .utf8) else { continue }
+            files.append((String(url.path.dropFirst(root.path.count + 1)), text))
         }
-        return text
+        return files
     }()
+
+    /// Every Swift source, concatenated (declarations are searched as text).
+    static let sources: String = sourceFiles.map(\.text).joined()
 
     @Test func everyNamedTypeAndMemberExists() throws {
         let map = try String(contentsOf: PackageRoot.url.appendingPathComponent("ARCHITECTURE.md"), encoding: .utf8)
@@ -36,6 +40,40 @@ import Testing
         #expect(checked >= 20)
         let steps = map.split(separator: "\n").filter { $0.range(of: #"^\d+\. "#, options: .regularExpression) != nil }
         #expect((4...8).contains(steps.count), "the event's path has \(steps.count) steps")
+    }
+
+    /// `public` only where an `open` class needs it (ARCHITECTURE.md, "Package surface"): the package builds
+    /// executables, so what another module uses is `package`; a public type is an open class or a type an open class's
+    /// initializer or open member names, and `public` appears only in the files that declare those types.
+    @Test func publicOnlyWhereAnOpenClassNeedsIt() throws {
+        let publicType = try NSRegularExpression(
+            pattern: #"^\s*(public|open)\s+(?:final\s+)?(?:struct|enum|class|protocol|actor)\s+([A-Za-z0-9]+)"#,
+            options: .anchorsMatchLines)
+        let publicWord = try NSRegularExpression(
+            pattern: #"^[^/"\n]*\b(public|open)\s+(?:import|func|var|let|init|struct|class|enum|protocol|actor|typealias|subscript|extension|static|final|mutating|nonisolated|convenience|required|lazy|indirect)\b"#,
+            options: .anchorsMatchLines)
+        var openSignatures = "", publicTypes: [String] = [], filesWithPublic: [String] = [], filesWithPublicTypes: Set<String> = []
+        for (name, text) in Self.sourceFiles {
+            let range = NSRange(text.startIndex..., in: text)
+            for line in text.split(separator: "\n") where line.contains("open func ") || line.contains("open var ")
+                || line.contains("public init(") {
+                openSignatures += line + "\n"
+            }
+            for match in publicType.matches(in: text, range: range) {
+                filesWithPublicTypes.insert(name)
+                if text[Range(match.range(at: 1), in: text)!] == "public" {
+                    publicTypes.append(String(text[Range(match.range(at: 2), in: text)!]))
+                }
+            }
+            if publicWord.firstMatch(in: text, range: range) != nil { filesWithPublic.append(name) }
+        }
+        #expect(!openSignatures.isEmpty)
+        for type in publicTypes {
+            #expect(openSignatures.contains(type), "\(type) is public, but no open class's initializer or open member names it")
+        }
+        for file in filesWithPublic {
+            #expect(filesWithPublicTypes.contains(file), "\(file) says public or open, but declares no public or open type")
+        }
     }
 
     /// Every property that skips the runtime's exclusivity check is one ARCHITECTURE.md names (`Type.property`).

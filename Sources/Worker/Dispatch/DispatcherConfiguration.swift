@@ -1,22 +1,22 @@
 /// Everything the dispatcher decides with; each part documents its own defaults.
-public struct DispatcherConfiguration: Sendable {
+package struct DispatcherConfiguration: Sendable {
     /// The topic call events arrive on: backlog and history scans read it, and a retry record's first hop names it.
     /// ``WorkerService`` sets it from ``WorkerConfiguration/callsTopic``. Default: "calls".
     var callsTopic = "calls"
     /// Event size and field limits. Default: ``CallEventDecoder/Configuration/init()``.
     var decoder = CallEventDecoder.Configuration()
     /// Event → APNs request mapping. Default: ``MappingConfiguration/init()``.
-    public var mapping = MappingConfiguration()
+    package var mapping = MappingConfiguration()
     /// Topics, retry tiers and receipts. Default: ``RoutingConfiguration/init()``.
-    public var routing = RoutingConfiguration()
+    package var routing = RoutingConfiguration()
     /// Memory of ended calls. Default: ``CallMemoryConfiguration/init()``.
-    public var calls = CallMemoryConfiguration()
+    package var calls = CallMemoryConfiguration()
     /// Reading ahead through a newly assigned partition's backlog before ringing. Default:
     /// ``ReadAheadConfiguration/init()`` (``WorkerService`` keeps its bounds below the consumer's in-flight limits).
     var readAhead = ReadAheadConfiguration()
     /// First wait before re-producing a record whose delivery failed; doubles up to ``produceRetryMaximum``.
     /// Default: 0.1 s.
-    public var produceRetryInitial: Duration = .milliseconds(100)
+    package var produceRetryInitial: Duration = .milliseconds(100)
     /// Longest wait between produce attempts. Default: 5 s.
     var produceRetryMaximum: Duration = .seconds(5)
 

@@ -1,22 +1,22 @@
 import Synchronization
-public import Telemetry
+package import Telemetry
 
 /// The worker's metrics (prefix `callpush_`, base units, bounded labels). Handles are looked up once per
 /// label value and cached by the registry; updates are lock-free.
-public struct WorkerMetrics: Sendable {
-    public let registry: MetricsRegistry
+package struct WorkerMetrics: Sendable {
+    package let registry: MetricsRegistry
     /// `callpush_end_to_end_latency_seconds`: event `created_at` → APNs answer.
-    public let endToEndLatency: Histogram
+    package let endToEndLatency: Histogram
     /// `callpush_worker_processing_seconds`: the worker's own time per event, from the consumer handing the record
     /// over to its outcome being final and every record it produced acknowledged.
-    public let processing: Histogram
+    package let processing: Histogram
     /// `callpush_worker_stage_seconds{stage="dispatch"}`: hand-over → the push handed to the APNs client (decode,
     /// map, the read-ahead, waiting behind the call's push in flight). The APNs leg that follows is
     /// `callpush_apns_request_duration_seconds`.
-    public let dispatchStage: Histogram
+    package let dispatchStage: Histogram
     /// `callpush_worker_stage_seconds{stage="acknowledge"}`: an outcome's records handed to the Kafka producer →
     /// the last one acknowledged (for outcomes with records; the receipt alone with receipts on).
-    public let acknowledgeStage: Histogram
+    package let acknowledgeStage: Histogram
 
     /// Buckets of the worker's own time and its stages: fine from 0.1 ms to 25 ms, where the latency target (5 ms
     /// at p99, docs/performance.md) and Kafka's acknowledgement times lie, so a p99 between 10 and 25 ms is not read as about 25 ms. 1.5 ms
@@ -27,7 +27,7 @@ public struct WorkerMetrics: Sendable {
         0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
     ]
     /// `callpush_inflight_events`: consumed events whose outcome is not final yet.
-    public let inFlight: Gauge
+    package let inFlight: Gauge
     /// `callpush_outcomes_total{outcome}`, looked up once: every event counts one.
     private let outcomes: CaseCounters<Outcome>
     /// `callpush_cancellations_total{reason}` (see ``CancelReason``), looked up once.
@@ -52,7 +52,7 @@ public struct WorkerMetrics: Sendable {
     /// `callpush_events_consumed_total{topic}`, looked up once per topic.
     private let consumedByTopic = CounterCache()
 
-    public init(registry: MetricsRegistry) {
+    package init(registry: MetricsRegistry) {
         self.registry = registry
         endToEndLatency = registry.histogram(
             "callpush_end_to_end_latency_seconds",
@@ -130,7 +130,7 @@ public struct WorkerMetrics: Sendable {
         }
     }
 
-    public func outcomeCounter(_ outcome: Outcome) -> Counter { outcomes[outcome] }
+    package func outcomeCounter(_ outcome: Outcome) -> Counter { outcomes[outcome] }
 
     /// Counts one final outcome and its detail: the retry tier topic, the dead-letter or invalidation reason.
     func record(outcome: Outcome, reason: String?, retryTier: String?) {

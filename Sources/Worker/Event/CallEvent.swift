@@ -1,4 +1,4 @@
-public import APNs
+package import APNs
 
 /// One call event from the `calls` topic (docs/integration.md, "Call event"), decoded and validated.
 ///
@@ -9,23 +9,23 @@ public import APNs
 ///
 /// Build one with ``CallEventDecoder`` from the record value bytes, or from values with
 /// ``init(eventID:type:callID:deviceToken:push:topic:environment:createdAtMilliseconds:ringTimeoutSeconds:caller:alert:category:sound:custom:decoder:)``.
-public struct CallEvent: Sendable, Equatable {
+package struct CallEvent: Sendable, Equatable {
     /// Who is calling.
-    public struct Caller: Sendable, Hashable {
-        public var name: String?
-        public var id: String?
-        public init(name: String? = nil, id: String? = nil) {
+    package struct Caller: Sendable, Hashable {
+        package var name: String?
+        package var id: String?
+        package init(name: String? = nil, id: String? = nil) {
             self.name = name
             self.id = id
         }
     }
 
     /// Optional per-event overrides of the alert texts.
-    public struct AlertText: Sendable, Hashable {
-        public var title: String?
+    package struct AlertText: Sendable, Hashable {
+        package var title: String?
         var subtitle: String?
-        public var body: String?
-        public init(title: String? = nil, subtitle: String? = nil, body: String? = nil) {
+        package var body: String?
+        package init(title: String? = nil, subtitle: String? = nil, body: String? = nil) {
             self.title = title
             self.subtitle = subtitle
             self.body = body
@@ -54,16 +54,16 @@ public struct CallEvent: Sendable, Equatable {
     /// What identifies the call across its events: its app (``topic``) and its ``callID``, made once when the event
     /// is decoded (the call tracker, the mapper and the logs read them as `String`s).
     let callKey: CallKey
-    public var type: CallEventType
-    public var deviceToken: DeviceToken
+    package var type: CallEventType
+    package var deviceToken: DeviceToken
     var push: CallPushKind
-    public var environment: CallEnvironment
+    package var environment: CallEnvironment
     /// Set by the producer, milliseconds since the epoch.
     var createdAtMilliseconds: Int64
     /// The call rings until `createdAt + ringTimeout`.
     var ringTimeoutSeconds: Int
     /// Extra keys merged at the top level of the payload, kept as validated raw JSON.
-    public var custom: CustomFields
+    package var custom: CustomFields
 
     init(
         text: [UInt8], spans: Spans, type: CallEventType, deviceToken: DeviceToken, push: CallPushKind,
@@ -85,7 +85,7 @@ public struct CallEvent: Sendable, Equatable {
     /// with `decoder`.
     /// - Throws: ``EventDecodingError`` for values a record could not carry (an empty call id, a ring timeout out of
     ///   the decoder's range, …).
-    public init(
+    package init(
         eventID: String,
         type: CallEventType,
         callID: String,
@@ -134,15 +134,15 @@ public struct CallEvent: Sendable, Equatable {
     /// Unique per event; used as `apns-id` when it is a UUID.
     var eventID: String { spans.eventID.string(in: text) }
     /// Ordering key and `apns-collapse-id`.
-    public var callID: String { callKey.callID }
+    package var callID: String { callKey.callID }
     /// The bundle id (without `.voip`).
-    public var topic: String { callKey.topic }
-    public var caller: Caller { Caller(name: string(spans.callerName), id: string(spans.callerID)) }
-    public var alert: AlertText {
+    package var topic: String { callKey.topic }
+    package var caller: Caller { Caller(name: string(spans.callerName), id: string(spans.callerID)) }
+    package var alert: AlertText {
         AlertText(title: string(spans.alertTitle), subtitle: string(spans.alertSubtitle), body: string(spans.alertBody))
     }
-    public var category: String? { string(spans.category) }
-    public var sound: String? { string(spans.sound) }
+    package var category: String? { string(spans.category) }
+    package var sound: String? { string(spans.sound) }
 
     private func string(_ span: JSONSpan?) -> String? { span.map { $0.string(in: text) } }
 
@@ -160,7 +160,7 @@ public struct CallEvent: Sendable, Equatable {
     }
 
     /// Events are equal when their values are, whatever record text they were read from.
-    public static func == (lhs: CallEvent, rhs: CallEvent) -> Bool {
+    package static func == (lhs: CallEvent, rhs: CallEvent) -> Bool {
         lhs.type == rhs.type && lhs.push == rhs.push && lhs.environment == rhs.environment
             && lhs.createdAtMilliseconds == rhs.createdAtMilliseconds && lhs.ringTimeoutSeconds == rhs.ringTimeoutSeconds
             && lhs.deviceToken == rhs.deviceToken && lhs.eventID == rhs.eventID && lhs.callID == rhs.callID

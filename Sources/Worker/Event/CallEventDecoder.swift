@@ -17,9 +17,9 @@ import APNs
 /// - `custom` is kept as raw JSON members (validated), duplicates resolved last-wins.
 ///
 /// Thread-safe: a value type with no shared state.
-public struct CallEventDecoder: Sendable {
+package struct CallEventDecoder: Sendable {
     /// Decoder limits.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// Largest record value accepted, in bytes. Default: 16384.
         var maximumEventSize: Int = 16384
         /// Deepest nesting accepted (the event object is depth 1). Default: 32.
@@ -29,18 +29,18 @@ public struct CallEventDecoder: Sendable {
         /// Used when `ring_timeout_s` is absent or null (whole seconds). Default: 30 seconds.
         var defaultRingTimeout: Duration = .seconds(30)
 
-        public init() {}
+        package init() {}
     }
 
-    public var configuration: Configuration
+    package var configuration: Configuration
 
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// Decodes one record value.
     /// - Throws: ``EventDecodingError`` with a precise reason code.
-    public func decode(_ bytes: [UInt8]) throws(EventDecodingError) -> CallEvent {
+    package func decode(_ bytes: [UInt8]) throws(EventDecodingError) -> CallEvent {
         guard bytes.count <= configuration.maximumEventSize else {
             throw EventDecodingError(
                 .eventTooLarge,

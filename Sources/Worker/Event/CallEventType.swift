@@ -1,4 +1,4 @@
-public import APNs
+package import APNs
 /// What happened to a call: `incoming` makes the phone ring; every other type stops it.
 ///
 /// `missed` and `answered_elsewhere` are accepted as "stop ringing" types and mapped exactly like `hangup`
@@ -7,7 +7,7 @@ public import APNs
 ///
 /// An enum, not a struct around its string: the type is compared several times per event (mapper, dispatcher,
 /// call tracker, router), and an enum compares in one instruction where small strings take a call each time.
-public enum CallEventType: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+package enum CallEventType: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// The phone should start ringing.
     case incoming
     /// The caller hung up: stop ringing.
@@ -20,8 +20,8 @@ public enum CallEventType: String, Hashable, Sendable, CaseIterable, CustomStrin
     /// True for every type that ends the ringing (hangup, missed, answered_elsewhere).
     var stopsRinging: Bool { self != .incoming }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }
 
 /// The APNs environment of an event's device token (`production` or `sandbox`).
-public typealias CallEnvironment = APNsEnvironment
+package typealias CallEnvironment = APNsEnvironment

@@ -1,5 +1,5 @@
 /// Which kind of push the device token belongs to.
-public enum CallPushKind: String, Hashable, Sendable, CaseIterable {
+package enum CallPushKind: String, Hashable, Sendable, CaseIterable {
     /// A UserNotifications token: alert push with `mutable-content`, the Notification Service Extension rings.
     case alert
     /// A PushKit VoIP token: `apns-push-type: voip`, topic `<bundle>.voip`, CallKit rings.

@@ -3,10 +3,10 @@
 ///
 /// Members keep their input order; a key that appears twice keeps its last value (as `JSONSerialization`
 /// does), so the merged payload never has duplicate keys.
-public struct CustomFields: Sendable, Hashable {
+package struct CustomFields: Sendable, Hashable {
     /// One member: the decoded key and its value as raw, validated JSON text (UTF-8).
     struct Member: Sendable, Hashable {
-        public var key: String
+        package var key: String
         var rawValue: [UInt8]
         init(key: String, rawValue: [UInt8]) {
             self.key = key
@@ -16,7 +16,7 @@ public struct CustomFields: Sendable, Hashable {
 
     private(set) var members: [Member]
 
-    public init() { self.members = [] }
+    package init() { self.members = [] }
 
     /// Members with duplicates resolved (last one wins, at the position of the first).
     init(members: [Member]) {
@@ -27,7 +27,7 @@ public struct CustomFields: Sendable, Hashable {
     var isEmpty: Bool { members.isEmpty }
 
     /// The raw JSON value for `key`, if present.
-    public subscript(key: String) -> [UInt8]? {
+    package subscript(key: String) -> [UInt8]? {
         members.first(where: { $0.key == key })?.rawValue
     }
 

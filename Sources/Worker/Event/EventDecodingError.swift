@@ -1,10 +1,10 @@
 /// Why a record value is not a usable ``CallEvent``. Never retriable: the event goes to the dead-letter
 /// topic with ``code`` (its raw value, e.g. `missing_field:call_id`) as `x-dlq-reason`.
-public struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A stable, machine-readable reason. Field-specific codes carry the field path after a colon.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+    package struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        package let rawValue: String
+        package init(rawValue: String) { self.rawValue = rawValue }
 
         /// Not JSON (RFC 8259), or not UTF-8.
         static let invalidJSON = Self(rawValue: "invalid_json")
@@ -15,7 +15,7 @@ public struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvert
         /// Larger than ``CallEventDecoder/Configuration/maximumEventSize``; not parsed at all.
         static let eventTooLarge = Self(rawValue: "event_too_large")
         /// `device_token` is not an even number of hex digits in APNs' accepted length range.
-        public static let badDeviceToken = Self(rawValue: "bad_device_token")
+        package static let badDeviceToken = Self(rawValue: "bad_device_token")
         /// `type` is not incoming, hangup, missed or answered_elsewhere.
         static let unknownType = Self(rawValue: "unknown_type")
         /// `push` is not alert or voip.
@@ -34,12 +34,12 @@ public struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvert
         /// A required string field is empty.
         static func emptyField(_ path: String) -> Self { Self(rawValue: "empty_field:" + path) }
 
-        public var description: String { rawValue }
+        package var description: String { rawValue }
     }
 
-    public let code: Code
+    package let code: Code
     /// Human-readable detail (never contains the full device token).
-    public let message: String
+    package let message: String
 
     init(_ code: Code, _ message: String) {
         self.code = code
@@ -47,7 +47,7 @@ public struct EventDecodingError: Error, Hashable, Sendable, CustomStringConvert
     }
 
     /// Always false: the same bytes fail the same way on every attempt.
-    public var isRetriable: Bool { false }
+    package var isRetriable: Bool { false }
 
-    public var description: String { "EventDecodingError.\(code): \(message)" }
+    package var description: String { "EventDecodingError.\(code): \(message)" }
 }

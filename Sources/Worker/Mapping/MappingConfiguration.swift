@@ -1,29 +1,29 @@
 /// How call events become APNs requests: defaults plus per-deployment overrides.
 ///
 /// Every property has a default, so `MappingConfiguration()` produces the mapping ``PushMapper`` documents.
-public struct MappingConfiguration: Sendable, Hashable {
+package struct MappingConfiguration: Sendable, Hashable {
     /// Default alert content for one event type.
-    public struct AlertDefaults: Sendable, Hashable {
+    package struct AlertDefaults: Sendable, Hashable {
         /// Use the caller's name as the title when the event has one. Default: true.
         var titleFromCallerName: Bool = true
         /// The title when there is no caller name (or ``titleFromCallerName`` is false).
         /// Default: per type (see ``MappingConfiguration/init()``).
-        public var title: String
+        package var title: String
         /// Default: nil (no subtitle).
         var subtitle: String? = nil
         /// The body text. Default: per type, e.g. "Incoming call", "Call ended".
-        public var body: String
+        package var body: String
         /// `title-loc-key`, looked up in the app's Localizable.strings. Default: nil.
-        public var titleLocKey: String? = nil
+        package var titleLocKey: String? = nil
         /// `loc-key` for the body. Default: nil.
-        public var locKey: String? = nil
+        package var locKey: String? = nil
         /// Add `loc-args: [caller name]` (and `title-loc-args`) when a loc key is set and the caller has a name.
         /// Default: true.
         var callerNameAsLocArgs: Bool = true
         /// `interruption-level`. Default: "time-sensitive" for incoming, nil for the stop-ringing types.
         var interruptionLevel: String?
         /// `category` in `aps` (the event's `category` wins). Default: "INCOMING_CALL" / "CALL_ENDED".
-        public var category: String?
+        package var category: String?
 
         init(title: String, body: String, interruptionLevel: String? = nil, category: String? = nil) {
             self.title = title
@@ -34,12 +34,12 @@ public struct MappingConfiguration: Sendable, Hashable {
     }
 
     /// Send every push under this bundle id instead of the event's `topic`. Default: nil (use the event's).
-    public var bundleIDOverride: String? = nil
+    package var bundleIDOverride: String? = nil
     /// When set, events whose bundle id is not listed are dead-lettered (`topic_not_allowed`). Default: nil (any).
-    public var allowedBundleIDs: Set<String>? = nil
+    package var allowedBundleIDs: Set<String>? = nil
     /// Alert content per event type. Default: incoming "Incoming call" (time-sensitive, INCOMING_CALL);
     /// hangup "Call ended", missed "Missed call", answered_elsewhere "Answered on another device" (CALL_ENDED).
-    public var alerts: [CallEventType: AlertDefaults] = [
+    package var alerts: [CallEventType: AlertDefaults] = [
         .incoming: AlertDefaults(
             title: "Incoming call", body: "Incoming call", interruptionLevel: "time-sensitive", category: "INCOMING_CALL"
         ),
@@ -52,9 +52,9 @@ public struct MappingConfiguration: Sendable, Hashable {
     /// Alert content per bundle id, for the event types it lists, instead of ``alerts`` (per-app categories, default
     /// texts and loc keys; `apns.apps[].mapping` in `callpush run`'s config file). Default: empty (every app uses
     /// ``alerts``).
-    public var appAlerts: [String: [CallEventType: AlertDefaults]] = [:]
+    package var appAlerts: [String: [CallEventType: AlertDefaults]] = [:]
     /// `aps.sound` for alert pushes when the event has none. Default: nil (the extension plays the ringtone).
-    public var sound: String? = nil
+    package var sound: String? = nil
     /// Incoming pushes expire at the ring deadline (`created_at/1000 + ring_timeout_s`), so a phone that comes
     /// online after the call ended never rings. When false, no `apns-expiration` header. Default: true.
     var expireAtRingDeadline: Bool = true
@@ -72,15 +72,15 @@ public struct MappingConfiguration: Sendable, Hashable {
     /// none). Default: false.
     var voipIncludesEmptyAps: Bool = false
 
-    public init() {}
+    package init() {}
 
     /// The alert defaults for `type` (falls back to the hangup defaults, then a generic text).
-    public func alertDefaults(for type: CallEventType) -> AlertDefaults {
+    package func alertDefaults(for type: CallEventType) -> AlertDefaults {
         alerts[type] ?? alerts[.hangup] ?? AlertDefaults(title: "Call ended", body: "Call ended")
     }
 
     /// The alert defaults for `type` in the app `bundleID`: its own from ``appAlerts`` when it has them.
-    public func alertDefaults(for type: CallEventType, bundleID: String) -> AlertDefaults {
+    package func alertDefaults(for type: CallEventType, bundleID: String) -> AlertDefaults {
         if !appAlerts.isEmpty, let own = appAlerts[bundleID]?[type] { return own }
         return alertDefaults(for: type)
     }

@@ -1,4 +1,4 @@
-public import APNs
+package import APNs
 
 /// Maps a ``CallEvent`` to an ``APNsRequest`` as below, with a hand-written payload encoder (no Foundation on the
 /// hot path). The event is docs/integration.md's "Call event"; the headers' rules are in docs/apns.md.
@@ -17,11 +17,11 @@ public import APNs
 /// ``MappingConfiguration/stopPushLifetime``.
 ///
 /// Thread-safe: an immutable value.
-public struct PushMapper: Sendable {
-    public let configuration: MappingConfiguration
+package struct PushMapper: Sendable {
+    package let configuration: MappingConfiguration
     private let alerts: AlertDefaultsTable
 
-    public init(configuration: MappingConfiguration = MappingConfiguration()) {
+    package init(configuration: MappingConfiguration = MappingConfiguration()) {
         self.configuration = configuration
         alerts = AlertDefaultsTable(configuration)
     }
@@ -43,7 +43,7 @@ public struct PushMapper: Sendable {
 
     /// The APNs request for `event`: ready to send, already checked against APNs' shape rules and size limits.
     /// - Throws: ``PushMappingError`` (dead-letter reason in its code).
-    public func map(_ event: CallEvent) throws(PushMappingError) -> APNsRequest {
+    package func map(_ event: CallEvent) throws(PushMappingError) -> APNsRequest {
         let bundleID = configuration.bundleIDOverride ?? event.topic
         if let allowed = configuration.allowedBundleIDs, !allowed.contains(bundleID) {
             throw PushMappingError(.topicNotAllowed, "bundle id \(bundleID) is not allowed")
@@ -90,7 +90,7 @@ public struct PushMapper: Sendable {
     // MARK: - Payloads
 
     /// The alert payload bytes for `event` (custom members merged, reserved keys skipped).
-    public func alertPayload(_ event: CallEvent) -> [UInt8] {
+    package func alertPayload(_ event: CallEvent) -> [UInt8] {
         alertPayload(event, bundleID: configuration.bundleIDOverride ?? event.topic)
     }
 

@@ -1,5 +1,5 @@
 /// The single final outcome of one consumed event; the counts add up to the events consumed.
-public enum Outcome: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
+package enum Outcome: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// APNs accepted the push (200).
     case delivered
     /// APNs said the token is dead; an invalidation record was produced.
@@ -16,5 +16,5 @@ public enum Outcome: String, Hashable, Sendable, CaseIterable, CustomStringConve
     /// write): the event ends here, logged with its coordinates and alerted, so its partition moves on.
     case abandoned
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

@@ -7,13 +7,13 @@ import Telemetry
 /// Attempt 1 is the first try on the main topic. When attempt *n* fails transiently it goes to tier *n − 1*
 /// (attempt 1 → `calls.retry.5s`, 2 → `calls.retry.30s`, 3 → `calls.retry.2m`) as attempt *n + 1*; attempts beyond
 /// the tiers repeat the last tier; at ``maximumAttempts`` it is dead-lettered (`retries_exhausted`).
-public struct RetryPolicy: Sendable, Hashable {
-    public struct Tier: Sendable, Hashable {
-        public var topic: String
+package struct RetryPolicy: Sendable, Hashable {
+    package struct Tier: Sendable, Hashable {
+        package var topic: String
         /// How long after the failure the record becomes due.
-        public var delay: Duration
+        package var delay: Duration
 
-        public init(topic: String, delay: Duration) {
+        package init(topic: String, delay: Duration) {
             self.topic = topic
             self.delay = delay
         }
@@ -22,14 +22,14 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Default: `calls.retry.5s` (5 s), `calls.retry.30s` (30 s), `calls.retry.2m` (2 min).
-    public var tiers: [Tier] = [
+    package var tiers: [Tier] = [
         Tier(topic: "calls.retry.5s", delay: .seconds(5)),
         Tier(topic: "calls.retry.30s", delay: .seconds(30)),
         Tier(topic: "calls.retry.2m", delay: .seconds(120)),
     ]
     /// Attempts in total, the first included; more than `tiers.count + 1` repeat the last tier. Default: 4 (one try
     /// plus one per default tier).
-    public var maximumAttempts: Int = 4
+    package var maximumAttempts: Int = 4
     /// Retry deadline of stop-ringing events after `created_at` (incoming events use their ring deadline).
     /// Default: 10 minutes.
     var stopEventRetryWindow: Duration = .seconds(600)

@@ -1,7 +1,7 @@
-public import Kafka
+package import Kafka
 import Dispatch
 import Synchronization
-public import Telemetry
+package import Telemetry
 
 /// One worker process: consumes the calls topic and its retry tiers in the consumer group, dispatches every event
 /// to APNs through the ``Dispatcher``, produces the follow-up records, and stores each event's offset only after
@@ -10,8 +10,8 @@ public import Telemetry
 /// Retry-tier records that are not due are handed back to the consumer, which pauses their partition until then
 /// (never sleeping the poll thread). Readiness turns on at the first partition assignment and off when shutdown
 /// begins.
-public final class WorkerService: KafkaConsumerDelegate {
-    public let configuration: WorkerConfiguration
+package final class WorkerService: KafkaConsumerDelegate {
+    package let configuration: WorkerConfiguration
     let dispatcher: Dispatcher
     private let producer: KafkaProducer
     /// Reads newly assigned partitions' backlogs for the read-ahead (its librdkafka consumer only while it reads).
@@ -31,7 +31,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     ///   - readiness: set at the first assignment (even an empty one: a worker beyond the partition count is ready
     ///     and idle, and a rollout does not wait for it), cleared at shutdown.
     ///   - onFatalError: called once librdkafka reports a fatal error; the process should shut down and restart.
-    public init(
+    package init(
         configuration: WorkerConfiguration,
         sender: any PushSender,
         timers: any JobScheduler,
@@ -87,7 +87,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     }
 
     /// Maps events consumed from now on with `mapping` (a configuration reload; events already mapped keep theirs).
-    public func updateMapping(_ mapping: MappingConfiguration) {
+    package func updateMapping(_ mapping: MappingConfiguration) {
         dispatcher.updateMapping(mapping)
     }
 
@@ -95,7 +95,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     /// retry tier and starts consuming.
     /// - Throws: ``KafkaError`` when a topic is missing or a retry tier's partition count differs from the calls
     ///   topic's (code `configuration`, one line naming both), or the consumer cannot start.
-    public func start() throws(KafkaError) {
+    package func start() throws(KafkaError) {
         // One metadata request checks the topics and prepares the producer for those it writes: an outcome's records
         // must not wait for librdkafka to learn of their topic (up to 1 s at a topic's first record), as each event's
         // offset is stored only once they are acknowledged.
@@ -114,7 +114,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     /// Graceful shutdown: readiness off, stop intake, let in-flight events finish within the consumer's
     /// `closeDrainTimeout`, store and commit their offsets, leave the group, then flush the producer.
     /// Events still unfinished are not committed and will be consumed again.
-    public func shutdown() async {
+    package func shutdown() async {
         setReady(false)
         if let id = configuration.consumer.groupInstanceID {
             logger.warning("static member \(id) stops without leaving the group: its partitions wait up to kafka.session-timeout "
@@ -132,7 +132,7 @@ public final class WorkerService: KafkaConsumerDelegate {
     }
 
     /// Consumed events whose outcome is not final yet.
-    public var inFlightCount: Int { dispatcher.inFlightCount }
+    package var inFlightCount: Int { dispatcher.inFlightCount }
 
     private func setReady(_ ready: Bool) {
         readiness.set(ready)
@@ -141,13 +141,13 @@ public final class WorkerService: KafkaConsumerDelegate {
 
     // MARK: - KafkaConsumerDelegate
 
-    public func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
+    package func consumer(_ consumer: KafkaConsumer, didReceive message: KafkaMessage) {
         self.consumer(consumer, didReceive: [message])
     }
 
     /// Hands retry-tier records that are not due back to the consumer (with every later record of their partition
     /// in the batch, which stays behind them), and the rest to the dispatcher as one batch.
-    public func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
+    package func consumer(_ consumer: KafkaConsumer, didReceive messages: [KafkaMessage]) {
         let now = clock.now().milliseconds
         var heldUntil: [KafkaTopicPartition: Int64] = [:]
         // The messages that go, once one is held; until then (the usual case: nothing held) the batch goes as it came.
@@ -172,11 +172,11 @@ public final class WorkerService: KafkaConsumerDelegate {
 
     /// Settles the outcomes reached since the last turn (their offsets become storable) and frees those events, on the
     /// poll thread, which made them.
-    public func consumerDidPoll(_ consumer: KafkaConsumer) {
+    package func consumerDidPoll(_ consumer: KafkaConsumer) {
         dispatcher.releaseFinished()
     }
 
-    public func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {
+    package func consumer(_ consumer: KafkaConsumer, didAssign partitions: [KafkaTopicPartition]) {
         dispatcher.assigned(lanes: callsPartitions(partitions))
         setReady(true)
         // Topics may have changed since start (partitions added): check again, off the poll thread.
@@ -192,7 +192,7 @@ public final class WorkerService: KafkaConsumerDelegate {
         }
     }
 
-    public func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {
+    package func consumer(_ consumer: KafkaConsumer, didRevoke partitions: [KafkaTopicPartition]) {
         dispatcher.revoked(lanes: callsPartitions(partitions))
     }
 
@@ -216,7 +216,7 @@ public final class WorkerService: KafkaConsumerDelegate {
         }
     }
 
-    public func consumer(_ consumer: KafkaConsumer, didFail error: KafkaError) {
+    package func consumer(_ consumer: KafkaConsumer, didFail error: KafkaError) {
         if error.code == .fencedInstanceID, let id = configuration.consumer.groupInstanceID {
             logger.critical("another worker joined the group with this worker's kafka.instance-id \(id): give every worker its own (a StatefulSet pod name)")
             setReady(false)
