@@ -46,12 +46,23 @@ enum WorkerArea {
         var clientPerSecond: Double
         /// The worker's CPU per event by thread group (``WorkerProcess/CPUReading``): where it goes.
         var threadCPUPerEvent: [String: Double]
+        /// The mock APNs server's and the mock cluster's CPU per event over the worker's span (their processes).
+        var mockAPNsCPUPerEvent: Double
+        var mockKafkaCPUPerEvent: Double
+        /// The machine's cores.
+        var cores: Int
 
         var partsCPU: Double { clientCPUPerRequest + consumerCPUPerMessage + producerCPUPerRecord }
         /// The parts with the client sending the worker's requests: what nghttp2, OpenSSL and librdkafka cost for the
         /// worker's work before any of the worker's own code runs.
         var partsWithWorkerRequestsCPU: Double {
             clientCPUPerWorkerRequest + consumerCPUPerMessage + producerCPUPerRecord
+        }
+        /// The events/s this machine would allow a worker that cost exactly ``partsWithWorkerRequestsCPU``, the peers
+        /// costing what they did per event: every core busy with the worker's libraries and the two mocks. The
+        /// worker's events/s target cannot be met where this is below 0.6 × min(consume, client).
+        var ceilingPerSecond: Double {
+            Double(cores) / (partsWithWorkerRequestsCPU + mockAPNsCPUPerEvent + mockKafkaCPUPerEvent)
         }
 
         var summary: String {
@@ -63,6 +74,8 @@ enum WorkerArea {
                 + "APNsClient \(BenchFormat.rate(clientPerSecond))\n    worker threads: "
                 + threadCPUPerEvent.sorted { $0.value > $1.value }.map { "\($0.key) \(micro($0.value))" }
                     .joined(separator: ", ")
+                + "\n    peers per event: mock-apns \(micro(mockAPNsCPUPerEvent)), kafka-mock \(micro(mockKafkaCPUPerEvent)); "
+                + "a worker at its parts' cost would reach \(BenchFormat.rate(ceilingPerSecond)) on \(cores) cores"
                 + "\n    with --kafka-linger \(WorkerArea.longLinger): \(BenchFormat.rate(longLinger.eventsPerSecond)), "
                 + "\(micro(longLinger.cpuPerEvent)) CPU/event, librdkafka's threads \(micro(longLinger.threadCPUPerEvent["librdkafka"] ?? 0))"
         }
@@ -111,6 +124,10 @@ enum WorkerArea {
                                  value: Median.of(runs.map(\.eventsPerSecond)),
                                  reference: Median.of(runs.map { min($0.consumePerSecond, $0.clientPerSecond) }),
                                  target: .atLeast(0.6)))
+        result.report(BenchRatio(area: .worker, name: "events/s ceiling on this machine vs min(consume, apns client)",
+                                 value: Median.of(runs.map(\.ceilingPerSecond)),
+                                 reference: Median.of(runs.map { min($0.consumePerSecond, $0.clientPerSecond) }),
+                                 target: nil))
         result.report(BenchRatio(area: .worker, name: "worker cpu/event with --kafka-linger \(longLinger) vs sum of its parts",
                                  value: Median.of(runs.map(\.longLinger.cpuPerEvent)),
                                  reference: Median.of(runs.map(\.partsCPU)), target: nil))
@@ -157,13 +174,13 @@ enum WorkerArea {
             connections: connections, concurrency: connections * 100, duration: duration)
 
         let worker = try await runWorker(options, bed: bed, brokers: brokers, callsTopic: topics.callsTopic, port: port,
-                                         arguments: [])
+                                         arguments: [], peers: (apns: mock, kafka: kafka))
         // The same backlog on a fresh cluster (the mock broker keeps about 5 MB per partition), a longer linger.
         let second = try cluster()
         defer { second.process.terminate(grace: .seconds(1)) }
         let longLinger = try await runWorker(options, bed: bed, brokers: second.brokers,
                                              callsTopic: topics.callsTopic, port: port,
-                                             arguments: ["--kafka-linger", Self.longLinger])
+                                             arguments: ["--kafka-linger", Self.longLinger], peers: (apns: mock, kafka: second.process))
         return Run(
             eventsPerSecond: worker.eventsPerSecond,
             workerCPUPerEvent: worker.cpuPerEvent,
@@ -174,7 +191,10 @@ enum WorkerArea {
             producerCPUPerRecord: probe.produceCPUSeconds / Double(events),
             consumePerSecond: probe.consumedPerSecond,
             clientPerSecond: client.pushesPerSecond,
-            threadCPUPerEvent: worker.threadCPUPerEvent)
+            threadCPUPerEvent: worker.threadCPUPerEvent,
+            mockAPNsCPUPerEvent: worker.peerCPUPerEvent.apns,
+            mockKafkaCPUPerEvent: worker.peerCPUPerEvent.kafka,
+            cores: ProcessInfo.processInfo.activeProcessorCount)
     }
 
     /// Distinct requests the client part with the worker's requests sends in turn.
@@ -210,12 +230,15 @@ enum WorkerArea {
         var eventsPerSecond: Double
         var cpuPerEvent: Double
         var threadCPUPerEvent: [String: Double]
+        /// The mock APNs server's and the mock cluster's CPU per event over the same span.
+        var peerCPUPerEvent: (apns: Double, kafka: Double)
     }
 
     /// One `callpush run` (receipts on, plus `arguments`) over a backlog produced to `callsTopic` at `brokers`
-    /// beforehand.
+    /// beforehand, against the `peers` processes (the mock APNs server at `port`, the mock cluster at `brokers`).
     private static func runWorker(
-        _ options: BenchOptions, bed: MockAPNsBed, brokers: String, callsTopic: String, port: Int, arguments: [String]
+        _ options: BenchOptions, bed: MockAPNsBed, brokers: String, callsTopic: String, port: Int, arguments: [String],
+        peers: (apns: ChildProcess, kafka: ChildProcess)
     ) async throws -> WorkerSpan {
         var producerConfiguration = KafkaProducerConfiguration()
         producerConfiguration.bootstrapServers = brokers
@@ -231,16 +254,25 @@ enum WorkerArea {
             "--apns-connections", String(connections),
         ] + arguments)
         defer { worker.process.terminate(grace: .seconds(1)) }
+        func peersCPU() throws(BenchFailure) -> (apns: Double, kafka: Double) {
+            guard let apns = ProcessStatistics.read(process: String(peers.apns.pid), threads: false),
+                  let kafka = ProcessStatistics.read(process: String(peers.kafka.pid), threads: false)
+            else { throw BenchFailure("cannot read the mock servers' CPU time") }
+            return (apns.cpuSeconds, kafka.cpuSeconds)
+        }
         let first = try await worker.firstFinalOutcomes(timeout: .seconds(60))
+        let peersBefore = try peersCPU()
         try await worker.waitForFinalOutcomes(produced, timeout: .seconds(120))
         let elapsed = ContinuousClock.now - first.at
         guard let cpuAfter = worker.cpuReading else { throw BenchFailure("cannot read the worker's CPU time") }
+        let peersAfter = try peersCPU()
         let measured = Double(max(1, produced - first.outcomes))
         return WorkerSpan(
             eventsPerSecond: measured / elapsed.inSeconds,
             cpuPerEvent: (cpuAfter.total - first.cpu.total) / measured,
             threadCPUPerEvent: cpuAfter.threads.reduce(into: [:]) { perEvent, group in
                 perEvent[group.key] = (group.value - (first.cpu.threads[group.key] ?? 0)) / measured
-            })
+            },
+            peerCPUPerEvent: ((peersAfter.apns - peersBefore.apns) / measured, (peersAfter.kafka - peersBefore.kafka) / measured))
     }
 }
