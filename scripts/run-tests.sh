@@ -12,8 +12,15 @@ cd "$(dirname "$0")/.."
 ulimit -n "$(ulimit -Hn)" 2>/dev/null
 ulimit -c unlimited 2>/dev/null || true
 rm -f core core.[0-9]*
-SWIFT_BACKTRACE=threads=crashed,images=mentioned timeout --kill-after=1m "${TEST_TIMEOUT:-30m}" "${SWIFT:-swift}" test "$@"
+# timeout leads a process group of its own, and every process the suite starts is in it: what is left of it when the
+# run ends (a test process that crashed leaves its children running, holding ports and CPU), or when this script is
+# interrupted, is killed with it.
+SWIFT_BACKTRACE=threads=crashed,images=mentioned timeout --kill-after=1m "${TEST_TIMEOUT:-30m}" "${SWIFT:-swift}" test "$@" &
+runner=$!
+trap 'kill -TERM -- "-$runner" 2>/dev/null; exit 130' INT TERM
+wait "$runner"
 status=$?
+kill -KILL -- "-$runner" 2>/dev/null
 for core in core core.[0-9]*; do
     [ "$status" -ne 0 ] && [ -f "$core" ] || continue
     if ! command -v gdb >/dev/null; then
