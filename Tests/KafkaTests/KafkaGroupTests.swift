@@ -364,13 +364,14 @@ import Testing
             kept.contains(KafkaTopicPartition(topic: topic, partition: Int32($0 % Int(partitions))))
         })
         let delivered = await Eventually.waitUntil(timeout: .seconds(10)) {
-            keptIndexes.isSubset(of: deliveries.withLock { Set($0.compactMap(\.index)) })
+            keptIndexes.isSubset(of: deliveries.withLock { Set($0.filter { $0.partition.topic == topic }.compactMap(\.index)) })
         }
         #expect(delivered && !keptIndexes.isEmpty, "\(keptIndexes.count) records of kept partitions in the window")
         let longestWaits = deliveries.withLock { deliveries in
             kept.map { partition in
                 deliveries.compactMap { delivery -> Duration? in
-                    guard delivery.partition == partition, let index = delivery.index, let at = acknowledged[index] else { return nil }
+                    guard delivery.partition == partition, let index = delivery.index, let at = acknowledged[index]
+                    else { return nil }
                     return max(.zero, delivery.at - at)
                 }.max()
             }
