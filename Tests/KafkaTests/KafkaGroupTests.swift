@@ -356,8 +356,8 @@ import Testing
         #expect((wakeups ?? 0) >= 1, "\(wakeups ?? -1)")
         let kept = Set(consumer1.assignment.filter { $0.topic == topic })
         let revoke = try #require(revokedAt.withLock { $0 })
-        let window = try #require(acknowledgedAfterRevoke()).lowerBound
-        let acknowledged = acknowledgedAt.withLock { $0 }.filter { $0.value > revoke && $0.value < window + .seconds(2) }
+        let windowStart = try #require(acknowledgedAfterRevoke()).lowerBound
+        let acknowledged = acknowledgedAt.withLock { $0 }.filter { $0.value > revoke && $0.value < windowStart + .seconds(2) }
         // Every record of a kept partition acknowledged in the trickle's first two seconds after the revoke reaches
         // member 1; per kept partition, the longest any of them waited.
         let keptIndexes = Set(acknowledged.keys.filter {
